@@ -1,0 +1,49 @@
+#include "error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int error_set(struct error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_prefix(struct error *err, const char *fmt, ...)
+{
+	char old[sizeof(err->msg)];
+	char head[sizeof(err->msg)];
+	va_list ap;
+
+	if (!err)
+		return -1;
+	memcpy(old, err->msg, sizeof(old));
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+	return -1;
+}
+
+void error_print(const char *prog, const struct error *err)
+{
+	fprintf(stderr, "%s: error: %s\n", prog,
+		err && err->msg[0] ? err->msg : "unknown failure");
+}
+
+void warn_print(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

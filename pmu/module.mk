@@ -1,0 +1,1 @@
+PMU_OBJS := $(BUILD)/pmu/pmu.o $(BUILD)/pmu/registry.o $(BUILD)/pmu/none.o

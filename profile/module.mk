@@ -1,0 +1,2 @@
+PROFILE_OBJS := $(BUILD)/profile/profile.o
+LDLIBS += -lbz2

@@ -1,0 +1,239 @@
+/* profile.h - the one interface to sampler profiles.
+ *
+ * Every program (sampler, sampler-export, fuzzers, tests) reads and writes
+ * profiles only through this header.  Two on-disk layouts are handled:
+ *   PROFILE_FORMAT_NATIVE  this project's chunked, delta/varint format
+ *                          (docs/FORMAT.md), crash-safe up to the last chunk;
+ *   PROFILE_FORMAT_PPERF   the original tool's layout, byte for byte.
+ * A path ending in ".bz2" is written bzip2-compressed, and every reader
+ * accepts bzip2 input transparently (detected by content, not by name).
+ *
+ * A profile is a stream of records.  The writer takes them in time order;
+ * the reader hands them back one at a time, in the same order, with every
+ * delta already resolved (absolute values and per-thread deltas both).
+ */
+#ifndef SAMPLER_PROFILE_H
+#define SAMPLER_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/channel.h"
+#include "../common/error.h"
+
+#define PROFILE_CMDLINE_MAX 4096
+#define PROFILE_PATH_MAX 4096
+#define PROFILE_COMM_MAX 16
+#define PROFILE_MAX_CHANNELS 64
+
+enum profile_format {
+	PROFILE_FORMAT_NATIVE,
+	PROFILE_FORMAT_PPERF,
+};
+
+/* Facts about the machine and the run, written once at the start. */
+struct profile_host {
+	char hostname[65];
+	char os_release[65];		/* uname -r */
+	char os_version[65];		/* uname -v */
+	char arch[32];			/* uname -m */
+	char cpu_desc[128];		/* /proc/cpuinfo "model name" */
+	char cpu_id[64];		/* perf style: "GenuineIntel,6,85,4" */
+	uint32_t nr_cpus_online;
+	uint32_t nr_cpus_avail;
+	uint64_t total_mem_kb;		/* MemTotal */
+	char sampler_version[32];
+	char cmdline[PROFILE_CMDLINE_MAX]; /* the sampler's own argv, space-joined */
+	/* One instant read on both clocks: sample times are CLOCK_MONOTONIC ns,
+	 * realtime_ns - monotonic_ns converts them to wall-clock time. */
+	uint64_t realtime_ns;
+	uint64_t monotonic_ns;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC when sampling began */
+	double target_hz;
+};
+
+/* A new process (the first one, or a fork/vfork/clone child). */
+struct profile_process {
+	uint32_t pid;
+	uint32_t ppid;			/* 0 for the first process */
+	uint64_t time_ns;
+};
+
+/* A process's image and name: at start and at every exec. */
+struct profile_exec {
+	uint32_t pid;
+	uint64_t time_ns;
+	char comm[PROFILE_COMM_MAX];	/* /proc/PID/comm */
+	char argv[PROFILE_CMDLINE_MAX];	/* space-joined, truncated if longer */
+};
+
+/* A new thread (also written for each process's first thread, tid == pid). */
+struct profile_thread {
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t time_ns;
+};
+
+/* A thread exits; whole_process when it was the process's last thread. */
+struct profile_exit {
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t time_ns;
+	bool whole_process;
+};
+
+/* One memory mapping of a process, as /proc/PID/maps shows it.  Written at
+ * start, after exec, and whenever a sampled PC fell outside every known map
+ * (the full map set of the process is then written again). */
+struct profile_map {
+	uint32_t pid;
+	uint64_t time_ns;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint64_t inode;
+	uint32_t prot;			/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	char path[PROFILE_PATH_MAX];	/* "" for anonymous maps, "[vdso]" ... */
+};
+
+/* One thread in one sample. */
+struct profile_thread_sample {
+	uint32_t tid;
+	uint32_t pid;			/* filled by the reader; ignored by the writer */
+	uint64_t pc;
+	uint64_t cpu_ns;		/* the thread's cumulative CPU time */
+	uint64_t cpu_delta_ns;		/* reader: CPU time since this thread's previous
+					 * sample (all of it at its first sample) */
+	/* One entry per CHANNEL_PER_THREAD channel, in channel order:
+	 * cumulative counts (writer and reader) and, from the reader, the
+	 * counts since the thread's previous sample. */
+	uint64_t *counters;
+	uint64_t *counter_deltas;
+};
+
+/* One synchronous snapshot of all threads. */
+struct profile_sample {
+	uint64_t time_ns;		/* CLOCK_MONOTONIC */
+	uint32_t nthreads;
+	struct profile_thread_sample *threads;
+	/* One entry per CHANNEL_PER_SAMPLE channel, in channel order; NaN when
+	 * the reading is missing (e.g. a meter that did not answer in time). */
+	double *values;
+};
+
+/* Run statistics, written once at the end.  A profile without them was cut
+ * short (the reader then reports it as truncated). */
+struct profile_stats {
+	uint64_t wall_ns;		/* first to last sample-clock instant of the run */
+	uint64_t latency_ns;		/* total time the target was held stopped */
+	uint64_t samples;
+	uint64_t thread_samples;
+	uint64_t missed_slots;		/* schedule slots skipped because a sample was late */
+	uint64_t missing_readings;	/* per-sample channel readings that were missing */
+	uint64_t signals_delivered;	/* signals passed through to the target */
+	uint32_t threads_seen;
+	uint32_t processes_seen;
+	int32_t exit_status;		/* as the sampler exits: code, or 128+signal */
+	uint32_t nchannels;
+	double channel_totals[PROFILE_MAX_CHANNELS]; /* per-sample channels: sum of
+					 * energy values (energy), or mean (others);
+					 * per-thread: sum of counts */
+};
+
+/* Everything known before the first sample.  The writer takes it at open;
+ * the reader fills it in at open (for pperf input, what that layout has). */
+struct profile_info {
+	enum profile_format format;
+	bool compressed;
+	struct profile_host host;
+	uint32_t nchannels;
+	struct channel_desc channels[PROFILE_MAX_CHANNELS];
+	/* Derived: channels split by scope, as indexes into channels[]. */
+	uint32_t nsample_channels;
+	uint32_t sample_channel[PROFILE_MAX_CHANNELS];
+	uint32_t nthread_channels;
+	uint32_t thread_channel[PROFILE_MAX_CHANNELS];
+};
+
+/* Recompute the derived scope lists of info from its channels. */
+void profile_info_index_channels(struct profile_info *info);
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct profile_writer;
+
+/* Create path (".bz2" suffix: compressed) and write the header.  Records
+ * are buffered and written in chunks; nothing is written per sample. */
+struct profile_writer *profile_writer_open(const char *path,
+					   enum profile_format format,
+					   const struct profile_info *info,
+					   struct error *err);
+
+int profile_write_process(struct profile_writer *w, const struct profile_process *p, struct error *err);
+int profile_write_exec(struct profile_writer *w, const struct profile_exec *e, struct error *err);
+int profile_write_thread(struct profile_writer *w, const struct profile_thread *t, struct error *err);
+int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, struct error *err);
+int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
+int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
+
+/* Write the statistics, flush and close.  The writer is freed in any case;
+ * -1 means the profile on disk is incomplete (it is still readable up to
+ * its last complete chunk). */
+int profile_writer_finish(struct profile_writer *w, const struct profile_stats *stats,
+			  struct error *err);
+
+/* Free without writing statistics (the file reads back as truncated). */
+void profile_writer_abandon(struct profile_writer *w);
+
+/* Bytes written so far (after compression), for statistics. */
+uint64_t profile_writer_bytes(const struct profile_writer *w);
+
+/* ---- reading ---------------------------------------------------------- */
+
+enum profile_record_type {
+	PROFILE_REC_PROCESS = 1,
+	PROFILE_REC_EXEC,
+	PROFILE_REC_THREAD,
+	PROFILE_REC_EXIT,
+	PROFILE_REC_MAP,
+	PROFILE_REC_SAMPLE,
+	PROFILE_REC_STATS,
+};
+
+struct profile_record {
+	enum profile_record_type type;
+	union {
+		struct profile_process process;
+		struct profile_exec exec;
+		struct profile_thread thread;
+		struct profile_exit exit;
+		struct profile_map map;
+		struct profile_sample sample;	/* arrays owned by the reader */
+		struct profile_stats stats;
+	};
+};
+
+struct profile_reader;
+
+/* Open a profile of either format, plain or bzip2 (by content).  Reads and
+ * checks the header; info is then available. */
+struct profile_reader *profile_reader_open(const char *path, struct error *err);
+
+const struct profile_info *profile_reader_info(const struct profile_reader *r);
+
+/* Next record: 1 and *rec filled (pointers valid until the next call),
+ * 0 at the end of the profile, -1 on corrupt input (err names the byte
+ * offset and what is wrong; records before it were good). */
+int profile_read_next(struct profile_reader *r, struct profile_record *rec, struct error *err);
+
+/* After the end (or an error): true when the profile was cut short, i.e. it
+ * ends without statistics or inside a chunk.  Then *good_bytes is the
+ * offset up to which it was read. */
+bool profile_reader_truncated(const struct profile_reader *r, uint64_t *good_bytes);
+
+void profile_reader_close(struct profile_reader *r);
+
+#endif
