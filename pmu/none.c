@@ -10,7 +10,7 @@ static int none_probe(struct error *why)
 static int none_init(void **state, const char *args, struct error *err)
 {
 	if (args && *args)
-		return error_set(err, "pmu none: takes no argument, got '%s' (use -p none)", args);
+		return error_set(err, "none: takes no argument, got '%s' (use -p none)", args);
 	*state = NULL;
 	return 0;
 }

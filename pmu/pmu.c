@@ -14,16 +14,21 @@ const struct pmu_ops *pmu_find(const char *name)
 
 void pmu_print_help(FILE *out)
 {
-	fprintf(out, "PMU plug-ins (-p NAME[:ARGS], repeatable):\n");
+	fprintf(out, "PMU plug-ins (-p NAME[:ARGS], repeatable; docs/PLUGINS.md):\n");
 	for (const struct pmu_ops *const *p = pmu_registry; *p; p++) {
 		struct error why = { "" };
-		int usable = (*p)->probe(&why) == 0;
 
-		fprintf(out, "  %-40s %s\n", (*p)->syntax, (*p)->summary);
-		if (usable)
-			fprintf(out, "  %-40s usable on this machine\n", "");
-		else
-			fprintf(out, "  %-40s not usable here: %s\n", "", why.msg);
+		fprintf(out, "  %s\n      %s\n", (*p)->syntax, (*p)->summary);
+		if ((*p)->probe(&why) < 0) {
+			fprintf(out, "      not usable here: %s\n", why.msg);
+			continue;
+		}
+		fprintf(out, "      usable on this machine");
+		if ((*p)->list) {
+			fputs("; ", out);
+			(*p)->list(out);
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -32,6 +37,27 @@ const char *pmu_sysfs_root(void)
 	const char *root = getenv("SAMPLER_SYSFS_ROOT");
 
 	return root && *root ? root : "/sys";
+}
+
+/* Refuse what would make the set ambiguous: a second instance of a
+ * single-instance plug-in, or a channel name another instance already has. */
+static int check_unique(const struct pmu_set *set, const struct pmu_instance *in,
+			struct error *err)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct pmu_instance *old = &set->inst[i];
+
+		if (old->ops == in->ops && in->ops->single_instance)
+			return error_set(err, "%s: given twice (use one -p %s:A,B,... listing everything)",
+					 in->ops->name, in->ops->name);
+		for (size_t a = 0; a < old->nchannels; a++)
+			for (size_t b = 0; b < in->nchannels; b++)
+				if (strcmp(old->channels[a].name, in->channels[b].name) == 0)
+					return error_set(err, "%s: channel '%s' is already recorded by -p %s (name each channel once%s)",
+							 in->ops->name, in->channels[b].name, old->ops->name,
+							 in->ops == old->ops ? "; list all items in one -p option" : "");
+	}
+	return 0;
 }
 
 int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err)
@@ -52,9 +78,16 @@ int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err)
 	in->ops = pmu_find(name);
 	if (!in->ops)
 		return error_set(err, "unknown PMU plug-in '%s' (sampler -p help lists them)", name);
+	in->nchannels = 0;
+	if (in->ops->single_instance && check_unique(set, in, err) < 0)
+		return -1;
 	if (in->ops->init(&in->state, args, err) < 0)
 		return -1;
 	in->nchannels = in->ops->channels(in->state, &in->channels);
+	if (check_unique(set, in, err) < 0) {
+		in->ops->release(in->state);
+		return -1;
+	}
 	in->nsample = in->nthread = 0;
 	for (size_t i = 0; i < in->nchannels; i++) {
 		if (in->channels[i].scope == CHANNEL_PER_SAMPLE)
@@ -79,13 +112,19 @@ size_t pmu_set_channels(const struct pmu_set *set, struct channel_desc *out, siz
 	return n;
 }
 
+/* All or nothing: when one plug-in cannot follow the thread, the ones that
+ * already did let it go again. */
 int pmu_set_attach(struct pmu_set *set, pid_t tid, struct error *err)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pmu_instance *in = &set->inst[i];
 
-		if (in->ops->attach && in->ops->attach(in->state, tid, err) < 0)
+		if (in->ops->attach && in->ops->attach(in->state, tid, err) < 0) {
+			while (i-- > 0)
+				if (set->inst[i].ops->detach)
+					set->inst[i].ops->detach(set->inst[i].state, tid);
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -105,8 +144,9 @@ int pmu_set_read(struct pmu_set *set, double *values, struct error *err)
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pmu_instance *in = &set->inst[i];
 
+		/* plug-in messages already start with the plug-in's name */
 		if (in->nsample && in->ops->read(in->state, values, err) < 0)
-			return error_prefix(err, "pmu %s", in->ops->name);
+			return -1;
 		values += in->nsample;
 	}
 	return 0;
@@ -118,7 +158,7 @@ int pmu_set_read_thread(struct pmu_set *set, pid_t tid, uint64_t *values, struct
 		const struct pmu_instance *in = &set->inst[i];
 
 		if (in->nthread && in->ops->read_thread(in->state, tid, values, err) < 0)
-			return error_prefix(err, "pmu %s", in->ops->name);
+			return -1;
 		values += in->nthread;
 	}
 	return 0;

@@ -27,6 +27,14 @@ struct pmu_ops {
 	 * (e.g. "no /sys/class/powercap on this machine"). */
 	int (*probe)(struct error *why);
 
+	/* Optional: print, on one line without newline, what this machine
+	 * offers (domains, inputs, events) for `sampler -p help`. */
+	void (*list)(FILE *out);
+
+	/* Non-zero when at most one instance may be active in a run (the
+	 * plug-in wraps a library with process-wide state, e.g. libsensors). */
+	int single_instance;
+
 	/* Parse args (NULL or "" when none was given) and open the source.
 	 * On failure nothing stays open. */
 	int (*init)(void **state, const char *args, struct error *err);
@@ -81,7 +89,10 @@ struct pmu_set {
 	size_t nthread;
 };
 
-/* Add "NAME[:ARGS]" to the set (initialises the plug-in). */
+/* Add "NAME[:ARGS]" to the set (initialises the plug-in).  Fails, with
+ * nothing left open, on an unknown name, bad arguments, an init failure, a
+ * second instance of a single-instance plug-in, or a channel name already
+ * used by another instance (each channel name is unique in a run). */
 int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err);
 
 /* All channels of the set in order: instance by instance, each instance's

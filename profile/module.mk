@@ -1,2 +1,9 @@
-PROFILE_OBJS := $(BUILD)/profile/profile.o
-LDLIBS += -lbz2
+# profile/ - the one format module every program links (docs/FORMAT.md).
+PROFILE_OBJS := $(BUILD)/profile/profile.o $(BUILD)/profile/native.o \
+	$(BUILD)/profile/pperf.o $(BUILD)/profile/stream.o \
+	$(BUILD)/profile/codec.o $(BUILD)/profile/tidtable.o
+LDLIBS += -lbz2 -lm
+
+PROGRAMS += $(BUILD)/sampler-profile
+$(BUILD)/sampler-profile: $(BUILD)/profile/sampler-profile.o $(PROFILE_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

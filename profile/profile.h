@@ -26,6 +26,11 @@
 #define PROFILE_PATH_MAX 4096
 #define PROFILE_COMM_MAX 16
 #define PROFILE_MAX_CHANNELS 64
+/* Most threads in one sample, and most live threads (announced or sampled,
+ * not yet exited) at any time: the reader refuses more, so that hostile
+ * input cannot make it allocate without bound; the writer refuses more so
+ * that it never writes what the reader would refuse. */
+#define PROFILE_MAX_THREADS 65536
 
 enum profile_format {
 	PROFILE_FORMAT_NATIVE,
@@ -178,6 +183,10 @@ int profile_write_thread(struct profile_writer *w, const struct profile_thread *
 int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, struct error *err);
 int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
 int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
+
+/* Write out the buffered records now as one chunk (the writer does this by
+ * itself every 64 KiB and every second of sample time). */
+int profile_writer_flush(struct profile_writer *w, struct error *err);
 
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to

@@ -1,5 +1,12 @@
-SAMPLER_OBJS := $(BUILD)/sampler/main.o
+# sampler - the recorder.  Its objects live in build/sampler-objs/, because
+# build/sampler is the program itself.
+SAMPLER_SRCS := main engine tasks procfs host launch tune
+SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 
 PROGRAMS += $(BUILD)/sampler
 $(BUILD)/sampler: $(SAMPLER_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lm
+
+$(BUILD)/sampler-objs/%.o: sampler/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

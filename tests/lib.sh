@@ -14,7 +14,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 SAMPLER=$BUILD/sampler
 EXPORT=$BUILD/sampler-export
-EXAMPLES=$BUILD/examples
+# Workloads always come from the plain build (a sanitizer build of the tools
+# must not change how the profiled programs behave).
+EXAMPLES=${SAMPLER_EXAMPLES:-$ROOT/build/examples}
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sampler-test.XXXXXX")
 chmod 755 "$TRASH"
 trap 'rm -rf "$TRASH"' EXIT

@@ -1,0 +1,11 @@
+# examples - workloads the tests, the bench and `make demo` profile.  Built
+# -O1 -g with frame pointers and not stripped, so profiles resolve symbols.
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
+EXAMPLE_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -D_GNU_SOURCE -pthread
+
+TEST_PROGRAMS += $(EXAMPLES)
+
+$(BUILD)/examples/%: examples/%.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lm

@@ -1,0 +1,59 @@
+#include "export.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void note_truncation(struct profile_reader *r, struct export_result *res)
+{
+	uint64_t good;
+
+	if (res->partial || !profile_reader_truncated(r, &good))
+		return;
+	res->partial = true;
+	snprintf(res->dropped, sizeof(res->dropped),
+		 "profile is cut short after byte %" PRIu64
+		 " (no end statistics): exported the %" PRIu64
+		 " complete records before it; anything the recorder wrote later was lost",
+		 good, res->records);
+}
+
+int export_profile(const struct exporter *ex, const struct export_options *opt,
+		   struct export_result *res, struct error *err)
+{
+	struct profile_reader *r;
+	struct profile_record rec;
+	struct error read_err;
+	void *state;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	r = profile_reader_open(opt->input, err);
+	if (!r)
+		return -1;
+	state = ex->open(profile_reader_info(r), opt, err);
+	if (!state) {
+		profile_reader_close(r);
+		return -1;
+	}
+	while ((ret = profile_read_next(r, &rec, &read_err)) > 0) {
+		if (ex->record(state, &rec, err) < 0) {
+			ex->finish(state, res, NULL);
+			profile_reader_close(r);
+			return -1;
+		}
+		res->records++;
+	}
+	if (ret < 0) {
+		res->partial = true;
+		snprintf(res->dropped, sizeof(res->dropped),
+			 "exported %" PRIu64 " records, dropped the rest: %s",
+			 res->records, read_err.msg);
+	}
+	note_truncation(r, res);
+	ret = ex->finish(state, res, err);	/* before close: state may use the info */
+	profile_reader_close(r);
+	if (ret < 0)
+		return -1;
+	return res->partial ? 1 : 0;
+}

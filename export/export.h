@@ -1,0 +1,50 @@
+/* export.h - profile exporters: one reading loop, one set of ops per format.
+ *
+ * export_profile() reads a profile record by record and hands each record
+ * to the chosen exporter as it comes (nothing is kept per sample, so memory
+ * does not grow with the profile).  A profile that is cut short or corrupt
+ * is exported up to its last good record and reported as partial.
+ */
+#ifndef SAMPLER_EXPORT_EXPORT_H
+#define SAMPLER_EXPORT_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../profile/profile.h"
+
+struct export_options {
+	const char *input;		/* the profile's path */
+	const char *output;		/* "-": stdout (perf: pipe mode) */
+	bool symbols;			/* CSV: add dso and symbol columns */
+};
+
+struct export_result {
+	uint64_t records;		/* records exported */
+	bool partial;			/* input truncated or corrupt */
+	char dropped[sizeof(((struct error *)0)->msg) + 128];	/* what was dropped, one line */
+};
+
+struct exporter {
+	const char *name;		/* --format NAME */
+	void *(*open)(const struct profile_info *info, const struct export_options *opt,
+		      struct error *err);
+	int (*record)(void *state, const struct profile_record *rec, struct error *err);
+	/* Complete the output and free the state; -1 if the output is bad.
+	 * result says how the reading went (partial or not). */
+	int (*finish)(void *state, const struct export_result *result, struct error *err);
+};
+
+extern const struct exporter perf_exporter;	/* perfdata.c */
+extern const struct exporter csv_exporter;	/* csv.c */
+extern const struct exporter pperf_exporter;	/* pperf.c */
+extern const struct exporter info_exporter;	/* info.c: --info */
+
+
+/* 0: whole profile exported; 1: partial export (result->dropped says what
+ * was lost); -1: nothing usable (err says why). */
+int export_profile(const struct exporter *ex, const struct export_options *opt,
+		   struct export_result *result, struct error *err);
+
+#endif

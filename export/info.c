@@ -1,0 +1,197 @@
+/* info.c - `sampler-export --info`: a human summary of a profile. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "idmap.h"
+#include "textout.h"
+
+struct info_summary {
+	FILE *f;
+	const char *path;
+	const struct profile_info *info;
+	uint64_t samples;
+	uint64_t thread_samples;
+	uint64_t first_ns, last_ns;
+	uint64_t cpu_ns;
+	uint64_t maps;
+	uint64_t execs;
+	struct idmap threads;		/* tid -> unused byte */
+	struct idmap processes;
+	char first_comm[PROFILE_COMM_MAX];
+	char first_argv[PROFILE_CMDLINE_MAX];
+	double sums[PROFILE_MAX_CHANNELS];	/* per channel index */
+	uint64_t readings[PROFILE_MAX_CHANNELS];
+	bool have_stats;
+	struct profile_stats stats;
+};
+
+static void *info_open(const struct profile_info *info, const struct export_options *opt,
+		       struct error *err)
+{
+	struct info_summary *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		error_set(err, "out of memory for the summary");
+		return NULL;
+	}
+	s->info = info;
+	s->path = opt->output;
+	idmap_init(&s->threads, 1);
+	idmap_init(&s->processes, 1);
+	s->f = textout_open(opt->output, err);
+	if (!s->f) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int note_id(struct idmap *m, uint32_t id, struct error *err)
+{
+	int created;
+
+	if (!idmap_get(m, id, &created))
+		return error_set(err, "out of memory for the thread list");
+	return 0;
+}
+
+static int add_sample(struct info_summary *s, const struct profile_sample *smp,
+		      struct error *err)
+{
+	const struct profile_info *info = s->info;
+
+	if (!s->samples)
+		s->first_ns = smp->time_ns;
+	s->last_ns = smp->time_ns;
+	s->samples++;
+	s->thread_samples += smp->nthreads;
+	for (uint32_t k = 0; k < info->nsample_channels; k++) {
+		if (isnan(smp->values[k]))
+			continue;
+		s->sums[info->sample_channel[k]] += smp->values[k];
+		s->readings[info->sample_channel[k]]++;
+	}
+	for (uint32_t i = 0; i < smp->nthreads; i++) {
+		const struct profile_thread_sample *t = &smp->threads[i];
+
+		s->cpu_ns += t->cpu_delta_ns;
+		for (uint32_t k = 0; k < info->nthread_channels; k++)
+			s->sums[info->thread_channel[k]] += t->counter_deltas[k];
+		if (note_id(&s->threads, t->tid, err) < 0 || note_id(&s->processes, t->pid, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int info_record(void *state, const struct profile_record *rec, struct error *err)
+{
+	struct info_summary *s = state;
+
+	switch (rec->type) {
+	case PROFILE_REC_SAMPLE:
+		return add_sample(s, &rec->sample, err);
+	case PROFILE_REC_EXEC:
+		if (!s->execs++) {
+			snprintf(s->first_comm, sizeof(s->first_comm), "%s", rec->exec.comm);
+			snprintf(s->first_argv, sizeof(s->first_argv), "%s", rec->exec.argv);
+		}
+		return note_id(&s->processes, rec->exec.pid, err);
+	case PROFILE_REC_PROCESS:
+		return note_id(&s->processes, rec->process.pid, err);
+	case PROFILE_REC_THREAD:
+		return note_id(&s->threads, rec->thread.tid, err);
+	case PROFILE_REC_MAP:
+		s->maps++;
+		return 0;
+	case PROFILE_REC_STATS:
+		s->stats = rec->stats;
+		s->have_stats = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void print_channels(struct info_summary *s)
+{
+	const struct profile_info *info = s->info;
+	FILE *f = s->f;
+
+	if (!info->nchannels)
+		fputs("channels:   none\n", f);
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		const struct channel_desc *c = &info->channels[i];
+		const char *unit = c->unit[0] ? c->unit : "events";
+
+		fprintf(f, "channel:    %s (%s, %s, %s)", c->name, c->source[0] ? c->source : "-",
+			channel_kind_name(c->kind),
+			c->scope == CHANNEL_PER_SAMPLE ? "per sample" : "per thread");
+		if (c->kind == CHANNEL_ENERGY || c->kind == CHANNEL_COUNTER)
+			fprintf(f, ": total %.10g %s", s->sums[i], unit);
+		else if (s->readings[i])
+			fprintf(f, ": mean %.6g %s over %" PRIu64 " readings", s->sums[i] / s->readings[i],
+				unit, s->readings[i]);
+		if (c->kind == CHANNEL_ENERGY && c->scale > 0)
+			fprintf(f, " = %.6g J", s->sums[i] * c->scale);
+		putc('\n', f);
+	}
+}
+
+static void print_summary(struct info_summary *s, const struct export_result *res)
+{
+	const struct profile_host *h = &s->info->host;
+	double duration = s->samples ? (s->last_ns - s->first_ns) / 1e9 : 0;
+	FILE *f = s->f;
+
+	fprintf(f, "profile:    %s format%s\n",
+		s->info->format == PROFILE_FORMAT_PPERF ? "pperf (original tool)" : "native",
+		s->info->compressed ? ", bzip2-compressed" : "");
+	fprintf(f, "host:       %s, %s %s, %s, %s, %" PRIu32 "/%" PRIu32 " CPUs online, %" PRIu64
+		" MiB\n", h->hostname, h->os_release, h->arch, h->cpu_desc, h->cpu_id,
+		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb / 1024);
+	fprintf(f, "recorded:   sampler %s: %s\n", h->sampler_version, h->cmdline);
+	fprintf(f, "command:    %s (%s)\n", s->first_argv, s->first_comm);
+	fprintf(f, "duration:   %.6f s (first to last sample)\n", duration);
+	fprintf(f, "samples:    %" PRIu64 ", %" PRIu64 " thread-samples, %.6f s CPU time\n",
+		s->samples, s->thread_samples, s->cpu_ns / 1e9);
+	fprintf(f, "frequency:  %.1f Hz achieved, %.1f Hz target\n",
+		duration > 0 ? (s->samples - 1) / duration : 0.0, h->target_hz);
+	fprintf(f, "threads:    %zu in %zu processes, %" PRIu64 " map records\n",
+		s->threads.used, s->processes.used, s->maps);
+	print_channels(s);
+	if (s->have_stats) {
+		fprintf(f, "stats:      wall %.6f s, target stopped %.6f s, %" PRIu64
+			" missed slots, %" PRIu64 " missing readings, %" PRIu64
+			" signals, exit status %" PRId32 "\n", s->stats.wall_ns / 1e9,
+			s->stats.latency_ns / 1e9, s->stats.missed_slots, s->stats.missing_readings,
+			s->stats.signals_delivered, s->stats.exit_status);
+	}
+	if (res && res->partial)
+		fprintf(f, "truncated:  yes: %s\n", res->dropped);
+	else
+		fprintf(f, "truncated:  no\n");
+}
+
+static int info_finish(void *state, const struct export_result *result,
+		       struct error *err)
+{
+	struct info_summary *s = state;
+	int ret;
+
+	print_summary(s, result);
+	ret = textout_close(s->f, s->path, err);
+	idmap_free(&s->threads);
+	idmap_free(&s->processes);
+	free(s);
+	return ret;
+}
+
+const struct exporter info_exporter = {
+	.name = "info",
+	.open = info_open,
+	.record = info_record,
+	.finish = info_finish,
+};

@@ -1,0 +1,127 @@
+/* sampler-export - turn a sampler profile into perf.data, CSV, the original
+ * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+#define PROG "sampler-export"
+
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,
+	EXIT_PARTIAL = 2,	/* exported what was good; the rest was dropped */
+};
+
+static const struct exporter *const exporters[] = {
+	&perf_exporter,
+	&csv_exporter,
+	&pperf_exporter,
+	&info_exporter,
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols] PROFILE\n"
+	      "       " PROG " --info PROFILE\n"
+	      "  -o FILE        output (perf: perf.data; csv, --info: stdout);\n"
+	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
+	      "  --format F     perf (default), csv (one row per thread-sample),\n"
+	      "                 pperf (the original tool's binary layout)\n"
+	      "  --symbols      csv: add the dso and symbol of each pc (elfutils)\n"
+	      "  --info         print a summary: host, command, duration, samples, channels\n"
+	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n",
+	      f);
+}
+
+static const struct exporter *find_exporter(const char *name)
+{
+	for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++)
+		if (strcmp(exporters[i]->name, name) == 0)
+			return exporters[i];
+	return NULL;
+}
+
+static const char *default_output(const struct exporter *ex)
+{
+	return ex == &perf_exporter ? "perf.data" : ex == &pperf_exporter ? NULL : "-";
+}
+
+/* 0: run; 1: done (--help); -1: bad command line (err set). */
+static int parse_options(int argc, char **argv, const struct exporter **ex,
+			 struct export_options *opt, struct error *err)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "symbols", no_argument, NULL, 's' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;	/* one error line, ours */
+	while ((c = getopt_long(argc, argv, "o:f:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opt->output = optarg;
+			break;
+		case 'f':
+			*ex = find_exporter(optarg);
+			if (!*ex || *ex == &info_exporter)
+				return error_set(err, "unknown format '%s' (use perf, csv or pperf)",
+						 optarg);
+			break;
+		case 's':
+			opt->symbols = true;
+			break;
+		case 'i':
+			*ex = &info_exporter;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return error_set(err, "bad option '%s' (see " PROG " --help)",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return error_set(err, "expected one PROFILE argument, got %d (see " PROG " --help)",
+				 argc - optind);
+	opt->input = argv[optind];
+	if (!opt->output)
+		opt->output = default_output(*ex);
+	if (!opt->output)
+		return error_set(err, "--format %s needs an output file (add -o FILE)", (*ex)->name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct exporter *ex = &perf_exporter;
+	struct export_options opt = { 0 };
+	struct export_result res;
+	struct error err = { "" };
+	int ret;
+
+	ret = parse_options(argc, argv, &ex, &opt, &err);
+	if (ret != 0) {
+		if (ret < 0)
+			error_print(PROG, &err);
+		return ret < 0 ? EXIT_FAILED : EXIT_OK;
+	}
+	ret = export_profile(ex, &opt, &res, &err);
+	if (ret < 0) {
+		error_print(PROG, &err);
+		return EXIT_FAILED;
+	}
+	if (ret > 0) {
+		warn_print(PROG, "%s: partial export: %s", opt.input, res.dropped);
+		return EXIT_PARTIAL;
+	}
+	return EXIT_OK;
+}

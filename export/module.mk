@@ -1,0 +1,10 @@
+# sampler-export: profiles to perf.data, CSV, pperf and summaries.
+EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
+	$(BUILD)/export/features.o $(BUILD)/export/attribution.o $(BUILD)/export/csv.o \
+	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
+	$(BUILD)/export/idmap.o $(BUILD)/export/textout.o
+EXPORT_LDLIBS := -lelf -lm
+
+PROGRAMS += $(BUILD)/sampler-export
+$(BUILD)/sampler-export: $(BUILD)/export/main.o $(EXPORT_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(EXPORT_LDLIBS)

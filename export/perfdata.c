@@ -1,0 +1,763 @@
+/* perfdata.c - profile to perf.data, file mode or pipe mode.
+ *
+ * File mode:  [header][ids][attrs][data ...][feature sections][features]
+ * The data section is written as the profile is read; the features and the
+ * header (with the data size and the feature bitmap) are written at the end.
+ * Pipe mode ("-o -"): a short header, HEADER_ATTR and HEADER_FEATURE records,
+ * then the data, never seeking.  Records are time-ordered, so a
+ * FINISHED_ROUND every few samples keeps perf's reordering queue small.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attribution.h"
+#include "export.h"
+#include "features.h"
+#include "idmap.h"
+#include "symbols.h"
+
+#define PERF_MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
+#define OUT_BUFFER_SIZE (1 << 20)
+#define SAMPLES_PER_ROUND 64
+#define MAX_EVENTS (2 + PROFILE_MAX_CHANNELS)
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
+struct perf_file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct perf_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct perf_file_section attrs;
+	struct perf_file_section data;
+	struct perf_file_section event_types;
+	uint64_t features[HEADER_FEAT_BITS / 64];
+};
+
+/* PERF_SAMPLE_TID | TIME | IDENTIFIER on every other record (sample_id_all). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+};
+
+struct sample_record {
+	struct perf_event_header header;
+	uint64_t id;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t period;
+};
+
+enum event_kind {
+	EVENT_CPU_TIME,
+	EVENT_WALL_TIME,
+	EVENT_ENERGY,
+	EVENT_COUNTER,
+};
+
+struct export_event {
+	enum event_kind kind;
+	uint32_t slot;			/* in sample values[] or thread counters[] */
+	double to_unit;			/* channel value -> the event's integer unit */
+	struct period_carry carry;
+};
+
+struct out {
+	int fd;
+	unsigned char *buf;
+	size_t len;
+	uint64_t flushed;		/* bytes written before buf */
+	int error;			/* errno of the first failed write */
+};
+
+struct process_state {
+	uint32_t ppid;
+	bool has_comm;
+	char comm[PROFILE_COMM_MAX];
+};
+
+struct perf_writer {
+	struct out out;
+	bool pipe;
+	const char *path;
+	const struct profile_info *info;
+	uint32_t nevents;
+	struct perf_event_spec events[MAX_EVENTS];
+	struct export_event ev[MAX_EVENTS];
+	uint64_t data_offset;
+	struct idmap processes;		/* pid -> process_state */
+	struct idmap threads;		/* tid -> pid + 1 (0: not announced, or exited) */
+	struct perf_dso *dsos;
+	struct map_offset_fix offset_fix;	/* pperf input only */
+	uint64_t last_time;		/* records never go back in time */
+	uint64_t prev_sample_ns;
+	uint64_t first_sample_ns;
+	uint64_t nsamples;
+	double *shares;
+	uint32_t shares_cap;
+};
+
+/* ---- output --------------------------------------------------------- */
+
+static void out_write(struct out *o, const unsigned char *data, size_t len)
+{
+	while (len && !o->error) {
+		ssize_t n = write(o->fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->error = n < 0 ? errno : EIO;
+			break;
+		}
+		data += n;
+		len -= n;
+	}
+}
+
+static void out_flush(struct out *o)
+{
+	out_write(o, o->buf, o->len);
+	o->flushed += o->len;
+	o->len = 0;
+}
+
+static void out_put(struct out *o, const void *data, size_t len)
+{
+	if (o->len + len > OUT_BUFFER_SIZE)
+		out_flush(o);
+	if (len > OUT_BUFFER_SIZE) {	/* a large feature: straight through */
+		out_write(o, data, len);
+		o->flushed += len;
+		return;
+	}
+	memcpy(o->buf + o->len, data, len);
+	o->len += len;
+}
+
+static void out_zero(struct out *o, size_t len)
+{
+	static const unsigned char zeros[64];
+
+	while (len) {
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+
+		out_put(o, zeros, n);
+		len -= n;
+	}
+}
+
+static uint64_t out_pos(const struct out *o)
+{
+	return o->flushed + o->len;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static void add_event(struct perf_writer *w, const char *name, uint64_t config,
+		      enum event_kind kind, uint32_t slot, double to_unit)
+{
+	struct perf_event_spec *e = &w->events[w->nevents];
+	struct perf_event_attr *a = &e->attr;
+
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->id = w->nevents + 1;
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = sizeof(*a);
+	a->config = config;
+	a->sample_period = 1;
+	a->sample_type = SAMPLE_TYPE;
+	a->inherit = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	if (w->nevents == 0) {		/* the tracking event, as perf record's first */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+	w->ev[w->nevents].kind = kind;
+	w->ev[w->nevents].slot = slot;
+	w->ev[w->nevents].to_unit = to_unit;
+	w->nevents++;
+}
+
+static void build_events(struct perf_writer *w)
+{
+	const struct profile_info *info = w->info;
+	char name[sizeof(w->events[0].name)];
+
+	add_event(w, "cpu-time", PERF_COUNT_SW_TASK_CLOCK, EVENT_CPU_TIME, 0, 1);
+	add_event(w, "wall-time", PERF_COUNT_SW_CPU_CLOCK, EVENT_WALL_TIME, 0, 1);
+	for (uint32_t k = 0; k < info->nsample_channels && k < PROFILE_MAX_CHANNELS; k++) {
+		const struct channel_desc *c = &info->channels[info->sample_channel[k]];
+		double scale = c->scale > 0 && isfinite(c->scale) ? c->scale : 1e-6;
+
+		if (c->kind != CHANNEL_ENERGY)
+			continue;	/* power, current, voltage: no period to give */
+		snprintf(name, sizeof(name), "energy-%s-uJ", c->name);
+		add_event(w, name, PERF_COUNT_SW_CPU_CLOCK, EVENT_ENERGY, k, scale * 1e6);
+	}
+	for (uint32_t k = 0; k < info->nthread_channels && k < PROFILE_MAX_CHANNELS; k++) {
+		const struct channel_desc *c = &info->channels[info->thread_channel[k]];
+
+		add_event(w, c->name, PERF_COUNT_SW_CPU_CLOCK, EVENT_COUNTER, k, 1);
+	}
+}
+
+/* ---- header ----------------------------------------------------------- */
+
+static void write_pipe_feature(struct perf_writer *w, const struct perf_feature *f,
+			       const struct feat_buf *b)
+{
+	struct perf_event_header hdr;
+	uint64_t feat = f->bit;
+	size_t pad = (8 - b->len % 8) % 8;
+
+	if (b->failed || !b->len)
+		return;
+	hdr.type = PERF_RECORD_HEADER_FEATURE;
+	hdr.misc = 0;
+	hdr.size = sizeof(hdr) + sizeof(feat) + b->len + pad;
+	out_put(&w->out, &hdr, sizeof(hdr));
+	out_put(&w->out, &feat, sizeof(feat));
+	out_put(&w->out, b->data, b->len);
+	out_zero(&w->out, pad);
+}
+
+static void header_data(const struct perf_writer *w, struct perf_header_data *h)
+{
+	h->info = w->info;
+	h->events = w->events;
+	h->nevents = w->nevents;
+	h->dsos = w->dsos;
+	h->first_sample_ns = w->first_sample_ns;
+	h->last_sample_ns = w->prev_sample_ns;
+	h->pipe = w->pipe;
+}
+
+/* Pipe mode: the features written either at the start or at the end. */
+static void write_pipe_features(struct perf_writer *w, bool at_end)
+{
+	struct perf_header_data h;
+
+	header_data(w, &h);
+	for (size_t i = 0; i < perf_nfeatures; i++) {
+		struct feat_buf b = { 0 };
+
+		if (perf_features[i].at_end != at_end)
+			continue;
+		perf_features[i].write(&b, &h);
+		write_pipe_feature(w, &perf_features[i], &b);
+		free(b.data);
+	}
+}
+
+static void write_pipe_header(struct perf_writer *w)
+{
+	uint64_t head[2] = { PERF_MAGIC, sizeof(head) };
+
+	out_put(&w->out, head, sizeof(head));
+	for (uint32_t i = 0; i < w->nevents; i++) {
+		struct perf_event_header hdr = {
+			.type = PERF_RECORD_HEADER_ATTR,
+			.size = sizeof(hdr) + sizeof(w->events[i].attr) + sizeof(uint64_t),
+		};
+
+		out_put(&w->out, &hdr, sizeof(hdr));
+		out_put(&w->out, &w->events[i].attr, sizeof(w->events[i].attr));
+		out_put(&w->out, &w->events[i].id, sizeof(uint64_t));
+	}
+	write_pipe_features(w, false);
+}
+
+/* File mode: room for the header, then each event's id and the attrs. */
+static void write_file_start(struct perf_writer *w)
+{
+	uint64_t ids_offset;
+
+	out_zero(&w->out, sizeof(struct perf_file_header));
+	ids_offset = out_pos(&w->out);
+	for (uint32_t i = 0; i < w->nevents; i++)
+		out_put(&w->out, &w->events[i].id, sizeof(uint64_t));
+	for (uint32_t i = 0; i < w->nevents; i++) {
+		struct perf_file_section ids = { ids_offset + i * sizeof(uint64_t),
+						 sizeof(uint64_t) };
+
+		out_put(&w->out, &w->events[i].attr, sizeof(w->events[i].attr));
+		out_put(&w->out, &ids, sizeof(ids));
+	}
+	w->data_offset = out_pos(&w->out);
+}
+
+static int write_file_end(struct perf_writer *w, struct error *err)
+{
+	struct perf_file_section sections[HEADER_FEAT_BITS] = { { 0, 0 } };
+	struct feat_buf bufs[HEADER_FEAT_BITS];
+	struct perf_file_header fh = { 0 };
+	struct perf_header_data h;
+	uint64_t pos;
+	size_t n = 0;
+
+	fh.magic = PERF_MAGIC;
+	fh.size = sizeof(fh);
+	fh.attr_size = sizeof(struct perf_event_attr) + sizeof(struct perf_file_section);
+	fh.attrs.offset = w->data_offset - w->nevents * fh.attr_size;
+	fh.attrs.size = w->nevents * fh.attr_size;
+	fh.data.offset = w->data_offset;
+	fh.data.size = out_pos(&w->out) - w->data_offset;
+
+	header_data(w, &h);
+	for (size_t i = 0; i < perf_nfeatures; i++) {
+		memset(&bufs[n], 0, sizeof(bufs[n]));
+		perf_features[i].write(&bufs[n], &h);
+		if (bufs[n].failed || !bufs[n].len) {
+			free(bufs[n].data);
+			continue;
+		}
+		fh.features[perf_features[i].bit / 64] |= 1ULL << (perf_features[i].bit % 64);
+		n++;
+	}
+	/* The section table follows the data; the features follow the table. */
+	pos = out_pos(&w->out) + n * sizeof(sections[0]);
+	for (size_t i = 0; i < n; i++) {
+		sections[i].offset = pos;
+		sections[i].size = bufs[i].len;
+		pos += bufs[i].len;
+	}
+	out_put(&w->out, sections, n * sizeof(sections[0]));
+	for (size_t i = 0; i < n; i++) {
+		out_put(&w->out, bufs[i].data, bufs[i].len);
+		free(bufs[i].data);
+	}
+	out_flush(&w->out);
+	if (!w->out.error && pwrite(w->out.fd, &fh, sizeof(fh), 0) != (ssize_t)sizeof(fh))
+		w->out.error = errno ? errno : EIO;
+	if (w->out.error)
+		return error_set(err, "cannot write %s: %s (check free space and permissions)",
+				 w->path, strerror(w->out.error));
+	return 0;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static uint64_t record_time(struct perf_writer *w, uint64_t t)
+{
+	if (t < w->last_time)
+		t = w->last_time;
+	w->last_time = t;
+	return t;
+}
+
+static void put_record(struct perf_writer *w, uint32_t type, uint16_t misc,
+		       const void *body, size_t body_len, const char *str, size_t str_space,
+		       uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct perf_event_header hdr;
+	struct sample_id sid = { pid, tid, time, w->events[0].id };
+	size_t slen = str ? strlen(str) : 0;
+
+	hdr.type = type;
+	hdr.misc = misc;
+	hdr.size = sizeof(hdr) + body_len + str_space + sizeof(sid);
+	out_put(&w->out, &hdr, sizeof(hdr));
+	out_put(&w->out, body, body_len);
+	if (str_space) {
+		out_put(&w->out, str, slen);
+		out_zero(&w->out, str_space - slen);
+	}
+	out_put(&w->out, &sid, sizeof(sid));
+}
+
+static size_t string_space(const char *s)
+{
+	return (strlen(s) + 1 + 7) / 8 * 8;
+}
+
+static void emit_comm(struct perf_writer *w, uint32_t pid, uint32_t tid, const char *comm,
+		      bool exec, uint64_t time)
+{
+	uint32_t ids[2] = { pid, tid };
+
+	put_record(w, PERF_RECORD_COMM,
+		   PERF_RECORD_MISC_USER | (exec ? PERF_RECORD_MISC_COMM_EXEC : 0),
+		   ids, sizeof(ids), comm, string_space(comm), pid, tid, time);
+}
+
+static void emit_task(struct perf_writer *w, uint32_t type, uint32_t pid, uint32_t ppid,
+		      uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} body = { pid, ppid, tid, ptid, time };
+
+	put_record(w, type, PERF_RECORD_MISC_USER, &body, sizeof(body), NULL, 0,
+		   pid, tid, time);
+}
+
+static struct process_state *process_of(struct perf_writer *w, uint32_t pid,
+					struct error *err)
+{
+	int created;
+	struct process_state *p = idmap_get(&w->processes, pid, &created);
+
+	if (!p)
+		error_set(err, "out of memory for %zu processes (free some memory)",
+			  w->processes.used);
+	return p;
+}
+
+/* FORK and COMM the first time a thread shows up (thread record or sample). */
+static int announce_thread(struct perf_writer *w, uint32_t tid, uint32_t pid, uint64_t time,
+			   struct error *err)
+{
+	struct process_state *p;
+	uint32_t *known;
+	int created;
+
+	known = idmap_get(&w->threads, tid, &created);
+	if (!known)
+		return error_set(err, "out of memory for %zu threads (free some memory)",
+				 w->threads.used);
+	if (!created && *known == pid + 1)
+		return 0;
+	*known = pid + 1;
+	p = process_of(w, pid, err);
+	if (!p)
+		return -1;
+	if (tid != pid)
+		emit_task(w, PERF_RECORD_FORK, pid, pid, tid, pid, time);
+	else if (p->ppid && idmap_find(&w->threads, p->ppid))
+		emit_task(w, PERF_RECORD_FORK, pid, p->ppid, pid, p->ppid, time);
+	if (p->has_comm)
+		emit_comm(w, pid, tid, p->comm, false, time);
+	return 0;
+}
+
+static int on_process(struct perf_writer *w, const struct profile_process *rec, struct error *err)
+{
+	struct process_state *parent, *p = process_of(w, rec->pid, err);
+
+	if (!p)
+		return -1;
+	p->ppid = rec->ppid;
+	parent = rec->ppid ? idmap_find(&w->processes, rec->ppid) : NULL;
+	if (parent && parent->has_comm && !p->has_comm) {
+		memcpy(p->comm, parent->comm, sizeof(p->comm));
+		p->has_comm = true;
+	}
+	return 0;
+}
+
+static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct error *err)
+{
+	struct process_state *p = process_of(w, rec->pid, err);
+	const uint32_t *known;
+	bool renamed;
+
+	if (!p)
+		return -1;
+	renamed = p->has_comm;	/* a name before: this is a real exec */
+	snprintf(p->comm, sizeof(p->comm), "%s", rec->comm);
+	p->has_comm = true;
+	known = idmap_find(&w->threads, rec->pid);
+	if (known && *known)	/* else announce_thread names it later */
+		emit_comm(w, rec->pid, rec->pid, p->comm, renamed, record_time(w, rec->time_ns));
+	return 0;
+}
+
+static int on_thread_exit(struct perf_writer *w, const struct profile_exit *rec, struct error *err)
+{
+	const struct process_state *p = idmap_find(&w->processes, rec->pid);
+	uint64_t time = record_time(w, rec->time_ns);
+
+	if (announce_thread(w, rec->tid, rec->pid, time, err) < 0)
+		return -1;
+	emit_task(w, PERF_RECORD_EXIT, rec->pid, p ? p->ppid : 0, rec->tid,
+		  rec->tid == rec->pid && p ? p->ppid : rec->pid, time);
+	/* A later thread with this tid (reused) is a new thread: FORK it again. */
+	*(uint32_t *)idmap_find(&w->threads, rec->tid) = 0;
+	return 0;
+}
+
+static int note_dso(struct perf_writer *w, const char *path, struct error *err)
+{
+	struct perf_dso *d;
+
+	if (path[0] == '[' || (path[0] == '/' && path[1] == '/'))
+		return 0;	/* [vdso], //anon: no file to read a build-id from */
+	for (d = w->dsos; d; d = d->next)
+		if (strcmp(d->path, path) == 0)
+			return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return error_set(err, "out of memory for the DSO list (free some memory)");
+	}
+	d->next = w->dsos;
+	w->dsos = d;
+	if (w->pipe) {	/* pipe mode: build-ids go as records, before their maps */
+		struct feat_buf b = { 0 };
+
+		perf_write_build_id(&b, path);
+		if (!b.failed && b.len)
+			out_put(&w->out, b.data, b.len);
+		free(b.data);
+	}
+	return 0;
+}
+
+static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct error *err)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} body = { m->pid, m->pid, m->start, m->len, m->pgoff, m->dev_major, m->dev_minor,
+		   m->inode, 0, m->prot, MAP_PRIVATE };
+	const char *path = m->path[0] ? m->path : "//anon";
+
+	if (!(m->prot & PROT_EXEC))
+		return 0;	/* like perf record without --data */
+	if (note_dso(w, path, err) < 0)
+		return -1;
+	put_record(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &body, sizeof(body),
+		   path, string_space(path), m->pid, m->pid, record_time(w, m->time_ns));
+	return 0;
+}
+
+static int on_map(struct perf_writer *w, const struct profile_map *m, struct error *err)
+{
+	struct profile_map fixed;
+
+	if (w->info->format != PROFILE_FORMAT_PPERF)
+		return emit_mmap2(w, m, err);
+	fixed = *m;
+	map_offset_fix(&w->offset_fix, &fixed);
+	return emit_mmap2(w, &fixed, err);
+}
+
+static void emit_sample(struct perf_writer *w, uint32_t event,
+			const struct profile_thread_sample *t, uint64_t time, uint64_t period)
+{
+	struct sample_record r;
+
+	if (!period)
+		return;
+	r.header.type = PERF_RECORD_SAMPLE;
+	r.header.misc = PERF_RECORD_MISC_USER;
+	r.header.size = sizeof(r);
+	r.id = w->events[event].id;
+	r.ip = t->pc;
+	r.pid = t->pid;
+	r.tid = t->tid;
+	r.time = time;
+	r.period = period;
+	out_put(&w->out, &r, sizeof(r));
+}
+
+static int ensure_shares(struct perf_writer *w, uint32_t n, struct error *err)
+{
+	double *shares;
+
+	if (n <= w->shares_cap)
+		return 0;
+	shares = realloc(w->shares, n * sizeof(*shares));
+	if (!shares)
+		return error_set(err, "out of memory for a sample of %u threads", n);
+	w->shares = shares;
+	w->shares_cap = n;
+	return 0;
+}
+
+static void emit_energy(struct perf_writer *w, uint32_t e, const struct profile_sample *s,
+			uint64_t time)
+{
+	struct export_event *ev = &w->ev[e];
+
+	attribute_energy(s, s->values[ev->slot], w->shares);
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		emit_sample(w, e, &s->threads[i], time,
+			    period_carry_take(&ev->carry, w->shares[i] * ev->to_unit));
+}
+
+static void emit_thread_events(struct perf_writer *w, const struct profile_thread_sample *t,
+			       uint64_t time, uint64_t wall)
+{
+	for (uint32_t e = 0; e < w->nevents; e++) {
+		switch (w->ev[e].kind) {
+		case EVENT_CPU_TIME:
+			emit_sample(w, e, t, time, t->cpu_delta_ns);
+			break;
+		case EVENT_WALL_TIME:
+			emit_sample(w, e, t, time, wall);
+			break;
+		case EVENT_COUNTER:
+			emit_sample(w, e, t, time, t->counter_deltas[w->ev[e].slot]);
+			break;
+		case EVENT_ENERGY:
+			break;	/* per sample, below */
+		}
+	}
+}
+
+static int on_sample(struct perf_writer *w, const struct profile_sample *s, struct error *err)
+{
+	uint64_t time = record_time(w, s->time_ns);
+	uint64_t wall;
+
+	if (w->nsamples == 0) {
+		w->first_sample_ns = time;
+		wall = time > w->info->host.start_ns ? time - w->info->host.start_ns : 0;
+	} else {
+		wall = time - w->prev_sample_ns;
+	}
+	w->prev_sample_ns = time;
+	if (ensure_shares(w, s->nthreads, err) < 0)
+		return -1;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if (announce_thread(w, s->threads[i].tid, s->threads[i].pid, time, err) < 0)
+			return -1;
+		emit_thread_events(w, &s->threads[i], time, wall);
+	}
+	for (uint32_t e = 0; e < w->nevents; e++)
+		if (w->ev[e].kind == EVENT_ENERGY)
+			emit_energy(w, e, s, time);
+	if (++w->nsamples % SAMPLES_PER_ROUND == 0)
+		out_put(&w->out, &(struct perf_event_header){ PERF_RECORD_FINISHED_ROUND, 0, 8 }, 8);
+	return 0;
+}
+
+static int perf_record(void *state, const struct profile_record *rec, struct error *err)
+{
+	struct perf_writer *w = state;
+
+	switch (rec->type) {
+	case PROFILE_REC_PROCESS:
+		return on_process(w, &rec->process, err);
+	case PROFILE_REC_EXEC:
+		return on_exec(w, &rec->exec, err);
+	case PROFILE_REC_THREAD:
+		return announce_thread(w, rec->thread.tid, rec->thread.pid,
+				       record_time(w, rec->thread.time_ns), err);
+	case PROFILE_REC_EXIT:
+		return on_thread_exit(w, &rec->exit, err);
+	case PROFILE_REC_MAP:
+		return on_map(w, &rec->map, err);
+	case PROFILE_REC_SAMPLE:
+		return on_sample(w, &rec->sample, err);
+	case PROFILE_REC_STATS:
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- open and finish -------------------------------------------------- */
+
+static void perf_free(struct perf_writer *w)
+{
+	while (w->dsos) {
+		struct perf_dso *next = w->dsos->next;
+
+		free(w->dsos->path);
+		free(w->dsos);
+		w->dsos = next;
+	}
+	idmap_free(&w->processes);
+	idmap_free(&w->threads);
+	if (w->out.fd > 1)
+		close(w->out.fd);
+	free(w->out.buf);
+	free(w->shares);
+	free(w);
+}
+
+static void *perf_open(const struct profile_info *info, const struct export_options *opt,
+		       struct error *err)
+{
+	struct perf_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->out.buf = malloc(OUT_BUFFER_SIZE))) {
+		free(w);
+		error_set(err, "out of memory for the perf.data writer");
+		return NULL;
+	}
+	w->info = info;
+	w->path = opt->output;
+	w->pipe = strcmp(opt->output, "-") == 0;
+	idmap_init(&w->processes, sizeof(struct process_state));
+	idmap_init(&w->threads, sizeof(uint32_t));
+	build_events(w);
+	if (w->pipe) {
+		w->out.fd = STDOUT_FILENO;
+		write_pipe_header(w);
+		return w;
+	}
+	w->out.fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->out.fd < 0) {
+		error_set(err, "cannot create %s: %s (choose another path with -o)",
+			  opt->output, strerror(errno));
+		w->out.fd = -1;
+		perf_free(w);
+		return NULL;
+	}
+	if (lseek(w->out.fd, 0, SEEK_CUR) < 0) {	/* the header is rewritten at the end */
+		error_set(err, "cannot write perf.data file mode to %s: it cannot seek (use -o - for pipe mode)",
+			  opt->output);
+		perf_free(w);
+		return NULL;
+	}
+	write_file_start(w);
+	return w;
+}
+
+static int perf_finish(void *state, const struct export_result *result,
+		       struct error *err)
+{
+	struct perf_writer *w = state;
+	int ret = 0;
+
+	(void)result;
+
+	out_put(&w->out, &(struct perf_event_header){ PERF_RECORD_FINISHED_ROUND, 0, 8 }, 8);
+	if (w->pipe) {
+		write_pipe_features(w, true);
+		out_flush(&w->out);
+		if (w->out.error)
+			ret = error_set(err, "cannot write to stdout: %s (is the reader still there?)",
+					strerror(w->out.error));
+	} else {
+		ret = write_file_end(w, err);
+	}
+	perf_free(w);
+	return ret;
+}
+
+const struct exporter perf_exporter = {
+	.name = "perf",
+	.open = perf_open,
+	.record = perf_record,
+	.finish = perf_finish,
+};

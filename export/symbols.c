@@ -1,0 +1,571 @@
+#include "symbols.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "idmap.h"
+
+#define PC_CACHE_SLOTS 65536		/* power of two */
+#define ADDR_NAME_MAX 24
+
+struct elf_symbol {
+	uint64_t addr;
+	uint64_t end;			/* exclusive */
+	const char *name;		/* in dso->names */
+	unsigned char bind;		/* STB_* */
+};
+
+struct load_segment {
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t filesz;
+};
+
+struct dso {
+	char *path;
+	bool loaded;
+	bool readable;
+	size_t nsegments;
+	struct load_segment *segments;
+	size_t nsymbols;
+	struct elf_symbol *symbols;
+	char *names;
+	/* "0x..." names made for addresses no symbol covers, freed with the dso */
+	char **addr_names;
+	size_t naddr_names;
+	struct dso *next;
+};
+
+struct mapping {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	struct dso *dso;
+};
+
+struct process_maps {
+	size_t n;
+	size_t cap;
+	struct mapping *maps;
+};
+
+struct pc_cache_entry {
+	uint64_t pc;
+	uint64_t generation;
+	uint32_t pid;
+	const char *dso;
+	const char *symbol;
+};
+
+struct symbolizer {
+	struct dso *dsos;
+	struct idmap processes;		/* pid -> struct process_maps */
+	uint64_t generation;		/* bumped on every map change */
+	struct pc_cache_entry *cache;
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->cache = calloc(PC_CACHE_SLOTS, sizeof(*s->cache));
+	if (!s->cache) {
+		free(s);
+		return NULL;
+	}
+	s->generation = 1;
+	idmap_init(&s->processes, sizeof(struct process_maps));
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+static void dso_free(struct dso *d)
+{
+	for (size_t i = 0; i < d->naddr_names; i++)
+		free(d->addr_names[i]);
+	free(d->addr_names);
+	free(d->segments);
+	free(d->symbols);
+	free(d->names);
+	free(d->path);
+	free(d);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	struct process_maps *pm;
+	size_t pos = 0;
+
+	if (!s)
+		return;
+	while (s->dsos) {
+		struct dso *next = s->dsos->next;
+
+		dso_free(s->dsos);
+		s->dsos = next;
+	}
+	while ((pm = idmap_next(&s->processes, &pos, NULL)))
+		free(pm->maps);
+	idmap_free(&s->processes);
+	free(s->cache);
+	free(s);
+}
+
+static struct dso *dso_find(struct symbolizer *s, const char *path)
+{
+	struct dso *d;
+
+	for (d = s->dsos; d; d = d->next)
+		if (strcmp(d->path, path) == 0)
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	d->next = s->dsos;
+	s->dsos = d;
+	return d;
+}
+
+static int add_map(struct process_maps *pm, const struct mapping *m)
+{
+	size_t keep = 0;
+
+	/* A new mapping replaces whatever it overlaps, as mmap(MAP_FIXED) does. */
+	for (size_t i = 0; i < pm->n; i++) {
+		if (pm->maps[i].end <= m->start || pm->maps[i].start >= m->end)
+			pm->maps[keep++] = pm->maps[i];
+	}
+	pm->n = keep;
+	if (pm->n == pm->cap) {
+		size_t cap = pm->cap ? pm->cap * 2 : 16;
+		struct mapping *maps = realloc(pm->maps, cap * sizeof(*maps));
+
+		if (!maps)
+			return -1;
+		pm->maps = maps;
+		pm->cap = cap;
+	}
+	pm->maps[pm->n++] = *m;
+	return 0;
+}
+
+int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
+{
+	struct process_maps *pm;
+	struct mapping map;
+	int created;
+
+	if (!m->path[0] || m->len == 0 || m->start + m->len < m->start)
+		return 0;
+	pm = idmap_get(&s->processes, m->pid, &created);
+	if (!pm)
+		return -1;
+	map.start = m->start;
+	map.end = m->start + m->len;
+	map.pgoff = m->pgoff;
+	map.dso = dso_find(s, m->path);
+	if (!map.dso)
+		return -1;
+	s->generation++;
+	return add_map(pm, &map);
+}
+
+int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
+{
+	struct process_maps *parent, *child;
+	int created;
+
+	child = idmap_get(&s->processes, pid, &created);
+	if (!child)
+		return -1;
+	parent = idmap_find(&s->processes, ppid);	/* after get: it may move */
+	if (!parent || parent == child || child->n)
+		return 0;
+	child->maps = malloc(parent->n * sizeof(*child->maps) + 1);
+	if (!child->maps)
+		return -1;
+	memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+	child->n = child->cap = parent->n;
+	s->generation++;
+	return 0;
+}
+
+/* Open an ELF named by a profile: only a regular file (a FIFO or a device
+ * named by a hostile profile must not block or stream forever). */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static size_t leading_underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/* Of aliases at one address, the one perf would show sorts last (the
+ * lookup takes the last): non-weak over weak, global over local, fewer
+ * leading underscores, then the longer name. */
+static int alias_rank(const struct elf_symbol *x, const struct elf_symbol *y)
+{
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? -1 : 1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? 1 : -1;
+	if (leading_underscores(x->name) != leading_underscores(y->name))
+		return leading_underscores(x->name) > leading_underscores(y->name) ? -1 : 1;
+	return strlen(x->name) < strlen(y->name) ? -1 : strlen(x->name) > strlen(y->name);
+}
+
+static int symbol_cmp(const void *a, const void *b)
+{
+	const struct elf_symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return alias_rank(x, y);
+}
+
+static int read_segments(Elf *elf, struct dso *d)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	d->segments = calloc(n + 1, sizeof(*d->segments));
+	if (!d->segments)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segments[d->nsegments].offset = ph.p_offset;
+		d->segments[d->nsegments].vaddr = ph.p_vaddr;
+		d->segments[d->nsegments].filesz = ph.p_filesz;
+		d->nsegments++;
+	}
+	return 0;
+}
+
+/* The function symbols of one symbol table section. */
+static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct dso *d)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, names_len = 0, names_used = 0;
+
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(data, i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (!name || !name[0])
+				continue;
+			if (pass == 0) {
+				names_len += strlen(name) + 1;
+				d->nsymbols++;
+				continue;
+			}
+			struct elf_symbol *es = &d->symbols[d->nsymbols++];
+
+			es->addr = sym.st_value;
+			es->end = sym.st_value + sym.st_size;
+			es->bind = GELF_ST_BIND(sym.st_info);
+			es->name = d->names + names_used;
+			memcpy(d->names + names_used, name, strlen(name) + 1);
+			names_used += strlen(name) + 1;
+		}
+		if (pass == 0) {
+			d->symbols = calloc(d->nsymbols + 1, sizeof(*d->symbols));
+			d->names = malloc(names_len + 1);
+			if (!d->symbols || !d->names)
+				return -1;
+			d->nsymbols = 0;
+		}
+	}
+	return 0;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	GElf_Shdr sh, dynsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			*out = sh;
+			return scn;
+		}
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsh = sh;
+		}
+	}
+	if (dynsym)
+		*out = dynsh;
+	return dynsym;
+}
+
+static void read_elf(Elf *elf, struct dso *d)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (elf_kind(elf) != ELF_K_ELF || read_segments(elf, d) < 0)
+		return;
+	scn = find_symtab(elf, &sh);
+	if (scn && read_symtab(elf, scn, &sh, d) < 0)
+		d->nsymbols = 0;
+	if (d->nsymbols)
+		qsort(d->symbols, d->nsymbols, sizeof(*d->symbols), symbol_cmp);
+	/* Symbols without a size reach to the next symbol. */
+	for (size_t i = 0; i < d->nsymbols; i++) {
+		if (d->symbols[i].end > d->symbols[i].addr)
+			continue;
+		d->symbols[i].end = i + 1 < d->nsymbols ? d->symbols[i + 1].addr : UINT64_MAX;
+	}
+	d->readable = true;
+}
+
+/* [vdso] has no file: read this process's own vDSO, as perf does (it is
+ * the recorded one when the export runs on the recording kernel).  It is
+ * copied first: libelf must not touch the kernel's read-only image. */
+static void vdso_load(struct dso *d)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	char *copy;
+	Elf *elf;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	copy = malloc(size);
+	if (!copy)
+		return;
+	memcpy(copy, eh, size);
+	elf = elf_memory(copy, size);
+	if (elf) {
+		read_elf(elf, d);
+		elf_end(elf);
+	}
+	free(copy);
+}
+
+static void dso_load(struct dso *d)
+{
+	Elf *elf;
+	int fd;
+
+	d->loaded = true;
+	if (strcmp(d->path, "[vdso]") == 0) {
+		vdso_load(d);
+		return;
+	}
+	fd = open_regular(d->path);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		read_elf(elf, d);
+		elf_end(elf);
+	}
+	close(fd);
+}
+
+static const struct elf_symbol *find_symbol(const struct dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nsymbols;
+
+	/* The last symbol starting at or before addr, then step back over
+	 * neighbours that start there too but end before it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->symbols[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
+		if (addr < d->symbols[i].end)
+			return &d->symbols[i];
+	}
+	return NULL;
+}
+
+static const char *address_name(struct dso *d, uint64_t addr)
+{
+	char **names = realloc(d->addr_names, (d->naddr_names + 1) * sizeof(*names));
+	char *name;
+
+	if (!names)
+		return SYMBOL_UNKNOWN;
+	d->addr_names = names;
+	name = malloc(ADDR_NAME_MAX);
+	if (!name)
+		return SYMBOL_UNKNOWN;
+	snprintf(name, ADDR_NAME_MAX, "0x%" PRIx64, addr);
+	d->addr_names[d->naddr_names++] = name;
+	return name;
+}
+
+static const char *dso_symbol(struct dso *d, uint64_t file_offset)
+{
+	const struct elf_symbol *sym;
+
+	if (!d->loaded)
+		dso_load(d);
+	if (!d->readable)
+		return SYMBOL_UNKNOWN;
+	for (size_t i = 0; i < d->nsegments; i++) {
+		const struct load_segment *seg = &d->segments[i];
+		uint64_t addr;
+
+		if (file_offset < seg->offset || file_offset - seg->offset >= seg->filesz)
+			continue;
+		addr = file_offset - seg->offset + seg->vaddr;
+		sym = find_symbol(d, addr);
+		return sym ? sym->name : address_name(d, addr);
+	}
+	return SYMBOL_UNKNOWN;
+}
+
+static const struct mapping *find_mapping(const struct process_maps *pm, uint64_t pc)
+{
+	for (size_t i = pm->n; i-- > 0;)
+		if (pc >= pm->maps[i].start && pc < pm->maps[i].end)
+			return &pm->maps[i];
+	return NULL;
+}
+
+void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
+		       const char **dso, const char **symbol)
+{
+	uint64_t h = (pc ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+	struct pc_cache_entry *e = &s->cache[h >> 48 & (PC_CACHE_SLOTS - 1)];
+	const struct process_maps *pm;
+	const struct mapping *m;
+
+	if (e->generation == s->generation && e->pid == pid && e->pc == pc) {
+		*dso = e->dso;
+		*symbol = e->symbol;
+		return;
+	}
+	*dso = *symbol = SYMBOL_UNKNOWN;
+	pm = idmap_find(&s->processes, pid);
+	m = pm ? find_mapping(pm, pc) : NULL;
+	if (m) {
+		*dso = m->dso->path;
+		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff);
+	}
+	e->generation = s->generation;
+	e->pid = pid;
+	e->pc = pc;
+	e->dso = *dso;
+	e->symbol = *symbol;
+}
+
+void map_offset_fix(struct map_offset_fix *fix, struct profile_map *m)
+{
+	bool same_run = m->pid == fix->pid && m->start >= fix->end &&
+			strcmp(m->path, fix->path) == 0;
+
+	if (!same_run) {
+		fix->pid = m->pid;
+		fix->base = m->start;
+		snprintf(fix->path, sizeof(fix->path), "%s", m->path);
+	}
+	fix->end = m->start + m->len;
+	if (same_run && m->pgoff == 0 && m->path[0] == '/')
+		m->pgoff = m->start - fix->base;
+}
+
+static size_t note_build_id(Elf_Data *data, unsigned char id[BUILD_ID_MAX])
+{
+	size_t offset = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((offset = gelf_getnote(data, offset, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			size_t len = nh.n_descsz < BUILD_ID_MAX ? nh.n_descsz : BUILD_ID_MAX;
+
+			memcpy(id, (const char *)data->d_buf + desc_off, len);
+			return len;
+		}
+	}
+	return 0;
+}
+
+size_t elf_build_id(const char *path, unsigned char id[BUILD_ID_MAX])
+{
+	Elf_Scn *scn = NULL;
+	size_t len = 0;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open_regular(path);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		while (!len && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (data)
+				len = note_build_id(data, id);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return len;
+}

@@ -1,0 +1,54 @@
+/* symbols.h - PC to (DSO, function) with elfutils' libelf.
+ *
+ * The symbolizer follows the maps of every process as the profile states
+ * them and resolves a PC the way perf does: the map gives the file offset
+ * (pc - start + pgoff), the ELF's PT_LOAD headers turn that into the
+ * link-time address, and the function symbols (.symtab, else .dynsym) name
+ * it.  This handles executables, PIE and shared libraries alike, whatever
+ * the load bias.  Each DSO is read once; each (pid, pc) is resolved once.
+ */
+#ifndef SAMPLER_EXPORT_SYMBOLS_H
+#define SAMPLER_EXPORT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../profile/profile.h"
+
+#define SYMBOL_UNKNOWN "[unknown]"
+#define BUILD_ID_MAX 20
+
+struct symbolizer;
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Follow the profile: a new mapping (replaces what it overlaps), a forked
+ * process (inherits its parent's maps).  -1 when out of memory. */
+int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m);
+int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
+
+/* Resolve pc in process pid.  *dso is the map's path or SYMBOL_UNKNOWN;
+ * *symbol the function, "0x<address>" when no symbol covers it, or
+ * SYMBOL_UNKNOWN.  The strings live as long as the symbolizer. */
+void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
+		       const char **dso, const char **symbol);
+
+/* The original tool's layout (pperf) keeps no file offset for its maps:
+ * every map reads pgoff 0.  The loader maps an ELF's segments in file
+ * order from one base, so within a run of consecutive maps of one file the
+ * offset is start - base; map_offset_fix puts that back (pperf input only). */
+struct map_offset_fix {
+	uint32_t pid;
+	uint64_t base;
+	uint64_t end;
+	char path[PROFILE_PATH_MAX];
+};
+
+void map_offset_fix(struct map_offset_fix *fix, struct profile_map *m);
+
+/* The GNU build-id of an ELF file: its length (<= BUILD_ID_MAX), or 0 when
+ * the file has none or cannot be read. */
+size_t elf_build_id(const char *path, unsigned char id[BUILD_ID_MAX]);
+
+#endif

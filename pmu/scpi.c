@@ -1,0 +1,552 @@
+/* scpi - a live external meter answering SCPI-style line queries, over TCP
+ * (tcp://HOST:PORT) or a serial line (/dev/ttyUSB0@115200).
+ *
+ * Pipelined: the query for a sample is sent right after the previous sample,
+ * while the target runs, and its answer is collected at the sample.  So the
+ * meter measures during the interval the sample closes, not while the target
+ * is stopped, and the answer is usually waiting when the sample is taken.
+ * read() waits at most timeout_ms for it; no answer in time gives NaN (a
+ * missing reading) and the run goes on.  Answers that come later are
+ * recognised as stale and dropped, so readings never shift by one.  A lost
+ * connection is re-opened, at most once a second.
+ */
+#include "pmu.h"
+#include "args.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SCPI_DEFAULT_QUERY "MEAS:POW?"
+#define SCPI_DEFAULT_TIMEOUT_MS 100
+#define SCPI_INIT_TIMEOUT_MS 2000	/* first answer and TCP connect */
+#define SCPI_RECONNECT_NS 1000000000LL
+#define SCPI_SETTLE_NS 20000000LL	/* quiet time after the first answer */
+#define SCPI_NAN_VALUE 9.91e37		/* SCPI's "not a number" */
+
+struct scpi {
+	char address[160];	/* as given, for messages */
+	char host[128], port[32];	/* tcp */
+	char device[PATH_MAX];		/* serial */
+	speed_t speed;
+	int tcp;
+
+	char query[128];	/* with the newline */
+	size_t query_len;
+	int timeout_ms;
+
+	int fd;			/* -1: disconnected */
+	int outstanding;	/* a query waits for its answer */
+	unsigned long sent_at;	/* read number it was sent after */
+	unsigned long reads;
+	long long last_connect_ns;
+
+	char rx[512];		/* bytes received, not yet a whole line */
+	size_t rx_len;
+	int overlong;		/* dropping the rest of a too long line */
+	char line[256];		/* the last whole line */
+
+	struct channel_desc channel;
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+static const struct {
+	unsigned baud;
+	speed_t speed;
+} bauds[] = {
+	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
+	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
+	{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
+	{ 921600, B921600 }, { 1000000, B1000000 }, { 2000000, B2000000 },
+};
+
+static int parse_serial(struct scpi *scpi, const char *addr, struct error *err)
+{
+	const char *at = strrchr(addr, '@');
+	unsigned long baud = 9600;
+	size_t len = at ? (size_t)(at - addr) : strlen(addr);
+
+	if (len >= sizeof(scpi->device))
+		return error_set(err, "scpi: device path too long in '%s'", addr);
+	memcpy(scpi->device, addr, len);
+	scpi->device[len] = '\0';
+	if (at && pmu_arg_ulong("scpi", "baud rate", at + 1, 1, 4000000, &baud, err) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(bauds) / sizeof(bauds[0]); i++) {
+		if (bauds[i].baud == baud) {
+			scpi->speed = bauds[i].speed;
+			return 0;
+		}
+	}
+	return error_set(err, "scpi: unsupported baud rate %lu in '%s' (use 1200 ... 2000000, e.g. %s@115200)",
+			 baud, addr, scpi->device);
+}
+
+static int parse_tcp(struct scpi *scpi, const char *addr, struct error *err)
+{
+	const char *hostport = addr + strlen("tcp://"), *colon, *host = hostport;
+	size_t hostlen;
+
+	if (*hostport == '[') {		/* [IPv6]:PORT */
+		const char *close = strchr(hostport, ']');
+
+		colon = close && close[1] == ':' ? close + 1 : NULL;
+		host = hostport + 1;
+		hostlen = close ? (size_t)(close - host) : 0;
+	} else {
+		colon = strrchr(hostport, ':');
+		hostlen = colon ? (size_t)(colon - hostport) : 0;
+	}
+	if (!colon || hostlen == 0 || !colon[1] || hostlen >= sizeof(scpi->host) ||
+	    strlen(colon + 1) >= sizeof(scpi->port))
+		return error_set(err, "scpi: bad address '%s' (use tcp://HOST:PORT, e.g. tcp://192.168.1.50:5025)",
+				 addr);
+	memcpy(scpi->host, host, hostlen);
+	scpi->host[hostlen] = '\0';
+	strcpy(scpi->port, colon + 1);
+	scpi->tcp = 1;
+	return 0;
+}
+
+static int parse_address(struct scpi *scpi, const char *addr, struct error *err)
+{
+	if (strlen(addr) >= sizeof(scpi->address))
+		return error_set(err, "scpi: address too long: '%.40s...'", addr);
+	strcpy(scpi->address, addr);
+	if (strncmp(addr, "tcp://", 6) == 0)
+		return parse_tcp(scpi, addr, err);
+	if (addr[0] == '/')
+		return parse_serial(scpi, addr, err);
+	return error_set(err, "scpi: bad address '%s' (use tcp://HOST:PORT or a serial device /dev/ttyUSB0@BAUD)",
+			 addr);
+}
+
+static int parse_unit(struct scpi *scpi, const char *unit, struct error *err)
+{
+	static const struct {
+		const char *unit;
+		enum channel_kind kind;
+	} units[] = { { "W", CHANNEL_POWER }, { "A", CHANNEL_CURRENT }, { "V", CHANNEL_VOLTAGE } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(unit, units[i].unit) == 0) {
+			strcpy(scpi->channel.unit, units[i].unit);
+			scpi->channel.kind = units[i].kind;
+			return 0;
+		}
+	}
+	return error_set(err, "scpi: bad unit '%s' (use unit=W, unit=A or unit=V)", unit);
+}
+
+static int parse_option(struct scpi *scpi, const char *item, struct error *err)
+{
+	const char *v;
+	unsigned long ms;
+
+	if ((v = pmu_arg_option(item, "query"))) {
+		if (!*v || strlen(v) + 2 > sizeof(scpi->query) || strpbrk(v, "\r\n"))
+			return error_set(err, "scpi: bad query '%s' (give one line of at most %zu characters, e.g. query=MEAS:POW?)",
+					 v, sizeof(scpi->query) - 2);
+		scpi->query_len = (size_t)snprintf(scpi->query, sizeof(scpi->query), "%s\n", v);
+		return 0;
+	}
+	if ((v = pmu_arg_option(item, "unit")))
+		return parse_unit(scpi, v, err);
+	if ((v = pmu_arg_option(item, "timeout_ms"))) {
+		if (pmu_arg_ulong("scpi", "timeout_ms", v, 1, 60000, &ms, err) < 0)
+			return -1;
+		scpi->timeout_ms = (int)ms;
+		return 0;
+	}
+	if ((v = pmu_arg_option(item, "name"))) {
+		if (!*v || strlen(v) >= sizeof(scpi->channel.name))
+			return error_set(err, "scpi: bad name '%s' (give 1 to %zu characters)",
+					 v, sizeof(scpi->channel.name) - 1);
+		strcpy(scpi->channel.name, v);
+		return 0;
+	}
+	return error_set(err, "scpi: unknown option '%s' (options: query=..., unit=W|A|V, timeout_ms=N, name=...)",
+			 item);
+}
+
+static int parse_args(struct scpi *scpi, const char *args, struct error *err)
+{
+	struct pmu_args list;
+	int ret = 0;
+
+	if (pmu_args_split(&list, "scpi", args, err) < 0)
+		return -1;
+	if (list.n == 0 || strchr(list.items[0], '='))
+		ret = error_set(err, "scpi: no meter address (use -p scpi:tcp://HOST:PORT or -p scpi:/dev/ttyUSB0@115200)");
+	for (unsigned i = 0; i < list.n && ret == 0; i++)
+		ret = i == 0 ? parse_address(scpi, list.items[0], err)
+			     : parse_option(scpi, list.items[i], err);
+	pmu_args_free(&list);
+	return ret;
+}
+
+/* ---- connection ------------------------------------------------------------ */
+
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int ret;
+
+	do
+		ret = poll(&pfd, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	return ret;
+}
+
+/* Non-blocking connect that gives up after timeout_ms. */
+static int connect_tcp(struct scpi *scpi, int timeout_ms, struct error *err)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	int ret, fd = -1, errnum = 0;
+
+	ret = getaddrinfo(scpi->host, scpi->port, &hints, &res);
+	if (ret)
+		return error_set(err, "scpi: cannot resolve %s: %s (check the host name and port)",
+				 scpi->address, gai_strerror(ret));
+	for (ai = res; ai; ai = ai->ai_next) {
+		socklen_t len = sizeof(errnum);
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			errnum = errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		errnum = errno;
+		if (errnum == EINPROGRESS) {
+			errnum = ETIMEDOUT;
+			if (wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &errnum, &len) == 0 && errnum == 0)
+				break;
+		}
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return error_set(err, "scpi: cannot connect to %s: %s (is the meter on and listening there? check the address and port)",
+				 scpi->address, strerror(errnum));
+	/* each query is one small write that must leave at once */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+	return fd;
+}
+
+static int open_serial(struct scpi *scpi, struct error *err)
+{
+	struct termios tio;
+	int fd = open(scpi->device, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_set(err, "scpi: cannot open %s: %s (%s)", scpi->device, strerror(errno),
+				 errno == EACCES ? "add yourself to the dialout group or run as root"
+						 : "check the device path, e.g. ls /dev/ttyUSB*");
+	if (tcgetattr(fd, &tio) < 0) {
+		close(fd);
+		return error_set(err, "scpi: %s is not a serial device: %s (give a tty, e.g. /dev/ttyUSB0@115200)",
+				 scpi->device, strerror(errno));
+	}
+	cfmakeraw(&tio);
+	tio.c_cflag |= CLOCAL | CREAD;
+	cfsetispeed(&tio, scpi->speed);
+	cfsetospeed(&tio, scpi->speed);
+	if (tcsetattr(fd, TCSANOW, &tio) < 0) {
+		close(fd);
+		return error_set(err, "scpi: cannot configure %s: %s (check the baud rate)",
+				 scpi->device, strerror(errno));
+	}
+	tcflush(fd, TCIOFLUSH);
+	return fd;
+}
+
+static int scpi_connect(struct scpi *scpi, int timeout_ms, struct error *err)
+{
+	scpi->last_connect_ns = now_ns();
+	scpi->fd = scpi->tcp ? connect_tcp(scpi, timeout_ms, err) : open_serial(scpi, err);
+	scpi->outstanding = 0;
+	scpi->rx_len = 0;
+	scpi->overlong = 0;
+	return scpi->fd < 0 ? -1 : 0;
+}
+
+static void scpi_disconnect(struct scpi *scpi)
+{
+	if (scpi->fd >= 0)
+		close(scpi->fd);
+	scpi->fd = -1;
+	scpi->outstanding = 0;
+}
+
+/* ---- queries and answers ---------------------------------------------------- */
+
+static int send_query(struct scpi *scpi)
+{
+	ssize_t n = scpi->tcp ? send(scpi->fd, scpi->query, scpi->query_len, MSG_NOSIGNAL)
+			      : write(scpi->fd, scpi->query, scpi->query_len);
+
+	if (n != (ssize_t)scpi->query_len)
+		return -1;
+	scpi->outstanding = 1;
+	scpi->sent_at = scpi->reads;
+	return 0;
+}
+
+/* Move the first complete line of rx into line (CR/LF cut); a line too
+ * long for it is dropped whole.  1 when a line was taken, else 0. */
+static int next_line(struct scpi *scpi)
+{
+	char *nl;
+
+	while ((nl = memchr(scpi->rx, '\n', scpi->rx_len))) {
+		size_t len = (size_t)(nl - scpi->rx), used = len + 1;
+		int complete = !scpi->overlong && len < sizeof(scpi->line);
+
+		if (complete) {
+			memcpy(scpi->line, scpi->rx, len);
+			scpi->line[len] = '\0';
+			if (len && scpi->line[len - 1] == '\r')
+				scpi->line[len - 1] = '\0';
+		}
+		memmove(scpi->rx, scpi->rx + used, scpi->rx_len - used);
+		scpi->rx_len -= used;
+		scpi->overlong = 0;
+		if (complete)
+			return 1;
+	}
+	if (scpi->rx_len == sizeof(scpi->rx)) {	/* no newline in sight */
+		scpi->overlong = 1;
+		scpi->rx_len = 0;
+	}
+	return 0;
+}
+
+/* Take what has arrived, without blocking.  Returns 1 when a whole line is
+ * in scpi->line, 0 when none yet, -1 when the connection is gone. */
+static int take_line(struct scpi *scpi)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (next_line(scpi))
+			return 1;
+		n = read(scpi->fd, scpi->rx + scpi->rx_len, sizeof(scpi->rx) - scpi->rx_len);
+		if (n == 0)
+			return -1;
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		scpi->rx_len += (size_t)n;
+	}
+}
+
+/* Wait until deadline for the next line; 1, 0 (timeout) or -1 (gone). */
+static int await_line(struct scpi *scpi, long long deadline_ns)
+{
+	for (;;) {
+		int ret = take_line(scpi);
+		long long left;
+
+		if (ret != 0)
+			return ret;
+		left = deadline_ns - now_ns();
+		if (left <= 0)
+			return 0;
+		if (wait_fd(scpi->fd, POLLIN, (int)((left + 999999) / 1000000)) < 0)
+			return -1;
+	}
+}
+
+/* Drop whatever arrived that answers nothing (extra lines, echoes), so
+ * that the next line is the answer to the next query. */
+static int drain(struct scpi *scpi)
+{
+	int ret;
+
+	while ((ret = take_line(scpi)) > 0)
+		;
+	scpi->rx_len = 0;
+	return ret;
+}
+
+/* One number, as SCPI instruments print them ("12.5", "+1.250E+01"). */
+static int parse_reading(const char *text, double *value)
+{
+	char *end;
+
+	while (*text == ' ' || *text == '\t')
+		text++;
+	*value = strtod(text, &end);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (end == text || *end || !isfinite(*value))
+		return -1;
+	if (fabs(*value) >= SCPI_NAN_VALUE * 0.999)
+		*value = NAN;
+	return 0;
+}
+
+/* The answer to the outstanding query, or NaN.  Only an answer to the query
+ * sent after the previous read is used; anything older is stale. */
+static double collect_answer(struct scpi *scpi)
+{
+	int fresh = scpi->sent_at + 1 == scpi->reads;
+	long long deadline = now_ns() + (fresh ? (long long)scpi->timeout_ms * 1000000 : 0);
+	double value = NAN;
+	int ret;
+
+	ret = await_line(scpi, deadline);
+	if (ret < 0) {
+		scpi_disconnect(scpi);
+		return NAN;
+	}
+	if (ret == 0)
+		return NAN;
+	scpi->outstanding = 0;
+	if (fresh && parse_reading(scpi->line, &value) < 0)
+		value = NAN;
+	return fresh ? value : NAN;
+}
+
+static int scpi_read(void *state, double *values, struct error *err)
+{
+	struct scpi *scpi = state;
+
+	(void)err;
+	scpi->reads++;
+	values[0] = NAN;
+	if (scpi->fd < 0) {
+		if (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
+		    scpi_connect(scpi, scpi->timeout_ms, NULL) < 0)
+			return 0;
+	}
+	if (scpi->outstanding)
+		values[0] = collect_answer(scpi);
+	/* an unanswered query stays outstanding: its answer, when it comes,
+	 * is stale and dropped, then querying resumes */
+	if (scpi->fd >= 0 && !scpi->outstanding && (drain(scpi) < 0 || send_query(scpi) < 0))
+		scpi_disconnect(scpi);
+	return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+/* Ask once and insist on a number, so that a wrong address, baud rate or
+ * query stops the run before the target starts. */
+static int handshake(struct scpi *scpi, struct error *err)
+{
+	double value;
+	int ret;
+
+	if (send_query(scpi) < 0)
+		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",
+				 scpi->address, strerror(errno));
+	ret = await_line(scpi, now_ns() + (long long)SCPI_INIT_TIMEOUT_MS * 1000000);
+	if (ret <= 0)
+		return error_set(err, "scpi: meter at %s %s '%.*s' within %d ms (check query=, the baud rate, and that the meter ends answers with a newline)",
+				 scpi->address, ret < 0 ? "closed the connection instead of answering" : "did not answer",
+				 (int)scpi->query_len - 1, scpi->query, SCPI_INIT_TIMEOUT_MS);
+	scpi->outstanding = 0;
+	if (parse_reading(scpi->line, &value) < 0)
+		return error_set(err, "scpi: meter at %s answered '%.40s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
+				 scpi->address, scpi->line, (int)scpi->query_len - 1, scpi->query);
+	/* let lines that follow an answer (some meters add one) go by */
+	while (await_line(scpi, now_ns() + SCPI_SETTLE_NS) > 0)
+		;
+	scpi->rx_len = 0;
+	if (send_query(scpi) < 0)
+		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",
+				 scpi->address, strerror(errno));
+	return 0;
+}
+
+static void scpi_release(void *state)
+{
+	struct scpi *scpi = state;
+
+	if (!scpi)
+		return;
+	scpi_disconnect(scpi);
+	free(scpi);
+}
+
+static int scpi_init(void **state, const char *args, struct error *err)
+{
+	struct scpi *scpi = calloc(1, sizeof(*scpi));
+
+	if (!scpi)
+		return error_set(err, "scpi: out of memory");
+	scpi->fd = -1;
+	scpi->timeout_ms = SCPI_DEFAULT_TIMEOUT_MS;
+	scpi->query_len = (size_t)snprintf(scpi->query, sizeof(scpi->query), "%s\n", SCPI_DEFAULT_QUERY);
+	strcpy(scpi->channel.name, "scpi");
+	strcpy(scpi->channel.source, "scpi");
+	strcpy(scpi->channel.unit, "W");
+	scpi->channel.scale = 1;
+	scpi->channel.kind = CHANNEL_POWER;
+	scpi->channel.scope = CHANNEL_PER_SAMPLE;
+	/* the handshake leaves the first sample's query sent */
+	if (parse_args(scpi, args, err) < 0 ||
+	    scpi_connect(scpi, SCPI_INIT_TIMEOUT_MS, err) < 0 ||
+	    handshake(scpi, err) < 0) {
+		scpi_release(scpi);
+		return -1;
+	}
+	*state = scpi;
+	return 0;
+}
+
+static size_t scpi_channels(void *state, const struct channel_desc **channels)
+{
+	struct scpi *scpi = state;
+
+	*channels = &scpi->channel;
+	return 1;
+}
+
+static int scpi_probe(struct error *why)
+{
+	(void)why;
+	return 0;
+}
+
+static void scpi_list(FILE *out)
+{
+	fputs("needs a meter address, e.g. scpi:tcp://192.168.1.50:5025 or scpi:/dev/ttyUSB0@115200", out);
+}
+
+const struct pmu_ops pmu_scpi = {
+	.name = "scpi",
+	.syntax = "scpi:ADDRESS[,query=Q][,unit=W|A|V][,timeout_ms=N][,name=N]",
+	.summary = "external meter over tcp://HOST:PORT or /dev/ttyX@BAUD, one SCPI query per sample (default MEAS:POW?)",
+	.probe = scpi_probe,
+	.list = scpi_list,
+	.init = scpi_init,
+	.channels = scpi_channels,
+	.read = scpi_read,
+	.release = scpi_release,
+};

@@ -1,0 +1,1002 @@
+/* native.c - this project's profile format: chunked, delta + varint coded.
+ *
+ * The layout is specified byte by byte in docs/FORMAT.md; in short:
+ *   header  "SMPLPROF", u32 version, u32 flags (0)
+ *   chunks  u32 payload length, u32 CRC-32 of (length bytes + payload), payload
+ *   payload whole records: one tag byte (type, flags) then varint fields
+ * Records never span chunks, so a file cut anywhere reads back up to its
+ * last complete chunk.  Deltas (sample time, per-thread PC, CPU time and
+ * counters) run across chunks; both ends keep the same per-thread state.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "tidtable.h"
+
+#define NATIVE_VERSION 1
+#define HEADER_SIZE 16
+#define CHUNK_HEADER 8
+#define CHUNK_TARGET (64 * 1024)		/* flush when a chunk reaches this */
+#define CHUNK_MAX (64u * 1024 * 1024)		/* the reader refuses longer chunks */
+#define FLUSH_INTERVAL_NS 1000000000ull	/* and at least once a second */
+
+#define REC_INFO 8
+#define REC_TYPE_MASK 0x0f
+#define SAMPLE_SAME_THREADS 0x10	/* same tid list as the previous sample */
+/* The low 3 bits of a sample's time residual ride in the top of its tag:
+ * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
+#define SAMPLE_TIME_SHIFT 5
+#define SAMPLE_TIME_BITS 3
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct native_writer {
+	struct profile_writer head;
+	struct obuf chunk;		/* CHUNK_HEADER reserved bytes, then records */
+	uint64_t period_ns;
+	uint64_t prev_time;
+	uint64_t flush_time;		/* sample time of the last timed flush */
+	uint32_t *prev_tids;		/* tid list of the previous sample */
+	uint32_t nprev;
+	size_t prev_cap;
+	struct tid_table threads;
+};
+
+static struct native_writer *to_native_writer(struct profile_writer *w)
+{
+	return (struct native_writer *)w;
+}
+
+uint64_t profile_period_ns(double target_hz)
+{
+	double period;
+
+	if (!(target_hz > 0) || !isfinite(target_hz))
+		return 0;
+	period = 1e9 / target_hz;
+	if (!(period < 1e18))
+		return 0;
+	return (uint64_t)(period + 0.5);
+}
+
+static int native_flush(struct profile_writer *w, struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	size_t len = nw->chunk.len - CHUNK_HEADER;
+	uint8_t *hdr = nw->chunk.data;
+	uint32_t crc;
+
+	if (!len)
+		return 0;
+	put_le32(hdr, (uint32_t)len);
+	crc = crc32_update(0, hdr, 4);
+	crc = crc32_update(crc, hdr + CHUNK_HEADER, len);
+	put_le32(hdr + 4, crc);
+	nw->chunk.len = CHUNK_HEADER;
+	return sink_write(&w->sink, hdr, CHUNK_HEADER + len, true, err);
+}
+
+/* Room for a record of at most max bytes at the end of the chunk. */
+static uint8_t *record_begin(struct native_writer *nw, size_t max, struct error *err)
+{
+	if (max > CHUNK_MAX - CHUNK_HEADER) {
+		error_set(err, "profile record of %zu bytes exceeds the chunk limit", max);
+		return NULL;
+	}
+	if (nw->chunk.len - CHUNK_HEADER + max > CHUNK_MAX && native_flush(&nw->head, err) < 0)
+		return NULL;
+	if (obuf_reserve(&nw->chunk, max) < 0) {
+		error_set(err, "cannot buffer a profile record of %zu bytes: out of memory", max);
+		return NULL;
+	}
+	return nw->chunk.data + nw->chunk.len;
+}
+
+/* Commit the record ending at p; flush the chunk when it is full or a
+ * second of sample time has passed since the last flush. */
+static int record_end(struct native_writer *nw, uint8_t *p, uint64_t time_ns,
+		      struct error *err)
+{
+	nw->chunk.len = (size_t)(p - nw->chunk.data);
+	if (nw->chunk.len - CHUNK_HEADER >= CHUNK_TARGET ||
+	    (int64_t)(time_ns - nw->flush_time) >= (int64_t)FLUSH_INTERVAL_NS) {
+		nw->flush_time = time_ns;
+		return native_flush(&nw->head, err);
+	}
+	return 0;
+}
+
+static uint8_t *put_cstr(uint8_t *p, const char *s, size_t size)
+{
+	return put_string(p, s, strnlen(s, size - 1));
+}
+
+#define PUT_FIELD_STR(p, field) put_cstr(p, field, sizeof(field))
+
+static int write_info(struct native_writer *nw, struct error *err)
+{
+	const struct profile_info *info = &nw->head.info;
+	const struct profile_host *h = &info->host;
+	uint8_t *p = record_begin(nw, sizeof(*info) + 64 * VARINT_MAX, err);
+
+	if (!p)
+		return -1;
+	*p++ = REC_INFO;
+	p = PUT_FIELD_STR(p, h->hostname);
+	p = PUT_FIELD_STR(p, h->os_release);
+	p = PUT_FIELD_STR(p, h->os_version);
+	p = PUT_FIELD_STR(p, h->arch);
+	p = PUT_FIELD_STR(p, h->cpu_desc);
+	p = PUT_FIELD_STR(p, h->cpu_id);
+	p = put_varint(p, h->nr_cpus_online);
+	p = put_varint(p, h->nr_cpus_avail);
+	p = put_varint(p, h->total_mem_kb);
+	p = PUT_FIELD_STR(p, h->sampler_version);
+	p = PUT_FIELD_STR(p, h->cmdline);
+	p = put_varint(p, h->realtime_ns);
+	p = put_varint(p, h->monotonic_ns);
+	p = put_varint(p, h->start_ns);
+	p = put_double(p, h->target_hz);
+	p = put_varint(p, info->nchannels);
+	for (uint32_t i = 0; i < info->nchannels; i++) {
+		const struct channel_desc *c = &info->channels[i];
+
+		p = PUT_FIELD_STR(p, c->name);
+		p = PUT_FIELD_STR(p, c->source);
+		p = PUT_FIELD_STR(p, c->unit);
+		p = put_double(p, c->scale);
+		*p++ = (uint8_t)c->kind;
+		*p++ = (uint8_t)c->scope;
+	}
+	nw->chunk.len = (size_t)(p - nw->chunk.data);
+	return native_flush(&nw->head, err);
+}
+
+static int native_process(struct profile_writer *w, const struct profile_process *pr,
+			  struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + 3 * VARINT_MAX, err);
+
+	if (!p)
+		return -1;
+	*p++ = PROFILE_REC_PROCESS;
+	p = put_varint(p, pr->pid);
+	p = put_varint(p, pr->ppid);
+	p = put_varint(p, pr->time_ns);
+	return record_end(nw, p, pr->time_ns, err);
+}
+
+static int native_exec(struct profile_writer *w, const struct profile_exec *e,
+		       struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + 4 * VARINT_MAX + sizeof(e->comm) + sizeof(e->argv), err);
+
+	if (!p)
+		return -1;
+	*p++ = PROFILE_REC_EXEC;
+	p = put_varint(p, e->pid);
+	p = put_varint(p, e->time_ns);
+	p = PUT_FIELD_STR(p, e->comm);
+	p = PUT_FIELD_STR(p, e->argv);
+	return record_end(nw, p, e->time_ns, err);
+}
+
+static int too_many_threads(struct error *err)
+{
+	return error_set(err, "more than %d live threads to record (profile limit; exit records remove threads)",
+			 PROFILE_MAX_THREADS);
+}
+
+static int native_thread(struct profile_writer *w, const struct profile_thread *t,
+			 struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + 3 * VARINT_MAX, err);
+	struct tid_state *st;
+	bool created;
+
+	if (!p)
+		return -1;
+	st = tid_table_get(&nw->threads, t->tid, &created);
+	if (!st)
+		return too_many_threads(err);
+	st->pid = t->pid;	/* the reader does the same */
+	*p++ = PROFILE_REC_THREAD;
+	p = put_varint(p, t->tid);
+	p = put_varint(p, t->pid);
+	p = put_varint(p, t->time_ns);
+	return record_end(nw, p, t->time_ns, err);
+}
+
+static int native_exit(struct profile_writer *w, const struct profile_exit *e,
+		       struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 2 + 3 * VARINT_MAX, err);
+
+	if (!p)
+		return -1;
+	tid_table_remove(&nw->threads, e->tid);
+	*p++ = PROFILE_REC_EXIT;
+	p = put_varint(p, e->tid);
+	p = put_varint(p, e->pid);
+	p = put_varint(p, e->time_ns);
+	*p++ = e->whole_process ? 1 : 0;
+	return record_end(nw, p, e->time_ns, err);
+}
+
+static int native_map(struct profile_writer *w, const struct profile_map *m,
+		      struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + 10 * VARINT_MAX + sizeof(m->path), err);
+
+	if (!p)
+		return -1;
+	*p++ = PROFILE_REC_MAP;
+	p = put_varint(p, m->pid);
+	p = put_varint(p, m->time_ns);
+	p = put_varint(p, m->start);
+	p = put_varint(p, m->len);
+	p = put_varint(p, m->pgoff);
+	p = put_varint(p, m->dev_major);
+	p = put_varint(p, m->dev_minor);
+	p = put_varint(p, m->inode);
+	p = put_varint(p, m->prot);
+	p = PUT_FIELD_STR(p, m->path);
+	return record_end(nw, p, m->time_ns, err);
+}
+
+static bool same_threads(const struct native_writer *nw, const struct profile_sample *s)
+{
+	if (s->nthreads != nw->nprev)
+		return false;
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid != nw->prev_tids[i])
+			return false;
+	return true;
+}
+
+/* The tid list, as zigzag deltas between neighbours; remembered. */
+static uint8_t *put_tids(struct native_writer *nw, uint8_t *p, const struct profile_sample *s)
+{
+	uint32_t prev = 0;
+
+	p = put_varint(p, s->nthreads);
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		uint32_t tid = s->threads[i].tid;
+
+		p = put_varint(p, zigzag((int64_t)tid - (int64_t)prev));
+		nw->prev_tids[i] = prev = tid;
+	}
+	nw->nprev = s->nthreads;
+	return p;
+}
+
+/* The PC as a delta from the nearer of the thread's two region bases. */
+static uint8_t *put_pc(uint8_t *p, struct tid_state *st, uint64_t pc)
+{
+	uint64_t delta = pc - st->pc, delta_alt = pc - st->pc_alt;
+	unsigned alt = pc_magnitude(delta_alt) < pc_magnitude(delta);
+
+	if (alt)
+		delta = delta_alt;
+	tid_state_move_pc(st, alt, delta, pc);
+	return put_varint_flag(p, zigzag((int64_t)delta), alt);
+}
+
+static int native_sample(struct profile_writer *w, const struct profile_sample *s,
+			 struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint32_t nc = w->info.nthread_channels;
+	uint64_t residual;
+	size_t max;
+	uint8_t *p;
+	bool same;
+
+	if (s->nthreads > PROFILE_MAX_THREADS)
+		return error_set(err, "sample of %u threads exceeds the profile limit of %d",
+				 s->nthreads, PROFILE_MAX_THREADS);
+	if (s->nthreads > nw->prev_cap) {
+		uint32_t *tids = realloc(nw->prev_tids, s->nthreads * sizeof(*tids));
+
+		if (!tids)
+			return error_set(err, "cannot record a sample of %u threads: out of memory",
+					 s->nthreads);
+		nw->prev_tids = tids;
+		nw->prev_cap = s->nthreads;
+	}
+	max = 1 + 2 * VARINT_MAX + (size_t)s->nthreads * VARINT_MAX * (3 + nc) +
+	      8 * (size_t)w->info.nsample_channels;
+	p = record_begin(nw, max, err);
+	if (!p)
+		return -1;
+	same = same_threads(nw, s);
+	residual = zigzag((int64_t)(s->time_ns - nw->prev_time - nw->period_ns));
+	*p++ = (uint8_t)(PROFILE_REC_SAMPLE | (same ? SAMPLE_SAME_THREADS : 0) |
+			 (residual & ((1 << SAMPLE_TIME_BITS) - 1)) << SAMPLE_TIME_SHIFT);
+	p = put_varint(p, residual >> SAMPLE_TIME_BITS);
+	if (!same)
+		p = put_tids(nw, p, s);
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		const struct profile_thread_sample *t = &s->threads[i];
+		struct tid_state *st;
+		uint64_t *prev;
+		bool created;
+
+		st = tid_table_get(&nw->threads, t->tid, &created);
+		if (!st)
+			return too_many_threads(err);
+		p = put_pc(p, st, t->pc);
+		p = put_varint(p, t->cpu_ns - st->cpu);
+		st->cpu = t->cpu_ns;
+		prev = tid_table_counters(&nw->threads, st);
+		for (uint32_t j = 0; j < nc; j++) {
+			p = put_varint(p, t->counters[j] - prev[j]);
+			prev[j] = t->counters[j];
+		}
+	}
+	for (uint32_t j = 0; j < w->info.nsample_channels; j++)
+		p = put_double(p, s->values[j]);
+	nw->prev_time = s->time_ns;
+	return record_end(nw, p, s->time_ns, err);
+}
+
+static int write_stats(struct native_writer *nw, const struct profile_stats *st,
+		       struct error *err)
+{
+	uint32_t nch = st->nchannels <= PROFILE_MAX_CHANNELS ? st->nchannels : 0;
+	uint8_t *p = record_begin(nw, 1 + 12 * VARINT_MAX + 8 * nch, err);
+
+	if (!p)
+		return -1;
+	*p++ = PROFILE_REC_STATS;
+	p = put_varint(p, st->wall_ns);
+	p = put_varint(p, st->latency_ns);
+	p = put_varint(p, st->samples);
+	p = put_varint(p, st->thread_samples);
+	p = put_varint(p, st->missed_slots);
+	p = put_varint(p, st->missing_readings);
+	p = put_varint(p, st->signals_delivered);
+	p = put_varint(p, st->threads_seen);
+	p = put_varint(p, st->processes_seen);
+	p = put_varint(p, zigzag(st->exit_status));
+	p = put_varint(p, nch);
+	for (uint32_t i = 0; i < nch; i++)
+		p = put_double(p, st->channel_totals[i]);
+	nw->chunk.len = (size_t)(p - nw->chunk.data);
+	return 0;
+}
+
+/* stats NULL (abandon): flush what is buffered; the file reads back as
+ * truncated.  After a failed write nothing more is attempted. */
+static int native_finish(struct profile_writer *w, const struct profile_stats *st,
+			 struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	int ret = 0;
+
+	if (!w->failed) {
+		if (st)
+			ret = write_stats(nw, st, err);
+		if (native_flush(w, ret < 0 ? NULL : err) < 0)
+			ret = -1;
+	}
+	if (sink_close(&w->sink, ret < 0 ? NULL : err) < 0)
+		ret = -1;
+	obuf_free(&nw->chunk);
+	free(nw->prev_tids);
+	tid_table_free(&nw->threads);
+	return ret;
+}
+
+static const struct writer_ops native_writer_ops = {
+	.process = native_process,
+	.exec = native_exec,
+	.thread = native_thread,
+	.exit = native_exit,
+	.map = native_map,
+	.sample = native_sample,
+	.flush = native_flush,
+	.finish = native_finish,
+};
+
+struct profile_writer *native_writer_open(const char *path, const struct profile_info *info,
+					  bool compress, struct error *err)
+{
+	struct native_writer *nw = calloc(1, sizeof(*nw));
+	uint8_t header[HEADER_SIZE];
+
+	if (!nw) {
+		error_set(err, "cannot create %s: out of memory", path);
+		return NULL;
+	}
+	nw->head.ops = &native_writer_ops;
+	nw->head.info = *info;
+	profile_info_index_channels(&nw->head.info);
+	nw->period_ns = profile_period_ns(info->host.target_hz);
+	nw->prev_time = nw->flush_time = info->host.start_ns;
+	tid_table_init(&nw->threads, nw->head.info.nthread_channels, PROFILE_MAX_THREADS);
+	if (obuf_reserve(&nw->chunk, CHUNK_TARGET + CHUNK_HEADER) < 0) {
+		error_set(err, "cannot create %s: out of memory", path);
+		goto out_free;
+	}
+	nw->chunk.len = CHUNK_HEADER;
+	if (sink_open(&nw->head.sink, path, compress, err) < 0)
+		goto out_free;
+	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
+	put_le32(header + 8, NATIVE_VERSION);
+	put_le32(header + 12, 0);
+	/* The header and info go out at once: the file is readable from the
+	 * start, whenever the sampler dies. */
+	if (sink_write(&nw->head.sink, header, sizeof(header), false, err) < 0 ||
+	    write_info(nw, err) < 0) {
+		sink_close(&nw->head.sink, NULL);
+		goto out_free;
+	}
+	return &nw->head;
+
+out_free:
+	obuf_free(&nw->chunk);
+	free(nw);
+	return NULL;
+}
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct native_reader {
+	struct profile_reader head;
+	uint8_t *chunk;			/* payload of the current chunk */
+	size_t chunk_cap;
+	struct cursor cur;		/* undecoded records of that chunk */
+	uint64_t period_ns;
+	uint64_t prev_time;
+	uint32_t *prev_tids;		/* tid list of the previous sample */
+	uint32_t nprev;
+	size_t cap;			/* threads the arrays below hold */
+	struct profile_thread_sample *ts;
+	uint64_t *counters;		/* per thread: nc cumulative, nc deltas */
+	double *values;
+	struct tid_table threads;
+	bool stats_seen;
+};
+
+static struct native_reader *to_native_reader(struct profile_reader *r)
+{
+	return (struct native_reader *)r;
+}
+
+static int corrupt(struct native_reader *nr, uint64_t offset, struct error *err,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int corrupt(struct native_reader *nr, uint64_t offset, struct error *err,
+		   const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = reader_vcorrupt(&nr->head, offset, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int truncated_at(struct native_reader *nr, uint64_t offset)
+{
+	return reader_truncated_at(&nr->head, offset);
+}
+
+static int source_error(struct native_reader *nr, struct error *err)
+{
+	return reader_failed(&nr->head, err);
+}
+
+/* Read len payload bytes into the chunk buffer.  Memory grows only with
+ * bytes actually read, so a hostile length cannot allocate much. */
+static long long read_payload(struct native_reader *nr, uint32_t len, struct error *err)
+{
+	struct source *src = &nr->head.src;
+	size_t have = 0;
+
+	while (have < len) {
+		size_t want = len;
+		long long got;
+
+		if (source_left_bound(src) == UINT64_MAX && want > have + 1024 * 1024)
+			want = have + 1024 * 1024;	/* unknown size: grow stepwise */
+		if (want > nr->chunk_cap) {
+			uint8_t *buf = realloc(nr->chunk, want);
+
+			if (!buf)
+				return error_set(err, "cannot read %s: out of memory for a chunk of %u bytes",
+						 src->path, len);
+			nr->chunk = buf;
+			nr->chunk_cap = want;
+		}
+		got = source_read(src, nr->chunk + have, want - have, err);
+		if (got < 0)
+			return -1;
+		have += (size_t)got;
+		if (have < want)
+			break;
+	}
+	return (long long)have;
+}
+
+/* Load the next chunk: 1, 0 at a clean end or when truncated (flag set), -1. */
+static int load_chunk(struct native_reader *nr, struct error *err)
+{
+	struct source *src = &nr->head.src;
+	uint64_t start = src->offset;
+	uint8_t hdr[CHUNK_HEADER];
+	uint32_t len, crc;
+	long long got;
+
+	got = source_read(src, hdr, sizeof(hdr), err);
+	if (got < 0)
+		return source_error(nr, err);
+	if (got == 0) {
+		nr->head.done = true;
+		if (!nr->stats_seen)
+			truncated_at(nr, start);
+		return 0;
+	}
+	if (got < CHUNK_HEADER)
+		return truncated_at(nr, start);
+	if (nr->stats_seen)
+		return corrupt(nr, start, err, "data after the statistics record");
+	len = get_le32(hdr);
+	if (len > CHUNK_MAX)
+		return corrupt(nr, start, err, "chunk length %u exceeds the limit of %u", len, CHUNK_MAX);
+	if (len > source_left_bound(src))
+		return truncated_at(nr, start);
+	got = read_payload(nr, len, err);
+	if (got < 0)
+		return source_error(nr, err);
+	if (got < len)
+		return truncated_at(nr, start);
+	crc = crc32_update(crc32_update(0, hdr, 4), nr->chunk, len);
+	if (crc != get_le32(hdr + 4))
+		return corrupt(nr, start, err, "chunk of %u bytes fails its CRC check (stored 0x%08x, computed 0x%08x)",
+			       len, get_le32(hdr + 4), crc);
+	nr->cur = (struct cursor){ .start = nr->chunk, .p = nr->chunk,
+				   .end = nr->chunk + len, .base = start + CHUNK_HEADER };
+	return 1;
+}
+
+#define GET(c, fn, dst, what)							\
+	do {									\
+		if (fn(c, dst) < 0)						\
+			return corrupt(nr, cursor_offset(c), err, "bad or cut %s", what); \
+	} while (0)
+
+#define GET_STR(c, field, what)							\
+	do {									\
+		if (cur_string(c, field, sizeof(field)) < 0)			\
+			return corrupt(nr, cursor_offset(c), err,		\
+				       "bad %s string (longer than %zu bytes, past the chunk end, or holding NUL)", \
+				       what, sizeof(field) - 1);		\
+	} while (0)
+
+static int read_channel(struct native_reader *nr, struct cursor *c, struct channel_desc *ch,
+			struct error *err)
+{
+	uint8_t kind, scope;
+
+	GET_STR(c, ch->name, "channel name");
+	GET_STR(c, ch->source, "channel source");
+	GET_STR(c, ch->unit, "channel unit");
+	GET(c, cur_double, &ch->scale, "channel scale");
+	GET(c, cur_u8, &kind, "channel kind");
+	if (kind > CHANNEL_COUNTER)
+		return corrupt(nr, cursor_offset(c) - 1, err, "unknown channel kind %u", kind);
+	GET(c, cur_u8, &scope, "channel scope");
+	if (scope > CHANNEL_PER_THREAD)
+		return corrupt(nr, cursor_offset(c) - 1, err, "unknown channel scope %u", scope);
+	ch->kind = kind;
+	ch->scope = scope;
+	return 0;
+}
+
+static int read_info(struct native_reader *nr, struct error *err)
+{
+	struct profile_info *info = &nr->head.info;
+	struct profile_host *h = &info->host;
+	struct cursor *c = &nr->cur;
+	uint8_t tag;
+
+	GET(c, cur_u8, &tag, "info record");
+	if (tag != REC_INFO)
+		return corrupt(nr, cursor_offset(c) - 1, err, "first record is of type %u, not the info record", tag);
+	GET_STR(c, h->hostname, "hostname");
+	GET_STR(c, h->os_release, "os_release");
+	GET_STR(c, h->os_version, "os_version");
+	GET_STR(c, h->arch, "arch");
+	GET_STR(c, h->cpu_desc, "cpu_desc");
+	GET_STR(c, h->cpu_id, "cpu_id");
+	GET(c, cur_u32, &h->nr_cpus_online, "nr_cpus_online");
+	GET(c, cur_u32, &h->nr_cpus_avail, "nr_cpus_avail");
+	GET(c, cur_varint, &h->total_mem_kb, "total_mem_kb");
+	GET_STR(c, h->sampler_version, "sampler_version");
+	GET_STR(c, h->cmdline, "cmdline");
+	GET(c, cur_varint, &h->realtime_ns, "realtime_ns");
+	GET(c, cur_varint, &h->monotonic_ns, "monotonic_ns");
+	GET(c, cur_varint, &h->start_ns, "start_ns");
+	GET(c, cur_double, &h->target_hz, "target_hz");
+	GET(c, cur_u32, &info->nchannels, "channel count");
+	if (info->nchannels > PROFILE_MAX_CHANNELS)
+		return corrupt(nr, cursor_offset(c) - 1, err, "%u channels (at most %d)",
+			       info->nchannels, PROFILE_MAX_CHANNELS);
+	for (uint32_t i = 0; i < info->nchannels; i++)
+		if (read_channel(nr, c, &info->channels[i], err) < 0)
+			return -1;
+	profile_info_index_channels(info);
+	return 0;
+}
+
+static int read_process(struct native_reader *nr, struct cursor *c, struct profile_process *p,
+			struct error *err)
+{
+	GET(c, cur_u32, &p->pid, "process pid");
+	GET(c, cur_u32, &p->ppid, "process ppid");
+	GET(c, cur_varint, &p->time_ns, "process time");
+	return 1;
+}
+
+static int read_exec(struct native_reader *nr, struct cursor *c, struct profile_exec *e,
+		     struct error *err)
+{
+	GET(c, cur_u32, &e->pid, "exec pid");
+	GET(c, cur_varint, &e->time_ns, "exec time");
+	GET_STR(c, e->comm, "exec comm");
+	GET_STR(c, e->argv, "exec argv");
+	return 1;
+}
+
+static int read_thread(struct native_reader *nr, struct cursor *c, struct profile_thread *t,
+		       struct error *err)
+{
+	uint64_t start = cursor_offset(c);
+	struct tid_state *st;
+	bool created;
+
+	GET(c, cur_u32, &t->tid, "thread tid");
+	GET(c, cur_u32, &t->pid, "thread pid");
+	GET(c, cur_varint, &t->time_ns, "thread time");
+	st = tid_table_get(&nr->threads, t->tid, &created);
+	if (!st)
+		return corrupt(nr, start, err, "more than %d live threads", PROFILE_MAX_THREADS);
+	st->pid = t->pid;
+	return 1;
+}
+
+static int read_exit(struct native_reader *nr, struct cursor *c, struct profile_exit *e,
+		     struct error *err)
+{
+	uint8_t whole;
+
+	GET(c, cur_u32, &e->tid, "exit tid");
+	GET(c, cur_u32, &e->pid, "exit pid");
+	GET(c, cur_varint, &e->time_ns, "exit time");
+	GET(c, cur_u8, &whole, "exit flag");
+	if (whole > 1)
+		return corrupt(nr, cursor_offset(c) - 1, err, "exit flag %u is not 0 or 1", whole);
+	e->whole_process = whole;
+	tid_table_remove(&nr->threads, e->tid);
+	return 1;
+}
+
+static int read_map(struct native_reader *nr, struct cursor *c, struct profile_map *m,
+		    struct error *err)
+{
+	GET(c, cur_u32, &m->pid, "map pid");
+	GET(c, cur_varint, &m->time_ns, "map time");
+	GET(c, cur_varint, &m->start, "map start");
+	GET(c, cur_varint, &m->len, "map length");
+	GET(c, cur_varint, &m->pgoff, "map offset");
+	GET(c, cur_u32, &m->dev_major, "map device major");
+	GET(c, cur_u32, &m->dev_minor, "map device minor");
+	GET(c, cur_varint, &m->inode, "map inode");
+	GET(c, cur_u32, &m->prot, "map protection");
+	GET_STR(c, m->path, "map path");
+	return 1;
+}
+
+static int read_stats(struct native_reader *nr, struct cursor *c, struct profile_stats *s,
+		      struct error *err)
+{
+	uint64_t status;
+
+	memset(s, 0, sizeof(*s));
+	GET(c, cur_varint, &s->wall_ns, "stats wall");
+	GET(c, cur_varint, &s->latency_ns, "stats latency");
+	GET(c, cur_varint, &s->samples, "stats samples");
+	GET(c, cur_varint, &s->thread_samples, "stats thread_samples");
+	GET(c, cur_varint, &s->missed_slots, "stats missed");
+	GET(c, cur_varint, &s->missing_readings, "stats missing");
+	GET(c, cur_varint, &s->signals_delivered, "stats signals");
+	GET(c, cur_u32, &s->threads_seen, "stats threads");
+	GET(c, cur_u32, &s->processes_seen, "stats processes");
+	GET(c, cur_varint, &status, "stats exit status");
+	if (status > UINT32_MAX)
+		return corrupt(nr, cursor_offset(c) - 1, err, "exit status out of range");
+	s->exit_status = (int32_t)unzigzag(status);
+	GET(c, cur_u32, &s->nchannels, "stats channel count");
+	if (s->nchannels > PROFILE_MAX_CHANNELS)
+		return corrupt(nr, cursor_offset(c) - 1, err, "%u channel totals (at most %d)",
+			       s->nchannels, PROFILE_MAX_CHANNELS);
+	for (uint32_t i = 0; i < s->nchannels; i++)
+		GET(c, cur_double, &s->channel_totals[i], "stats channel total");
+	if (cursor_left(c))
+		return corrupt(nr, cursor_offset(c), err, "record after the statistics record");
+	nr->stats_seen = true;
+	return 1;
+}
+
+/* Make the per-sample arrays hold n threads (they only grow). */
+static int reserve_threads(struct native_reader *nr, uint32_t n, struct error *err)
+{
+	uint32_t nc = nr->head.info.nthread_channels;
+	struct profile_thread_sample *ts;
+	uint64_t *counters = NULL;
+	uint32_t *tids;
+
+	if (n <= nr->cap)
+		return 0;
+	ts = realloc(nr->ts, n * sizeof(*ts));
+	if (ts)
+		nr->ts = ts;
+	tids = realloc(nr->prev_tids, n * sizeof(*tids));
+	if (tids)
+		nr->prev_tids = tids;
+	if (nc) {
+		counters = realloc(nr->counters, (size_t)n * 2 * nc * sizeof(*counters));
+		if (counters)
+			nr->counters = counters;
+	}
+	if (!ts || !tids || (nc && !counters))
+		return error_set(err, "cannot read %s: out of memory for a sample of %u threads",
+				 nr->head.src.path, n);
+	for (uint32_t i = 0; i < n; i++) {
+		nr->ts[i].counters = nc ? nr->counters + (size_t)i * 2 * nc : NULL;
+		nr->ts[i].counter_deltas = nc ? nr->counters + (size_t)i * 2 * nc + nc : NULL;
+	}
+	nr->cap = n;
+	return 0;
+}
+
+static int read_tids(struct native_reader *nr, struct cursor *c, struct error *err)
+{
+	uint32_t nc = nr->head.info.nthread_channels;
+	uint64_t start = cursor_offset(c);
+	int64_t tid = 0;
+	uint32_t n;
+
+	GET(c, cur_u32, &n, "sample thread count");
+	if (n > PROFILE_MAX_THREADS)
+		return corrupt(nr, start, err, "sample of %u threads (at most %d)", n, PROFILE_MAX_THREADS);
+	/* each thread takes at least one byte of tid, pc, cpu and counter */
+	if ((uint64_t)n * (3 + nc) > cursor_left(c))
+		return corrupt(nr, start, err, "sample of %u threads does not fit in the %zu bytes left in its chunk",
+			       n, cursor_left(c));
+	if (reserve_threads(nr, n, err) < 0)
+		return source_error(nr, err);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v;
+
+		GET(c, cur_varint, &v, "sample tid");
+		tid += unzigzag(v);
+		if (tid < 0 || tid > UINT32_MAX)
+			return corrupt(nr, cursor_offset(c), err, "tid %lld out of range", (long long)tid);
+		nr->prev_tids[i] = (uint32_t)tid;
+	}
+	nr->nprev = n;
+	return 0;
+}
+
+static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
+			      struct profile_thread_sample *t, struct error *err)
+{
+	uint32_t nc = nr->head.info.nthread_channels;
+	struct tid_state *st;
+	uint64_t v, *prev;
+	unsigned alt;
+	bool created;
+
+	st = tid_table_get(&nr->threads, tid, &created);
+	if (!st)
+		return corrupt(nr, cursor_offset(c), err, "more than %d live threads", PROFILE_MAX_THREADS);
+	if (cur_varint_flag(c, &v, &alt) < 0)
+		return corrupt(nr, cursor_offset(c), err, "bad or cut thread pc");
+	v = (uint64_t)unzigzag(v);
+	tid_state_move_pc(st, alt, v, (alt ? st->pc_alt : st->pc) + v);
+	GET(c, cur_varint, &t->cpu_delta_ns, "thread cpu time");
+	st->cpu += t->cpu_delta_ns;
+	t->tid = tid;
+	t->pid = st->pid;
+	t->pc = st->pc;
+	t->cpu_ns = st->cpu;
+	prev = tid_table_counters(&nr->threads, st);
+	for (uint32_t j = 0; j < nc; j++) {
+		GET(c, cur_varint, &t->counter_deltas[j], "thread counter");
+		prev[j] += t->counter_deltas[j];
+		t->counters[j] = prev[j];
+	}
+	return 0;
+}
+
+static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags,
+		       struct profile_sample *s, struct error *err)
+{
+	uint32_t nc = nr->head.info.nthread_channels;
+	uint32_t nv = nr->head.info.nsample_channels;
+	uint64_t v;
+
+	GET(c, cur_varint, &v, "sample time");
+	if (v >> (64 - SAMPLE_TIME_BITS))
+		return corrupt(nr, cursor_offset(c), err, "sample time residual out of range");
+	v = v << SAMPLE_TIME_BITS | flags >> SAMPLE_TIME_SHIFT;
+	s->time_ns = nr->prev_time + nr->period_ns + (uint64_t)unzigzag(v);
+	if (!(flags & SAMPLE_SAME_THREADS) && read_tids(nr, c, err) < 0)
+		return -1;
+	if ((uint64_t)nr->nprev * (2 + nc) > cursor_left(c))
+		return corrupt(nr, cursor_offset(c), err, "sample of %u threads does not fit in the %zu bytes left in its chunk",
+			       nr->nprev, cursor_left(c));
+	for (uint32_t i = 0; i < nr->nprev; i++)
+		if (read_thread_sample(nr, c, nr->prev_tids[i], &nr->ts[i], err) < 0)
+			return -1;
+	if (cursor_left(c) < 8 * (size_t)nv)
+		return corrupt(nr, cursor_offset(c), err, "sample values cut short");
+	for (uint32_t j = 0; j < nv; j++) {
+		nr->values[j] = get_double(c->p);
+		c->p += 8;
+	}
+	nr->prev_time = s->time_ns;
+	s->nthreads = nr->nprev;
+	s->threads = nr->ts;
+	s->values = nr->values;
+	return 1;
+}
+
+static int decode_record(struct native_reader *nr, struct profile_record *rec, struct error *err)
+{
+	struct cursor *c = &nr->cur;
+	uint64_t start = cursor_offset(c);
+	uint8_t tag = *c->p++;
+	uint8_t type = tag & REC_TYPE_MASK;
+
+	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE)
+		return corrupt(nr, start, err, "record tag 0x%02x has unknown flags", tag);
+	if (nr->stats_seen)
+		return corrupt(nr, start, err, "record after the statistics record");
+	rec->type = type;
+	switch (type) {
+	case PROFILE_REC_PROCESS:
+		return read_process(nr, c, &rec->process, err);
+	case PROFILE_REC_EXEC:
+		return read_exec(nr, c, &rec->exec, err);
+	case PROFILE_REC_THREAD:
+		return read_thread(nr, c, &rec->thread, err);
+	case PROFILE_REC_EXIT:
+		return read_exit(nr, c, &rec->exit, err);
+	case PROFILE_REC_MAP:
+		return read_map(nr, c, &rec->map, err);
+	case PROFILE_REC_SAMPLE:
+		return read_sample(nr, c, tag, &rec->sample, err);
+	case PROFILE_REC_STATS:
+		return read_stats(nr, c, &rec->stats, err);
+	default:
+		return corrupt(nr, start, err, "unknown record type %u", type);
+	}
+}
+
+static int native_next(struct profile_reader *r, struct profile_record *rec, struct error *err)
+{
+	struct native_reader *nr = to_native_reader(r);
+
+	while (!r->done) {
+		int ret;
+
+		if (nr->cur.p < nr->cur.end)
+			return decode_record(nr, rec, err);
+		ret = load_chunk(nr, err);
+		if (ret <= 0)
+			return ret;
+	}
+	if (r->failed) {
+		if (err)
+			*err = r->failure;
+		return -1;
+	}
+	return 0;
+}
+
+static void native_close(struct profile_reader *r)
+{
+	struct native_reader *nr = to_native_reader(r);
+
+	free(nr->chunk);
+	free(nr->prev_tids);
+	free(nr->ts);
+	free(nr->counters);
+	free(nr->values);
+	tid_table_free(&nr->threads);
+}
+
+static const struct reader_ops native_reader_ops = {
+	.next = native_next,
+	.close = native_close,
+};
+
+static int read_header(struct native_reader *nr, struct error *err)
+{
+	uint8_t header[HEADER_SIZE];
+	long long got = source_read(&nr->head.src, header, sizeof(header), err);
+	uint32_t version;
+
+	if (got < 0)
+		return -1;
+	if (got < HEADER_SIZE || memcmp(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN) != 0)
+		return error_set(err, "%s: not a sampler profile (too short or bad magic)", nr->head.src.path);
+	version = get_le32(header + 8);
+	if (version != NATIVE_VERSION)
+		return error_set(err, "%s: profile format version %u, this reader knows version %d (use a matching sampler release)",
+				 nr->head.src.path, version, NATIVE_VERSION);
+	if (get_le32(header + 12) != 0)
+		return error_set(err, "%s: corrupt profile at byte offset 12: unknown header flags 0x%08x",
+				 nr->head.src.path, get_le32(header + 12));
+	return 0;
+}
+
+struct profile_reader *native_reader_open(struct source *src, struct error *err)
+{
+	struct native_reader *nr = calloc(1, sizeof(*nr));
+	struct profile_info *info;
+
+	if (!nr) {
+		error_set(err, "cannot read %s: out of memory", src->path);
+		source_close(src);
+		return NULL;
+	}
+	nr->head.ops = &native_reader_ops;
+	nr->head.src = *src;
+	info = &nr->head.info;
+	if (read_header(nr, err) < 0)
+		goto out_free;
+	if (load_chunk(nr, err) <= 0) {
+		if (!nr->head.failed)
+			error_set(err, "%s: profile cut short before its host information (offset %llu; the sampler died at start)",
+				  src->path, (unsigned long long)nr->head.good_bytes);
+		goto out_free;
+	}
+	if (read_info(nr, err) < 0)
+		goto out_free;
+	info->format = PROFILE_FORMAT_NATIVE;
+	info->compressed = src->compressed;
+	nr->period_ns = profile_period_ns(info->host.target_hz);
+	nr->prev_time = info->host.start_ns;
+	tid_table_init(&nr->threads, info->nthread_channels, PROFILE_MAX_THREADS);
+	if (info->nsample_channels) {
+		nr->values = calloc(info->nsample_channels, sizeof(*nr->values));
+		if (!nr->values) {
+			error_set(err, "cannot read %s: out of memory", src->path);
+			goto out_free;
+		}
+	}
+	return &nr->head;
+
+out_free:
+	native_close(&nr->head);
+	source_close(&nr->head.src);
+	free(nr);
+	return NULL;
+}

@@ -1,0 +1,812 @@
+/* sampler-profile - the text view of a profile (docs/FORMAT.md, "Text view").
+ *
+ *   sampler-profile dump FILE        print every record, one per line
+ *   sampler-profile build [--format native|pperf] OUT < TEXT
+ *                                    write a profile from that text
+ *
+ * dump exits 0 for a complete profile, 2 for a truncated one (after a last
+ * line "truncated good_bytes=N"), 1 for unreadable or corrupt input.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../common/error.h"
+#include "profile.h"
+
+#define PROG "sampler-profile"
+
+/* ---- text encoding ---------------------------------------------------- */
+
+static bool needs_escape(unsigned char ch)
+{
+	return ch <= ' ' || ch == '%' || ch == '=' || ch == ',' || ch == 0x7f;
+}
+
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (needs_escape(ch))
+			fprintf(out, "%%%02X", ch);
+		else
+			putc(ch, out);
+	}
+}
+
+/* The shortest text that reads back as exactly d. */
+static void put_double(FILE *out, double d)
+{
+	char buf[40];
+
+	if (isnan(d)) {
+		fputs("nan", out);
+		return;
+	}
+	if (d == floor(d) && fabs(d) < 1e15) {	/* integral: no exponent */
+		fprintf(out, "%.0f", d);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	fputs(buf, out);
+}
+
+static void put_doubles(FILE *out, const char *key, const double *v, uint32_t n)
+{
+	fprintf(out, " %s=", key);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			putc(',', out);
+		put_double(out, v[i]);
+	}
+}
+
+static void put_u64s(FILE *out, const char *key, const uint64_t *v, uint32_t n)
+{
+	fprintf(out, " %s=", key);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v[i]);
+}
+
+static void put_str(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, " %s=", key);
+	put_escaped(out, s);
+}
+
+/* ---- dump ------------------------------------------------------------- */
+
+static void dump_info(FILE *out, const struct profile_info *info)
+{
+	const struct profile_host *h = &info->host;
+
+	fprintf(out, "format name=%s compressed=%d\n",
+		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed);
+	fputs("host", out);
+	put_str(out, "hostname", h->hostname);
+	put_str(out, "os_release", h->os_release);
+	put_str(out, "os_version", h->os_version);
+	put_str(out, "arch", h->arch);
+	put_str(out, "cpu_desc", h->cpu_desc);
+	put_str(out, "cpu_id", h->cpu_id);
+	fprintf(out, " nr_cpus_online=%u nr_cpus_avail=%u total_mem_kb=%" PRIu64,
+		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb);
+	put_str(out, "sampler_version", h->sampler_version);
+	put_str(out, "cmdline", h->cmdline);
+	fprintf(out, " realtime_ns=%" PRIu64 " monotonic_ns=%" PRIu64 " start_ns=%" PRIu64 " target_hz=",
+		h->realtime_ns, h->monotonic_ns, h->start_ns);
+	put_double(out, h->target_hz);
+	putc('\n', out);
+	for (uint32_t i = 0; i < info->nchannels; i++) {
+		const struct channel_desc *c = &info->channels[i];
+
+		fputs("channel", out);
+		put_str(out, "name", c->name);
+		put_str(out, "source", c->source);
+		put_str(out, "unit", c->unit);
+		fputs(" scale=", out);
+		put_double(out, c->scale);
+		fprintf(out, " kind=%s scope=%s\n", channel_kind_name(c->kind),
+			c->scope == CHANNEL_PER_THREAD ? "thread" : "sample");
+	}
+}
+
+static void dump_map(FILE *out, const struct profile_map *m)
+{
+	fprintf(out, "map pid=%u time=%" PRIu64 " start=0x%" PRIx64 " len=0x%" PRIx64
+		" pgoff=0x%" PRIx64 " dev=%02x:%02x inode=%" PRIu64 " prot=%c%c%c",
+		m->pid, m->time_ns, m->start, m->len, m->pgoff, m->dev_major, m->dev_minor,
+		m->inode, m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
+		m->prot & PROT_EXEC ? 'x' : '-');
+	put_str(out, "path", m->path);
+	putc('\n', out);
+}
+
+static void dump_sample(FILE *out, const struct profile_info *info, const struct profile_sample *s)
+{
+	uint32_t nc = info->nthread_channels;
+
+	fprintf(out, "sample time=%" PRIu64 " nthreads=%u", s->time_ns, s->nthreads);
+	put_doubles(out, "values", s->values, info->nsample_channels);
+	putc('\n', out);
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		const struct profile_thread_sample *t = &s->threads[i];
+
+		fprintf(out, "ts tid=%u pid=%u pc=0x%" PRIx64 " cpu=%" PRIu64 " dcpu=%" PRIu64,
+			t->tid, t->pid, t->pc, t->cpu_ns, t->cpu_delta_ns);
+		put_u64s(out, "counters", t->counters, nc);
+		put_u64s(out, "dcounters", t->counter_deltas, nc);
+		putc('\n', out);
+	}
+}
+
+static void dump_stats(FILE *out, const struct profile_stats *s)
+{
+	fprintf(out, "stats wall=%" PRIu64 " latency=%" PRIu64 " samples=%" PRIu64
+		" thread_samples=%" PRIu64 " missed=%" PRIu64 " missing=%" PRIu64
+		" signals=%" PRIu64 " threads=%u processes=%u exit=%d",
+		s->wall_ns, s->latency_ns, s->samples, s->thread_samples, s->missed_slots,
+		s->missing_readings, s->signals_delivered, s->threads_seen, s->processes_seen,
+		s->exit_status);
+	put_doubles(out, "totals", s->channel_totals, s->nchannels);
+	putc('\n', out);
+}
+
+static void dump_record(FILE *out, const struct profile_info *info, const struct profile_record *rec)
+{
+	switch (rec->type) {
+	case PROFILE_REC_PROCESS:
+		fprintf(out, "process pid=%u ppid=%u time=%" PRIu64 "\n", rec->process.pid,
+			rec->process.ppid, rec->process.time_ns);
+		break;
+	case PROFILE_REC_EXEC:
+		fprintf(out, "exec pid=%u time=%" PRIu64, rec->exec.pid, rec->exec.time_ns);
+		put_str(out, "comm", rec->exec.comm);
+		put_str(out, "argv", rec->exec.argv);
+		putc('\n', out);
+		break;
+	case PROFILE_REC_THREAD:
+		fprintf(out, "thread tid=%u pid=%u time=%" PRIu64 "\n", rec->thread.tid,
+			rec->thread.pid, rec->thread.time_ns);
+		break;
+	case PROFILE_REC_EXIT:
+		fprintf(out, "exit tid=%u pid=%u time=%" PRIu64 " whole=%d\n", rec->exit.tid,
+			rec->exit.pid, rec->exit.time_ns, rec->exit.whole_process);
+		break;
+	case PROFILE_REC_MAP:
+		dump_map(out, &rec->map);
+		break;
+	case PROFILE_REC_SAMPLE:
+		dump_sample(out, info, &rec->sample);
+		break;
+	case PROFILE_REC_STATS:
+		dump_stats(out, &rec->stats);
+		break;
+	}
+}
+
+static int cmd_dump(const char *path)
+{
+	struct profile_reader *r;
+	struct profile_record rec;
+	struct error err = { "" };
+	uint64_t good;
+	int ret;
+
+	r = profile_reader_open(path, &err);
+	if (!r) {
+		error_print(PROG, &err);
+		return 1;
+	}
+	dump_info(stdout, profile_reader_info(r));
+	while ((ret = profile_read_next(r, &rec, &err)) > 0)
+		dump_record(stdout, profile_reader_info(r), &rec);
+	if (ret == 0 && profile_reader_truncated(r, &good)) {
+		printf("truncated good_bytes=%" PRIu64 "\n", good);
+		ret = 2;
+	}
+	profile_reader_close(r);
+	if (fflush(stdout) != 0) {
+		error_set(&err, "cannot write the dump: %s", strerror(errno));
+		ret = -1;
+	}
+	if (ret < 0) {
+		error_print(PROG, &err);
+		return 1;
+	}
+	return ret;
+}
+
+/* ---- build: parsing the text ------------------------------------------ */
+
+#define MAX_FIELDS 32
+
+struct field {
+	char *key;
+	char *value;		/* unescaped in place */
+	bool used;
+};
+
+struct line {
+	unsigned long number;
+	char *word;		/* record type */
+	struct field fields[MAX_FIELDS];
+	unsigned nfields;
+};
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int unescape(char *s, struct line *l, struct error *err)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (*s != '%') {
+			*out++ = *s;
+			continue;
+		}
+		if (hexval(s[1]) < 0 || hexval(s[2]) < 0 || (hexval(s[1]) | hexval(s[2])) == 0)
+			return error_set(err, "line %lu: bad %%-escape in \"%.20s\" (write %%XX with two hex digits)",
+					 l->number, s);
+		*out++ = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+		s += 2;
+	}
+	*out = '\0';
+	return 0;
+}
+
+static int split_line(char *text, struct line *l, struct error *err)
+{
+	char *save = NULL, *tok;
+
+	l->nfields = 0;
+	l->word = strtok_r(text, " \t\r", &save);
+	while ((tok = strtok_r(NULL, " \t\r", &save))) {
+		char *eq = strchr(tok, '=');
+		struct field *f;
+
+		if (!eq)
+			return error_set(err, "line %lu: field \"%s\" has no '=' (write key=value)",
+					 l->number, tok);
+		if (l->nfields == MAX_FIELDS)
+			return error_set(err, "line %lu: more than %d fields", l->number, MAX_FIELDS);
+		*eq = '\0';
+		f = &l->fields[l->nfields++];
+		*f = (struct field){ .key = tok, .value = eq + 1 };
+		if (unescape(f->value, l, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The value of key, or NULL when the line lacks it (then defaults hold). */
+static const char *field(struct line *l, const char *key)
+{
+	for (unsigned i = 0; i < l->nfields; i++) {
+		if (strcmp(l->fields[i].key, key) == 0) {
+			l->fields[i].used = true;
+			return l->fields[i].value;
+		}
+	}
+	return NULL;
+}
+
+/* Derived fields are ignored on input; anything else unknown is a typo. */
+static int check_fields(struct line *l, struct error *err)
+{
+	static const char *const derived[] = { "pid", "dcpu", "dcounters" };
+
+	for (unsigned i = 0; i < l->nfields; i++) {
+		bool ignorable = false;
+
+		if (l->fields[i].used)
+			continue;
+		for (unsigned j = 0; j < sizeof(derived) / sizeof(derived[0]); j++)
+			ignorable |= strcmp(l->word, "ts") == 0 && strcmp(l->fields[i].key, derived[j]) == 0;
+		if (!ignorable)
+			return error_set(err, "line %lu: unknown field \"%s\" in a %s line",
+					 l->number, l->fields[i].key, l->word);
+	}
+	return 0;
+}
+
+static int get_u64(struct line *l, const char *key, uint64_t *v, struct error *err)
+{
+	const char *s = field(l, key);
+	char *end;
+
+	*v = 0;
+	if (!s)
+		return 0;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		return error_set(err, "line %lu: %s=\"%s\" is not an unsigned number", l->number, key, s);
+	return 0;
+}
+
+static int get_u32(struct line *l, const char *key, uint32_t *v, struct error *err)
+{
+	uint64_t wide;
+
+	if (get_u64(l, key, &wide, err) < 0)
+		return -1;
+	if (wide > UINT32_MAX)
+		return error_set(err, "line %lu: %s=%" PRIu64 " is out of range", l->number, key, wide);
+	*v = (uint32_t)wide;
+	return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end == s || *end ? -1 : 0;
+}
+
+static int get_double(struct line *l, const char *key, double *v, struct error *err)
+{
+	const char *s = field(l, key);
+
+	*v = 0;
+	if (s && parse_double(s, v) < 0)
+		return error_set(err, "line %lu: %s=\"%s\" is not a number", l->number, key, s);
+	return 0;
+}
+
+static int get_str(struct line *l, const char *key, char *dst, size_t size, struct error *err)
+{
+	const char *s = field(l, key);
+
+	dst[0] = '\0';
+	if (!s)
+		return 0;
+	if (strlen(s) >= size)
+		return error_set(err, "line %lu: %s is longer than %zu bytes", l->number, key, size - 1);
+	strcpy(dst, s);
+	return 0;
+}
+
+#define GET_STR(l, key, dst, err) get_str(l, key, dst, sizeof(dst), err)
+
+/* A comma-separated list of exactly n doubles or uint64s. */
+static int get_list(struct line *l, const char *key, uint32_t n, double *dv, uint64_t *uv,
+		    struct error *err)
+{
+	const char *s = field(l, key);
+	char buf[64];
+	uint32_t count = 0;
+
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+		char *end;
+
+		if (count == n || len >= sizeof(buf))
+			goto bad;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (dv && parse_double(buf, &dv[count]) < 0)
+			goto bad;
+		if (uv) {
+			errno = 0;
+			uv[count] = strtoull(buf, &end, 0);
+			if (errno || end == buf || *end || buf[0] == '-')
+				goto bad;
+		}
+		count++;
+		s += len;
+		if (*s == ',' && *++s == '\0')
+			goto bad;
+	}
+	if (count == n)
+		return 0;
+bad:
+	return error_set(err, "line %lu: %s= must list %u comma-separated numbers, one per channel of that scope",
+			 l->number, key, n);
+}
+
+/* ---- build: records --------------------------------------------------- */
+
+struct builder {
+	const char *path;
+	enum profile_format format;
+	struct profile_info info;
+	struct profile_writer *w;
+	struct profile_sample sample;	/* being collected from ts lines */
+	uint32_t pending;		/* ts lines still expected */
+	uint32_t cap;
+	uint64_t *counters;
+	double values[PROFILE_MAX_CHANNELS];
+	bool finished;
+	struct profile_map map;		/* large records, parsed in place */
+	struct profile_exec exec;
+};
+
+static int parse_host(struct line *l, struct profile_host *h, struct error *err)
+{
+	if (GET_STR(l, "hostname", h->hostname, err) < 0 ||
+	    GET_STR(l, "os_release", h->os_release, err) < 0 ||
+	    GET_STR(l, "os_version", h->os_version, err) < 0 ||
+	    GET_STR(l, "arch", h->arch, err) < 0 ||
+	    GET_STR(l, "cpu_desc", h->cpu_desc, err) < 0 ||
+	    GET_STR(l, "cpu_id", h->cpu_id, err) < 0 ||
+	    get_u32(l, "nr_cpus_online", &h->nr_cpus_online, err) < 0 ||
+	    get_u32(l, "nr_cpus_avail", &h->nr_cpus_avail, err) < 0 ||
+	    get_u64(l, "total_mem_kb", &h->total_mem_kb, err) < 0 ||
+	    GET_STR(l, "sampler_version", h->sampler_version, err) < 0 ||
+	    GET_STR(l, "cmdline", h->cmdline, err) < 0 ||
+	    get_u64(l, "realtime_ns", &h->realtime_ns, err) < 0 ||
+	    get_u64(l, "monotonic_ns", &h->monotonic_ns, err) < 0 ||
+	    get_u64(l, "start_ns", &h->start_ns, err) < 0 ||
+	    get_double(l, "target_hz", &h->target_hz, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_channel(struct line *l, struct profile_info *info, struct error *err)
+{
+	struct channel_desc *c;
+	const char *kind, *scope;
+
+	if (info->nchannels == PROFILE_MAX_CHANNELS)
+		return error_set(err, "line %lu: more than %d channels", l->number, PROFILE_MAX_CHANNELS);
+	c = &info->channels[info->nchannels++];
+	if (GET_STR(l, "name", c->name, err) < 0 || GET_STR(l, "source", c->source, err) < 0 ||
+	    GET_STR(l, "unit", c->unit, err) < 0 || get_double(l, "scale", &c->scale, err) < 0)
+		return -1;
+	kind = field(l, "kind");
+	scope = field(l, "scope");
+	if (!kind || channel_kind_parse(kind, &c->kind) < 0)
+		return error_set(err, "line %lu: kind=%s is not energy, power, current, voltage or counter",
+				 l->number, kind ? kind : "(missing)");
+	if (scope && strcmp(scope, "thread") == 0)
+		c->scope = CHANNEL_PER_THREAD;
+	else if (scope && strcmp(scope, "sample") == 0)
+		c->scope = CHANNEL_PER_SAMPLE;
+	else
+		return error_set(err, "line %lu: scope=%s is not sample or thread",
+				 l->number, scope ? scope : "(missing)");
+	profile_info_index_channels(info);
+	return 0;
+}
+
+static int parse_prot(struct line *l, uint32_t *prot, struct error *err)
+{
+	const char *s = field(l, "prot");
+
+	*prot = 0;
+	if (!s)
+		return 0;
+	if (strlen(s) != 3 || !strchr("r-", s[0]) || !strchr("w-", s[1]) || !strchr("x-", s[2]))
+		return error_set(err, "line %lu: prot=%s is not like r-x", l->number, s);
+	*prot = (s[0] == 'r' ? PROT_READ : 0) | (s[1] == 'w' ? PROT_WRITE : 0) |
+		(s[2] == 'x' ? PROT_EXEC : 0);
+	return 0;
+}
+
+static int parse_dev(struct line *l, struct profile_map *m, struct error *err)
+{
+	const char *s = field(l, "dev");
+	unsigned major, minor;
+	int n = 0;
+
+	if (!s)
+		return 0;
+	if (sscanf(s, "%x:%x%n", &major, &minor, &n) != 2 || s[n])
+		return error_set(err, "line %lu: dev=%s is not MAJOR:MINOR in hex", l->number, s);
+	m->dev_major = major;
+	m->dev_minor = minor;
+	return 0;
+}
+
+static int build_map(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_map *m = &b->map;
+
+	memset(m, 0, sizeof(*m));
+	if (get_u32(l, "pid", &m->pid, err) < 0 || get_u64(l, "time", &m->time_ns, err) < 0 ||
+	    get_u64(l, "start", &m->start, err) < 0 || get_u64(l, "len", &m->len, err) < 0 ||
+	    get_u64(l, "pgoff", &m->pgoff, err) < 0 || parse_dev(l, m, err) < 0 ||
+	    get_u64(l, "inode", &m->inode, err) < 0 || parse_prot(l, &m->prot, err) < 0 ||
+	    GET_STR(l, "path", m->path, err) < 0 || check_fields(l, err) < 0)
+		return -1;
+	return profile_write_map(b->w, m, err);
+}
+
+static int build_exec(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_exec *e = &b->exec;
+
+	memset(e, 0, sizeof(*e));
+	if (get_u32(l, "pid", &e->pid, err) < 0 || get_u64(l, "time", &e->time_ns, err) < 0 ||
+	    GET_STR(l, "comm", e->comm, err) < 0 || GET_STR(l, "argv", e->argv, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	return profile_write_exec(b->w, e, err);
+}
+
+static int build_process(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_process p;
+
+	if (get_u32(l, "pid", &p.pid, err) < 0 || get_u32(l, "ppid", &p.ppid, err) < 0 ||
+	    get_u64(l, "time", &p.time_ns, err) < 0 || check_fields(l, err) < 0)
+		return -1;
+	return profile_write_process(b->w, &p, err);
+}
+
+static int build_thread(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_thread t;
+
+	if (get_u32(l, "tid", &t.tid, err) < 0 || get_u32(l, "pid", &t.pid, err) < 0 ||
+	    get_u64(l, "time", &t.time_ns, err) < 0 || check_fields(l, err) < 0)
+		return -1;
+	return profile_write_thread(b->w, &t, err);
+}
+
+static int build_exit(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_exit e;
+	uint32_t whole = 0;
+
+	if (get_u32(l, "tid", &e.tid, err) < 0 || get_u32(l, "pid", &e.pid, err) < 0 ||
+	    get_u64(l, "time", &e.time_ns, err) < 0 || get_u32(l, "whole", &whole, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	e.whole_process = whole != 0;
+	return profile_write_exit(b->w, &e, err);
+}
+
+static int build_sample(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_sample *s = &b->sample;
+	uint32_t nc = b->info.nthread_channels;
+
+	if (get_u64(l, "time", &s->time_ns, err) < 0 ||
+	    get_u32(l, "nthreads", &s->nthreads, err) < 0 ||
+	    get_list(l, "values", b->info.nsample_channels, b->values, NULL, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	if (s->nthreads > PROFILE_MAX_THREADS)
+		return error_set(err, "line %lu: nthreads=%u exceeds %d", l->number, s->nthreads,
+				 PROFILE_MAX_THREADS);
+	if (s->nthreads > b->cap) {
+		struct profile_thread_sample *ts = realloc(s->threads, s->nthreads * sizeof(*ts));
+		uint64_t *counters = ts ? realloc(b->counters, (size_t)s->nthreads * (nc + 1) * sizeof(*counters)) : NULL;
+
+		if (ts)
+			s->threads = ts;
+		if (counters)
+			b->counters = counters;
+		if (!ts || !counters)
+			return error_set(err, "line %lu: out of memory", l->number);
+		b->cap = s->nthreads;
+	}
+	s->values = b->values;
+	b->pending = s->nthreads;
+	return s->nthreads ? 0 : profile_write_sample(b->w, s, err);
+}
+
+static int build_ts(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_sample *s = &b->sample;
+	uint32_t nc = b->info.nthread_channels;
+	struct profile_thread_sample *t;
+
+	if (!b->pending)
+		return error_set(err, "line %lu: ts line outside a sample (a sample line with nthreads=N comes first)",
+				 l->number);
+	t = &s->threads[s->nthreads - b->pending];
+	memset(t, 0, sizeof(*t));
+	t->counters = b->counters + (size_t)(s->nthreads - b->pending) * (nc + 1);
+	if (get_u32(l, "tid", &t->tid, err) < 0 || get_u64(l, "pc", &t->pc, err) < 0 ||
+	    get_u64(l, "cpu", &t->cpu_ns, err) < 0 ||
+	    get_list(l, "counters", nc, NULL, t->counters, err) < 0 || check_fields(l, err) < 0)
+		return -1;
+	if (--b->pending)
+		return 0;
+	return profile_write_sample(b->w, s, err);
+}
+
+static int build_stats(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_stats st;
+	const char *status = field(l, "exit");
+	const char *totals = field(l, "totals");
+	uint32_t n = 0;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	for (const char *p = totals; p && *p; p++)
+		n += *p == ',';
+	if (totals && *totals)
+		n++;
+	if (n > PROFILE_MAX_CHANNELS)
+		return error_set(err, "line %lu: more than %d totals", l->number, PROFILE_MAX_CHANNELS);
+	st.nchannels = n;
+	for (unsigned i = 0; i < l->nfields; i++)	/* let get_list find it again */
+		if (strcmp(l->fields[i].key, "totals") == 0)
+			l->fields[i].used = false;
+	if (get_u64(l, "wall", &st.wall_ns, err) < 0 || get_u64(l, "latency", &st.latency_ns, err) < 0 ||
+	    get_u64(l, "samples", &st.samples, err) < 0 ||
+	    get_u64(l, "thread_samples", &st.thread_samples, err) < 0 ||
+	    get_u64(l, "missed", &st.missed_slots, err) < 0 ||
+	    get_u64(l, "missing", &st.missing_readings, err) < 0 ||
+	    get_u64(l, "signals", &st.signals_delivered, err) < 0 ||
+	    get_u32(l, "threads", &st.threads_seen, err) < 0 ||
+	    get_u32(l, "processes", &st.processes_seen, err) < 0 ||
+	    get_list(l, "totals", n, st.channel_totals, NULL, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	if (status) {
+		char *end;
+
+		errno = 0;
+		long v = strtol(status, &end, 0);
+
+		if (errno || end == status || *end || v < INT32_MIN || v > INT32_MAX)
+			return error_set(err, "line %lu: exit=%s is not an exit status", l->number, status);
+		st.exit_status = (int32_t)v;
+	}
+	b->finished = true;
+	ret = profile_writer_finish(b->w, &st, err);
+	b->w = NULL;
+	return ret;
+}
+
+static int open_writer(struct builder *b, struct error *err)
+{
+	b->info.format = b->format;
+	profile_info_index_channels(&b->info);
+	b->w = profile_writer_open(b->path, b->format, &b->info, err);
+	return b->w ? 0 : -1;
+}
+
+struct record_builder {
+	const char *word;
+	int (*build)(struct builder *b, struct line *l, struct error *err);
+};
+
+static const struct record_builder record_builders[] = {
+	{ "process", build_process },
+	{ "exec", build_exec },
+	{ "thread", build_thread },
+	{ "exit", build_exit },
+	{ "map", build_map },
+	{ "sample", build_sample },
+	{ "ts", build_ts },
+	{ "stats", build_stats },
+};
+
+static int build_line(struct builder *b, struct line *l, struct error *err)
+{
+	if (!l->word || strcmp(l->word, "format") == 0 || strcmp(l->word, "truncated") == 0)
+		return 0;
+	if (b->finished)
+		return error_set(err, "line %lu: %s after the stats line (stats ends a profile)",
+				 l->number, l->word);
+	if (strcmp(l->word, "host") == 0 || strcmp(l->word, "channel") == 0) {
+		if (b->w)
+			return error_set(err, "line %lu: %s line after the first record (host and channel lines come first)",
+					 l->number, l->word);
+		if (l->word[0] == 'h')
+			return parse_host(l, &b->info.host, err) < 0 ? -1 : check_fields(l, err);
+		return parse_channel(l, &b->info, err) < 0 ? -1 : check_fields(l, err);
+	}
+	if (b->pending && strcmp(l->word, "ts") != 0)
+		return error_set(err, "line %lu: %u more ts lines expected before this %s line",
+				 l->number, b->pending, l->word);
+	for (size_t i = 0; i < sizeof(record_builders) / sizeof(record_builders[0]); i++) {
+		if (strcmp(l->word, record_builders[i].word) != 0)
+			continue;
+		if (!b->w && open_writer(b, err) < 0)
+			return -1;
+		return record_builders[i].build(b, l, err);
+	}
+	return error_set(err, "line %lu: unknown line type \"%s\"", l->number, l->word);
+}
+
+/* Read the text line by line; the writer opens at the first record. */
+static int build_all(struct builder *b, struct error *err)
+{
+	struct line l = { 0 };
+	char *text = NULL;
+	size_t size = 0;
+	int ret = 0;
+
+	while (ret == 0 && getline(&text, &size, stdin) > 0) {
+		l.number++;
+		text[strcspn(text, "\n")] = '\0';
+		if (split_line(text, &l, err) < 0 || build_line(b, &l, err) < 0)
+			ret = -1;
+	}
+	free(text);
+	if (ret == 0 && b->pending)
+		ret = error_set(err, "input ends %u ts lines short of the last sample", b->pending);
+	if (ret == 0 && !b->w && !b->finished)
+		ret = open_writer(b, err);
+	return ret;
+}
+
+static int cmd_build(const char *path, enum profile_format format)
+{
+	struct builder *b = calloc(1, sizeof(*b));
+	struct error err = { "" };
+	int ret;
+
+	if (!b) {
+		error_set(&err, "out of memory");
+		error_print(PROG, &err);
+		return 1;
+	}
+	b->path = path;
+	b->format = format;
+	ret = build_all(b, &err);
+	if (b->w)	/* no stats line: the profile reads back as truncated */
+		profile_writer_abandon(b->w);
+	free(b->sample.threads);
+	free(b->counters);
+	free(b);
+	if (ret < 0) {
+		error_print(PROG, &err);
+		return 1;
+	}
+	return 0;
+}
+
+static int usage(FILE *out, int status)
+{
+	fputs("usage: sampler-profile dump FILE\n"
+	      "       sampler-profile build [--format native|pperf] OUT < TEXT\n"
+	      "dump prints a profile (native or pperf, plain or .bz2) as text, one record per line;\n"
+	      "build writes the profile that text describes (OUT ending in .bz2: compressed).\n"
+	      "See docs/FORMAT.md.\n", out);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	enum profile_format format = PROFILE_FORMAT_NATIVE;
+	struct error err;
+	int i = 2;
+
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
+		return usage(stdout, 0);
+	if (argc == 3 && strcmp(argv[1], "dump") == 0)
+		return cmd_dump(argv[2]);
+	if (argc < 3 || strcmp(argv[1], "build") != 0)
+		return usage(stderr, 1);
+	if (strcmp(argv[i], "--format") == 0 && argc == 5) {
+		if (strcmp(argv[3], "pperf") == 0) {
+			format = PROFILE_FORMAT_PPERF;
+		} else if (strcmp(argv[3], "native") != 0) {
+			error_set(&err, "unknown format \"%s\" (use native or pperf)", argv[3]);
+			error_print(PROG, &err);
+			return 1;
+		}
+		i = 4;
+	} else if (argc != 3) {
+		return usage(stderr, 1);
+	}
+	return cmd_build(argv[i], format);
+}

@@ -1,0 +1,425 @@
+/* stream.c - plain or bzip2 byte streams under the profile formats. */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ZBUF_SIZE (256 * 1024)
+#define SOURCE_BUF_SIZE (64 * 1024)
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t done = write(fd, p, n);
+
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (done == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	return 0;
+}
+
+static int sink_fail(struct sink *s, struct error *err)
+{
+	return error_set(err, "cannot write %s: %s (check free disk space and permissions)",
+			 s->path, strerror(errno));
+}
+
+int sink_open(struct sink *s, const char *path, bool compress, struct error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->path = strdup(path);
+	if (!s->path)
+		return error_set(err, "cannot create %s: out of memory", path);
+	if (compress && !(s->zbuf = malloc(ZBUF_SIZE))) {
+		error_set(err, "cannot create %s: out of memory", path);
+		goto out_free;
+	}
+	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		error_set(err, "cannot create %s: %s (check that its directory exists and is writable)",
+			  path, strerror(errno));
+		goto out_free;
+	}
+	s->zcap = ZBUF_SIZE;
+	s->compress = compress;
+	return 0;
+
+out_free:
+	free(s->zbuf);
+	free(s->path);
+	s->zbuf = NULL;
+	s->path = NULL;
+	return -1;
+}
+
+/* Write out the compressed bytes bzip2 has produced so far. */
+static int sink_drain(struct sink *s, struct error *err)
+{
+	size_t n = s->zcap - s->bz.avail_out;
+
+	if (n && write_all(s->fd, s->zbuf, n) < 0)
+		return sink_fail(s, err);
+	s->bytes += n;
+	s->bz.next_out = (char *)s->zbuf;
+	s->bz.avail_out = (unsigned)s->zcap;
+	return 0;
+}
+
+/* Run bzip2 with action until it says it is done (done_code). */
+static int sink_compress(struct sink *s, int action, int done_code, struct error *err)
+{
+	for (;;) {
+		int ret;
+
+		if (s->bz.avail_out == 0 && sink_drain(s, err) < 0)
+			return -1;
+		ret = BZ2_bzCompress(&s->bz, action);
+		if (ret < 0)
+			return error_set(err, "cannot write %s: bzip2 compression failed (code %d)",
+					 s->path, ret);
+		if (ret == done_code && (action != BZ_RUN || s->bz.avail_in == 0))
+			return 0;
+	}
+}
+
+/* Begin a bzip2 stream.  Blocks of 100 kB: a stream rarely holds more than
+ * one 64 KiB chunk, and the compressor then needs ~1 MB, not ~8. */
+static int stream_begin(struct sink *s, struct error *err)
+{
+	memset(&s->bz, 0, sizeof(s->bz));
+	if (BZ2_bzCompressInit(&s->bz, 1, 0, 0) != BZ_OK)
+		return error_set(err, "cannot write %s: bzip2 initialisation failed (out of memory?)",
+				 s->path);
+	s->bz.next_out = (char *)s->zbuf;
+	s->bz.avail_out = (unsigned)s->zcap;
+	s->stream_open = true;
+	return 0;
+}
+
+/* End the stream and write all of it out.  A bzip2 block flushed inside a
+ * stream (BZ_FLUSH) keeps its last bits in the compressor until the next
+ * block, so a cut file would lose it: ending the stream writes them. */
+static int stream_end(struct sink *s, struct error *err)
+{
+	int ret;
+
+	s->bz.avail_in = 0;
+	ret = sink_compress(s, BZ_FINISH, BZ_STREAM_END, err);
+	if (ret == 0)
+		ret = sink_drain(s, err);
+	BZ2_bzCompressEnd(&s->bz);
+	s->stream_open = false;
+	return ret;
+}
+
+int sink_write(struct sink *s, const void *data, size_t n, bool flush, struct error *err)
+{
+	if (!s->compress) {
+		if (write_all(s->fd, data, n) < 0)
+			return sink_fail(s, err);
+		s->bytes += n;
+		return 0;
+	}
+	if (!s->stream_open && stream_begin(s, err) < 0)
+		return -1;
+	while (n) {
+		unsigned part = n > (1u << 30) ? 1u << 30 : (unsigned)n;
+
+		s->bz.next_in = (char *)data;
+		s->bz.avail_in = part;
+		if (sink_compress(s, BZ_RUN, BZ_RUN_OK, err) < 0)
+			return -1;
+		data = (const uint8_t *)data + part;
+		n -= part;
+	}
+	return flush ? stream_end(s, err) : 0;
+}
+
+int sink_pwrite(struct sink *s, const void *data, size_t n, uint64_t offset,
+		struct error *err)
+{
+	const uint8_t *p = data;
+
+	while (n) {
+		ssize_t done = pwrite(s->fd, p, n, (off_t)offset);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0)
+			return sink_fail(s, err);
+		p += done;
+		n -= (size_t)done;
+		offset += (uint64_t)done;
+	}
+	return 0;
+}
+
+int sink_close(struct sink *s, struct error *err)
+{
+	int ret = 0;
+
+	if (s->fd < 0)
+		return 0;
+	/* an empty compressed file is still one (empty) bzip2 stream */
+	if (s->compress && !s->stream_open && !s->bytes && stream_begin(s, err) < 0)
+		ret = -1;
+	if (s->stream_open && stream_end(s, err) < 0)
+		ret = -1;
+	if (close(s->fd) < 0 && ret == 0)
+		ret = sink_fail(s, err);
+	s->fd = -1;
+	free(s->zbuf);
+	free(s->path);
+	s->zbuf = NULL;
+	s->path = NULL;
+	return ret;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static int source_fail(struct source *s, struct error *err)
+{
+	return error_set(err, "cannot read %s: %s", s->path, strerror(errno));
+}
+
+static long long read_some(int fd, void *dst, size_t n)
+{
+	for (;;) {
+		ssize_t got = read(fd, dst, n);
+
+		if (got >= 0 || errno != EINTR)
+			return got;
+	}
+}
+
+/* Read compressed input into zin when bzip2 has used it all. */
+static int source_refill_input(struct source *s, struct error *err)
+{
+	long long got;
+
+	if (s->bz.avail_in || s->in_eof)
+		return 0;
+	got = read_some(s->fd, s->zin, SOURCE_BUF_SIZE);
+	if (got < 0)
+		return source_fail(s, err);
+	if (got == 0)
+		s->in_eof = true;
+	s->bz.next_in = (char *)s->zin;
+	s->bz.avail_in = (unsigned)got;
+	return 0;
+}
+
+/* Decompress up to cap bytes into dst: the count, 0 at the end, -1. */
+static long long source_inflate(struct source *s, uint8_t *dst, size_t cap, struct error *err)
+{
+	for (;;) {
+		size_t produced;
+		int ret;
+
+		if (source_refill_input(s, err) < 0)
+			return -1;
+		if (!s->bz.avail_in && s->in_eof)
+			return 0;	/* end of file, maybe inside a stream */
+		if (!s->bz_active) {	/* a (further) concatenated stream */
+			char *next_in = s->bz.next_in;
+			unsigned avail_in = s->bz.avail_in;
+
+			if (BZ2_bzDecompressInit(&s->bz, 0, 0) != BZ_OK)
+				return error_set(err, "cannot read %s: bzip2 initialisation failed",
+						 s->path);
+			s->bz.next_in = next_in;
+			s->bz.avail_in = avail_in;
+			s->bz_active = true;
+		}
+		s->bz.next_out = (char *)dst;
+		s->bz.avail_out = (unsigned)cap;
+		ret = BZ2_bzDecompress(&s->bz);
+		produced = cap - s->bz.avail_out;
+		if (ret == BZ_STREAM_END) {
+			BZ2_bzDecompressEnd(&s->bz);
+			s->bz_active = false;
+		} else if (ret != BZ_OK) {
+			return error_set(err, "%s: corrupt bzip2 data (code %d) after byte offset %llu of the decompressed data (the file is damaged; records before that offset are good, bzip2recover may save more)",
+					 s->path, ret, (unsigned long long)(s->offset + s->len));
+		}
+		if (produced)
+			return (long long)produced;
+	}
+}
+
+/* Refill the decoded buffer: bytes now available, 0 at the end, -1. */
+static long long source_fill(struct source *s, struct error *err)
+{
+	long long got;
+
+	s->pos = s->len = 0;
+	if (s->compressed)
+		got = source_inflate(s, s->buf, SOURCE_BUF_SIZE, err);
+	else if ((got = read_some(s->fd, s->buf, SOURCE_BUF_SIZE)) < 0)
+		return source_fail(s, err);
+	if (got > 0)
+		s->len = (size_t)got;
+	return got;
+}
+
+int source_open(struct source *s, const char *path, struct error *err)
+{
+	struct stat st;
+	long long got;
+
+	memset(s, 0, sizeof(*s));
+	s->path = strdup(path);
+	s->buf = malloc(SOURCE_BUF_SIZE);
+	s->zin = malloc(SOURCE_BUF_SIZE);
+	if (!s->path || !s->buf || !s->zin) {
+		error_set(err, "cannot read %s: out of memory", path);
+		goto out_free;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		error_set(err, "cannot open %s: %s", path, strerror(errno));
+		goto out_free;
+	}
+	s->file_size = UINT64_MAX;
+	if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
+		s->file_size = (uint64_t)st.st_size;
+	got = read_some(s->fd, s->zin, SOURCE_BUF_SIZE);
+	if (got < 0) {
+		source_fail(s, err);
+		goto out_close;
+	}
+	if (got >= 4 && memcmp(s->zin, "BZh", 3) == 0 && s->zin[3] >= '1' && s->zin[3] <= '9') {
+		s->compressed = true;
+		s->bz.next_in = (char *)s->zin;
+		s->bz.avail_in = (unsigned)got;
+		s->in_eof = got == 0;
+		return 0;
+	}
+	memcpy(s->buf, s->zin, (size_t)got);
+	s->len = (size_t)got;
+	return 0;
+
+out_close:
+	close(s->fd);
+out_free:
+	free(s->path);
+	free(s->buf);
+	free(s->zin);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	return -1;
+}
+
+long long source_read(struct source *s, void *dst, size_t n, struct error *err)
+{
+	uint8_t *out = dst;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t part;
+
+		if (s->pos == s->len) {
+			long long got;
+
+			if (!s->compressed && n - done >= SOURCE_BUF_SIZE) {
+				/* large plain reads skip the copy */
+				got = read_some(s->fd, out + done, n - done);
+				if (got < 0)
+					return source_fail(s, err);
+				if (got == 0)
+					break;
+				done += (size_t)got;
+				s->offset += (uint64_t)got;
+				continue;
+			}
+			got = source_fill(s, err);
+			if (got < 0)
+				return -1;
+			if (got == 0)
+				break;
+		}
+		part = s->len - s->pos;
+		if (part > n - done)
+			part = n - done;
+		memcpy(out + done, s->buf + s->pos, part);
+		s->pos += part;
+		s->offset += part;
+		done += part;
+	}
+	return (long long)done;
+}
+
+long long source_skip(struct source *s, uint64_t n, struct error *err)
+{
+	uint64_t done = 0;
+
+	while (done < n) {
+		size_t part;
+
+		if (s->pos == s->len) {
+			long long got = source_fill(s, err);
+
+			if (got < 0)
+				return -1;
+			if (got == 0)
+				break;
+		}
+		part = s->len - s->pos;
+		if (part > n - done)
+			part = (size_t)(n - done);
+		s->pos += part;
+		s->offset += part;
+		done += part;
+	}
+	return (long long)done;
+}
+
+uint64_t source_left_bound(const struct source *s)
+{
+	if (s->compressed || s->file_size == UINT64_MAX)
+		return UINT64_MAX;
+	return s->file_size > s->offset ? s->file_size - s->offset : 0;
+}
+
+int source_rewind(struct source *s, struct error *err)
+{
+	if (lseek(s->fd, 0, SEEK_SET) < 0)
+		return source_fail(s, err);
+	if (s->bz_active)
+		BZ2_bzDecompressEnd(&s->bz);
+	s->bz_active = false;
+	s->bz.avail_in = 0;
+	s->in_eof = false;
+	s->pos = s->len = 0;
+	s->offset = 0;
+	return 0;
+}
+
+void source_close(struct source *s)
+{
+	if (s->bz_active)
+		BZ2_bzDecompressEnd(&s->bz);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s->buf);
+	free(s->zin);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}

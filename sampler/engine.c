@@ -1,0 +1,827 @@
+/* engine.c - the ptrace sampling loop.
+ *
+ * Every thread is traced with PTRACE_SEIZE (children are seized
+ * automatically), so the engine can stop a thread with PTRACE_INTERRUPT
+ * without any signal the target could see.  A sample interrupts every
+ * running thread, waits until each has reported a stop, reads PC, CPU time
+ * and PMU readings, continues them all, and only then encodes the record.
+ *
+ * Between samples the engine handles every kind of ptrace stop (after
+ * strace): signal-delivery stops (the signal is passed on), group-stops
+ * (kept with PTRACE_LISTEN so job control works), clone/fork/vfork/exec/exit
+ * events, and late interrupt traps.  Any stop of a thread the current
+ * sample waits for counts as its stop for the sample: a stop is a stop.
+ */
+#include "engine.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "tune.h"
+
+/* How long a sample waits for a thread that does not stop (a thread in an
+ * uninterruptible sleep) before it is left out of that sample. */
+#define STOP_WAIT_SLICE_NS 100000000L
+#define STOP_WAIT_SLICES 10
+/* How long a sample polls for stops before it sleeps.  Polling keeps the
+ * sampler's CPU awake, so a stop is seen without a wake-up across cores
+ * (20-40 us on a VM); but a real-time sampler that polls keeps target
+ * threads that share its CPU from reaching their stop, so it polls long
+ * only when the target has fewer running threads than there are CPUs. */
+#define SPIN_ALONE_NS 60000
+#define SPIN_SHARED_NS 20000
+/* How often (in samples) the sampler moves to its target's CPU, and how
+ * many threads it looks at to find it. */
+#define FOLLOW_EVERY 50
+#define FOLLOW_THREADS 8
+/* Refresh a process's maps for an unknown PC at most this often. */
+#define MAP_REFRESH_EVERY 100
+
+/* ---- records ----------------------------------------------------------- */
+
+/* Every record goes through here: the first write failure stops writing
+ * (the target still runs to its end) and is reported at the end. */
+static void record_result(struct engine *e, int rc)
+{
+	if (rc == 0 || !e->writer)
+		return;
+	e->write_failed = true;
+	profile_writer_abandon(e->writer);
+	e->writer = NULL;
+}
+
+static void emit_process(struct engine *e, const struct process *p, uint64_t now)
+{
+	struct profile_process rec = { .pid = p->pid, .ppid = p->ppid, .time_ns = now };
+
+	e->st.processes_seen++;
+	if (e->writer)
+		record_result(e, profile_write_process(e->writer, &rec, &e->write_err));
+}
+
+static void emit_exec(struct engine *e, const struct process *p, uint64_t now)
+{
+	struct profile_exec rec = { .pid = p->pid, .time_ns = now };
+
+	if (!e->writer)
+		return;
+	procfs_read_comm(p->pid, rec.comm, sizeof(rec.comm));
+	procfs_read_cmdline(p->pid, rec.argv, sizeof(rec.argv));
+	record_result(e, profile_write_exec(e->writer, &rec, &e->write_err));
+}
+
+static void emit_thread(struct engine *e, const struct task *t, uint64_t now)
+{
+	struct profile_thread rec = { .tid = t->tid, .pid = t->proc->pid, .time_ns = now };
+
+	e->st.threads_seen++;
+	if (e->writer)
+		record_result(e, profile_write_thread(e->writer, &rec, &e->write_err));
+}
+
+static void emit_exit(struct engine *e, const struct task *t, uint64_t now)
+{
+	struct profile_exit rec = {
+		.tid = t->tid, .pid = t->proc->pid, .time_ns = now,
+		.whole_process = t->proc->live_threads == 0,
+	};
+
+	if (e->writer)
+		record_result(e, profile_write_exit(e->writer, &rec, &e->write_err));
+}
+
+static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
+{
+	struct profile_map *rec;
+
+	if (!e->writer)
+		return;
+	rec = malloc(sizeof(*rec));
+	if (!rec)
+		return;
+	for (size_t i = 0; i < p->maps.n && e->writer; i++) {
+		const struct map_entry *m = &p->maps.maps[i];
+
+		*rec = (struct profile_map){
+			.pid = p->pid, .time_ns = now, .start = m->start,
+			.len = m->end - m->start, .pgoff = m->pgoff,
+			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+			.inode = m->inode, .prot = m->prot,
+		};
+		snprintf(rec->path, sizeof(rec->path), "%s", m->path);
+		record_result(e, profile_write_map(e->writer, rec, &e->write_err));
+	}
+	free(rec);
+}
+
+/* Re-read the maps of p; write them when they changed (or always). */
+static void refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always)
+{
+	struct map_list fresh;
+
+	if (procfs_read_maps(p->pid, &fresh, NULL) < 0)
+		return;
+	if (!always && map_list_equal(&fresh, &p->maps)) {
+		map_list_free(&fresh);
+		return;
+	}
+	map_list_free(&p->maps);
+	p->maps = fresh;
+	emit_maps(e, p, now);
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+static void pmu_attach(struct engine *e, struct task *t)
+{
+	struct error err;
+
+	memset(t->counters, 0, e->tasks.ncounters * sizeof(*t->counters));
+	if (pmu_set_attach(e->pmus, t->tid, &err) < 0 && !e->pmu_failed) {
+		e->pmu_failed = true;
+		e->pmu_err = err;
+	}
+}
+
+static struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
+			       enum task_state state)
+{
+	struct task *t = tasks_add(&e->tasks, tid, p, state);
+
+	if (!t)
+		return NULL;
+	emit_thread(e, t, host_now_ns());
+	pmu_attach(e, t);
+	return t;
+}
+
+static struct process *add_process(struct engine *e, pid_t pid, pid_t ppid)
+{
+	struct process *p = tasks_add_process(&e->tasks, pid, ppid);
+	uint64_t now = host_now_ns();
+
+	if (!p)
+		return NULL;
+	emit_process(e, p, now);
+	emit_exec(e, p, now);
+	refresh_maps(e, p, now, true);
+	return p;
+}
+
+static void unpend(struct engine *e, struct task *t)
+{
+	if (!t->pending)
+		return;
+	t->pending = false;
+	e->npending--;
+}
+
+/* The thread reported it is exiting (or is gone): record it once. */
+static void thread_exits(struct engine *e, struct task *t)
+{
+	uint64_t now = host_now_ns();
+
+	unpend(e, t);
+	if (t->state == TASK_EXITING)
+		return;
+	tasks_set_exiting(t);
+	pmu_set_detach(e->pmus, t->tid);
+	emit_exit(e, t, now);
+	if (t->proc->live_threads == 0)
+		refresh_maps(e, t->proc, now, false);	/* its last maps */
+}
+
+static void drop_task(struct engine *e, struct task *t)
+{
+	thread_exits(e, t);
+	tasks_remove(&e->tasks, t);
+}
+
+/* A thread or process we have not heard of: a new child whose first stop
+ * came before its parent's clone/fork event. */
+static struct task *adopt(struct engine *e, pid_t tid, pid_t parent_pid, bool thread)
+{
+	pid_t tgid = thread ? parent_pid : tid, ppid = parent_pid;
+	struct process *p;
+
+	if (procfs_read_ids(tid, &tgid, &ppid) < 0 && !parent_pid)
+		return NULL;
+	p = tasks_find_process(&e->tasks, tgid);
+	if (!p) {
+		p = add_process(e, tgid, tgid == tid ? ppid : 0);
+		if (!p)
+			return NULL;
+	}
+	return add_thread(e, tid, p, TASK_NEW);
+}
+
+/* ---- continuing -------------------------------------------------------- */
+
+static void resume(struct engine *e, struct task *t)
+{
+	int sig = t->inject_sig;
+
+	t->inject_sig = 0;
+	if (sig)
+		e->st.signals_delivered++;
+	t->state = t->in_vfork ? TASK_IN_VFORK : TASK_RUNNING;
+	/* ESRCH: killed meanwhile; its exit is reported later. */
+	ptrace(PTRACE_CONT, t->tid, 0, sig);
+}
+
+static void hold(struct engine *e, struct task *t)
+{
+	t->state = TASK_STOPPED;
+	unpend(e, t);
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static void on_new_child(struct engine *e, struct task *parent, int event)
+{
+	unsigned long msg = 0;
+	pid_t tid;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0 || msg == 0)
+		return;
+	tid = (pid_t)msg;
+	if (tasks_find(&e->tasks, tid))
+		return;		/* its own stop came first: adopted already */
+	if (event == PTRACE_EVENT_CLONE)
+		adopt(e, tid, parent->proc->pid, true);
+	else
+		adopt(e, tid, parent->proc->pid, false);
+	if (e->sampling) {
+		struct task *child = tasks_find(&e->tasks, tid);
+
+		/* it stops by itself: make the snapshot include it */
+		if (child && child->state == TASK_NEW && !child->pending) {
+			child->pending = true;
+			e->npending++;
+		}
+	}
+}
+
+/* After exec the thread has the process's pid and a new image; every other
+ * thread of the process is gone. */
+static void on_exec(struct engine *e, struct task *t)
+{
+	struct process *p = t->proc;
+	unsigned long former = 0;
+	bool leader_returns = t->state == TASK_EXITING;
+	uint64_t now;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	if (leader_returns) {
+		/* the leader had exited; the execing thread takes its tid */
+		p->live_threads++;
+		t->state = TASK_RUNNING;
+	}
+	for (size_t i = e->tasks.ntasks; i-- > 0;) {
+		struct task *other = e->tasks.tasks[i];
+
+		if (other != t && other->proc == p)
+			drop_task(e, other);
+	}
+	now = host_now_ns();
+	if (leader_returns)
+		emit_thread(e, t, now);
+	if ((pid_t)former != t->tid) {
+		/* a new task now answers to this tid */
+		pmu_set_detach(e->pmus, t->tid);
+		pmu_attach(e, t);
+		if (t->schedstat_fd >= 0)
+			close(t->schedstat_fd);
+		t->schedstat_fd = procfs_open_schedstat(p->pid, t->tid);
+		if (t->stat_fd >= 0)
+			close(t->stat_fd);
+		t->stat_fd = -1;
+	}
+	t->in_vfork = false;
+	emit_exec(e, p, now);
+	refresh_maps(e, p, now, true);
+}
+
+static int read_pc(pid_t tid, uint64_t *pc)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return -1;
+	if (iov.iov_len == sizeof(regs))
+		*pc = regs.rip;
+	else			/* a 32-bit tracee: eip is the 13th word */
+		*pc = ((const uint32_t *)&regs)[12];
+#elif defined(__aarch64__)
+	struct user_regs_struct regs;	/* glibc: regs[31], sp, pc, pstate */
+	struct iovec iov = { &regs, sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+		return -1;
+	*pc = regs.pc;
+#else
+#error "sampler: reading the PC is implemented for x86-64 and aarch64 only"
+#endif
+	return 0;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_stop(struct engine *e, struct task *t, int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16;
+
+	switch (event) {
+	case 0:			/* signal-delivery stop: pass it on */
+		t->inject_sig = sig;
+		break;
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		on_new_child(e, t, event);
+		if (event == PTRACE_EVENT_VFORK) {
+			/* It cannot stop again until the child execs or exits;
+			 * meanwhile samples show it where it waits. */
+			t->in_vfork = true;
+			read_pc(t->tid, &t->pc);
+		}
+		break;
+	case PTRACE_EVENT_VFORK_DONE:
+		t->in_vfork = false;
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(e, t);
+		break;
+	case PTRACE_EVENT_EXIT:
+		thread_exits(e, t);
+		ptrace(PTRACE_CONT, t->tid, 0, 0);
+		return;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig)) {
+			/* group-stop: stay stopped, but let SIGCONT through */
+			unpend(e, t);
+			t->state = TASK_GROUP_STOPPED;
+			ptrace(PTRACE_LISTEN, t->tid, 0, 0);
+			return;
+		}
+		break;		/* our interrupt, a first stop, or the end of a group-stop */
+	default:
+		break;
+	}
+	/* During a snapshot every thread that stops is held for it, also one
+	 * the snapshot did not wait for (back from vfork or a group-stop). */
+	if (e->sampling)
+		hold(e, t);
+	else
+		resume(e, t);
+}
+
+static void on_gone(struct engine *e, pid_t tid, int status)
+{
+	struct task *t = tasks_find(&e->tasks, tid);
+	struct process *p;
+
+	if (t)
+		drop_task(e, t);
+	p = tasks_find_process(&e->tasks, tid);
+	if (!p)
+		return;
+	p->exited = true;
+	if (tid == e->root_pid) {
+		e->root_done = true;
+		e->st.end_ns = host_now_ns();
+		e->st.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						      : 128 + WTERMSIG(status);
+	}
+}
+
+static void on_status(struct engine *e, pid_t tid, int status)
+{
+	struct task *t;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		on_gone(e, tid, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	t = tasks_find(&e->tasks, tid);
+	if (!t)
+		t = adopt(e, tid, 0, false);
+	if (!t) {
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		return;
+	}
+	on_stop(e, t, status);
+}
+
+/* Handle every event that is ready.  Returns how many there were. */
+static int drain(struct engine *e)
+{
+	int status, n = 0;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		on_status(e, tid, status);
+		n++;
+	}
+	if (tid < 0 && errno == ECHILD && !e->root_done) {
+		e->root_done = true;	/* nothing left to wait for */
+		e->st.end_ns = host_now_ns();
+	}
+	return n;
+}
+
+/* ---- sampling ---------------------------------------------------------- */
+
+/* Interrupt every running thread and wait until each has stopped.  A thread
+ * that does not stop within a second is left out of this snapshot. */
+static void stop_all(struct engine *e)
+{
+	int slices = 0, running = 0;
+	uint64_t spin_until;
+
+	e->sampling = true;
+	e->npending = 0;
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->state == TASK_RUNNING) {
+			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+				continue;	/* gone: its exit follows */
+		} else if (t->state != TASK_NEW) {
+			continue;
+		}
+		t->pending = true;
+		e->npending++;
+		running++;
+	}
+	spin_until = host_now_ns() + (running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
+	while (e->npending) {
+		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
+
+		if (drain(e))
+			continue;
+		if (e->root_done && e->tasks.ntasks == 0)
+			break;
+		if (host_now_ns() < spin_until)
+			continue;
+		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0 && errno == EAGAIN &&
+		    ++slices >= STOP_WAIT_SLICES) {
+			e->st.stuck_samples++;
+			break;
+		}
+	}
+	for (size_t i = 0; i < e->tasks.ntasks; i++)
+		e->tasks.tasks[i]->pending = false;
+	e->npending = 0;
+	e->sampling = false;
+}
+
+static void resume_all(struct engine *e)
+{
+	for (size_t i = 0; i < e->tasks.ntasks; i++)
+		if (e->tasks.tasks[i]->state == TASK_STOPPED)
+			resume(e, e->tasks.tasks[i]);
+}
+
+static int grow_snapshot(struct engine *e)
+{
+	size_t want = e->tasks.ntasks, nc = e->tasks.ncounters ? e->tasks.ncounters : 1;
+	struct profile_thread_sample *ts;
+	uint64_t *c;
+
+	if (want <= e->ts_alloc)
+		return 0;
+	want = want * 2;
+	ts = realloc(e->ts, want * sizeof(*ts));
+	if (!ts)
+		return -1;
+	e->ts = ts;
+	c = realloc(e->ts_counters, want * nc * sizeof(*c));
+	if (!c)
+		return -1;
+	e->ts_counters = c;
+	e->ts_alloc = want;
+	return 0;
+}
+
+/* Read one stopped thread into the snapshot (a thread waiting in vfork
+ * cannot be stopped, but cannot move either: its PC is the one it had at
+ * its vfork event). */
+static int snap_thread(struct engine *e, struct task *t, struct profile_thread_sample *out,
+		       uint64_t *counters)
+{
+	size_t nc = e->tasks.ncounters;
+
+	if (t->state == TASK_STOPPED && read_pc(t->tid, &t->pc) < 0)
+		return -1;
+	t->cpu_ns = procfs_read_cputime(t->schedstat_fd);
+	if (nc) {
+		if (pmu_set_read_thread(e->pmus, t->tid, counters, NULL) < 0)
+			memcpy(counters, t->counters, nc * sizeof(*counters));
+		for (size_t c = 0; c < nc; c++) {
+			if (counters[c] >= t->counters[c])
+				e->counter_sum[c] += counters[c] - t->counters[c];
+			t->counters[c] = counters[c];
+		}
+	}
+	*out = (struct profile_thread_sample){
+		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = t->cpu_ns,
+		.counters = counters,
+	};
+	return 0;
+}
+
+static void read_sample_channels(struct engine *e)
+{
+	size_t n = e->pmus->nsample;
+	struct error err;
+
+	if (!n)
+		return;
+	if (pmu_set_read(e->pmus, e->values, &err) < 0) {
+		for (size_t i = 0; i < n; i++)
+			e->values[i] = NAN;
+		if (!e->pmu_failed) {
+			e->pmu_failed = true;
+			e->pmu_err = err;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(e->values[i])) {
+			e->st.missing_readings++;
+			continue;
+		}
+		e->value_sum[i] += e->values[i];
+		e->value_count[i]++;
+	}
+}
+
+/* A PC outside every known map: something was mapped since (dlopen, JIT). */
+static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
+		       size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct task *t = tasks_find(&e->tasks, (pid_t)ts[i].tid);
+		struct process *p = t ? t->proc : NULL;
+
+		if (!p || map_list_find(&p->maps, ts[i].pc))
+			continue;
+		if (p->last_refresh && e->st.samples + 1 - p->last_refresh < MAP_REFRESH_EVERY)
+			continue;
+		p->last_refresh = e->st.samples + 1;
+		refresh_maps(e, p, now, false);
+	}
+}
+
+/* Stopping a thread on the sampler's own CPU costs a third of stopping it
+ * across cores (no inter-processor wake-ups), so the sampler moves to the
+ * CPU most of the first running threads last ran on. */
+static void follow_target(struct engine *e)
+{
+	int cpus[FOLLOW_THREADS], n = 0, best = -1, best_count = 0;
+
+	for (size_t i = 0; i < e->tasks.ntasks && n < FOLLOW_THREADS; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->state != TASK_RUNNING)
+			continue;
+		if (t->stat_fd < 0)
+			t->stat_fd = procfs_open_stat(t->proc->pid, t->tid);
+		cpus[n] = procfs_read_last_cpu(t->stat_fd);
+		if (cpus[n] >= 0)
+			n++;
+	}
+	for (int i = 0; i < n; i++) {
+		int count = 0;
+
+		for (int j = 0; j < n; j++)
+			count += cpus[j] == cpus[i];
+		if (count > best_count) {
+			best = cpus[i];
+			best_count = count;
+		}
+	}
+	if (best >= 0 && best != e->cpu && tune_pin_cpu(best) == 0) {
+		e->cpu = best;
+	}
+}
+
+static void take_sample(struct engine *e)
+{
+	uint64_t t0 = host_now_ns(), snap, t1;
+	size_t n = 0, nc = e->tasks.ncounters ? e->tasks.ncounters : 1;
+	struct profile_sample s;
+
+	stop_all(e);
+	snap = host_now_ns();
+	if (grow_snapshot(e) == 0) {
+		for (size_t i = 0; i < e->tasks.ntasks; i++) {
+			struct task *t = e->tasks.tasks[i];
+
+			if ((t->state == TASK_STOPPED || t->state == TASK_IN_VFORK) &&
+			    snap_thread(e, t, &e->ts[n], e->ts_counters + n * nc) == 0)
+				n++;
+		}
+	}
+	read_sample_channels(e);
+	resume_all(e);
+	t1 = host_now_ns();
+	e->st.latency_ns += t1 - t0;
+	if (n == 0)
+		return;		/* everything stopped by job control */
+	if (e->follow_cpu && e->st.samples % FOLLOW_EVERY == 0)
+		follow_target(e);
+	e->st.samples++;
+	e->st.thread_samples += n;
+	check_maps(e, e->ts, n, snap);
+	if (!e->writer)
+		return;
+	s = (struct profile_sample){
+		.time_ns = snap, .nthreads = (uint32_t)n, .threads = e->ts, .values = e->values,
+	};
+	record_result(e, profile_write_sample(e->writer, &s, &e->write_err));
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* A terminating signal for the sampler.  Typed at the terminal (SI_KERNEL)
+ * it reached the whole foreground process group, the target included
+ * unless it left our group; sent to the sampler alone, pass it on.  Either
+ * way keep sampling until the target has exited, so that the profile is
+ * complete. */
+static void on_signal(struct engine *e, const siginfo_t *info)
+{
+	if (info->si_code == SI_KERNEL && getpgid(e->root_pid) == getpgrp())
+		return;
+	kill(e->root_pid, info->si_signo);
+}
+
+/* The target's first process exited while others it started still run:
+ * let them go on untraced. */
+static void detach_rest(struct engine *e)
+{
+	if (e->tasks.ntasks == 0)
+		return;
+	stop_all(e);
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->state == TASK_STOPPED || t->state == TASK_GROUP_STOPPED)
+			ptrace(PTRACE_DETACH, t->tid, 0, t->inject_sig);
+	}
+}
+
+int engine_run(struct engine *e, struct error *err)
+{
+	double period = 1e9 / e->hz;
+	uint64_t slot = 1;
+
+	while (!e->root_done) {
+		uint64_t now, due;
+		struct timespec wait;
+		siginfo_t info;
+		int sig;
+
+		drain(e);
+		if (e->root_done)
+			break;
+		now = host_now_ns();
+		due = e->st.start_ns + (uint64_t)(slot * period);
+		if (now >= due) {
+			uint64_t next;
+
+			take_sample(e);
+			now = host_now_ns();
+			next = (uint64_t)((now - e->st.start_ns) / period) + 1;
+			if (next > slot + 1)
+				e->st.missed_slots += next - slot - 1;
+			slot = next > slot ? next : slot + 1;
+			continue;
+		}
+		wait.tv_sec = (time_t)((due - now) / 1000000000u);
+		wait.tv_nsec = (long)((due - now) % 1000000000u);
+		sig = sigtimedwait(&e->wait_set, &info, &wait);
+		if (sig > 0 && sig != SIGCHLD)
+			on_signal(e, &info);
+	}
+	detach_rest(e);
+	if (e->write_failed) {
+		*err = e->write_err;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- set-up and results ------------------------------------------------ */
+
+static int alloc_channels(struct engine *e)
+{
+	size_t ns = e->pmus->nsample ? e->pmus->nsample : 1;
+	size_t nt = e->pmus->nthread ? e->pmus->nthread : 1;
+
+	e->nchannels = (uint32_t)pmu_set_channels(e->pmus, e->channels, PROFILE_MAX_CHANNELS);
+	e->values = calloc(ns, sizeof(*e->values));
+	e->value_sum = calloc(ns, sizeof(*e->value_sum));
+	e->value_count = calloc(ns, sizeof(*e->value_count));
+	e->counter_sum = calloc(nt, sizeof(*e->counter_sum));
+	return e->values && e->value_sum && e->value_count && e->counter_sum ? 0 : -1;
+}
+
+int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
+		struct profile_writer *writer, uint64_t start_ns, struct error *err)
+{
+	struct process *p;
+	struct task *t;
+
+	memset(e, 0, sizeof(*e));
+	e->hz = hz;
+	e->pmus = pmus;
+	e->writer = writer;
+	e->root_pid = root;
+	e->cpu = -1;
+	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	e->st.start_ns = start_ns;
+	sigemptyset(&e->chld_set);
+	sigaddset(&e->chld_set, SIGCHLD);
+	sigemptyset(&e->wait_set);
+	sigaddset(&e->wait_set, SIGCHLD);
+	sigaddset(&e->wait_set, SIGINT);
+	sigaddset(&e->wait_set, SIGTERM);
+	sigaddset(&e->wait_set, SIGHUP);
+	sigaddset(&e->wait_set, SIGQUIT);
+	tasks_init(&e->tasks, pmus->nthread);
+	if (alloc_channels(e) < 0)
+		return error_set(err, "out of memory");
+	p = add_process(e, root, 0);
+	t = p ? add_thread(e, root, p, TASK_STOPPED) : NULL;
+	if (!t)
+		return error_set(err, "out of memory");
+	if (e->pmu_failed) {
+		*err = e->pmu_err;
+		return error_prefix(err, "cannot follow the target");
+	}
+	resume(e, t);		/* out of its exec stop: the run begins */
+	return 0;
+}
+
+void engine_profile_stats(const struct engine *e, struct profile_stats *out)
+{
+	size_t s = 0, c = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->wall_ns = e->st.end_ns > e->st.start_ns ? e->st.end_ns - e->st.start_ns : 0;
+	out->latency_ns = e->st.latency_ns;
+	out->samples = e->st.samples;
+	out->thread_samples = e->st.thread_samples;
+	out->missed_slots = e->st.missed_slots;
+	out->missing_readings = e->st.missing_readings;
+	out->signals_delivered = e->st.signals_delivered;
+	out->threads_seen = e->st.threads_seen;
+	out->processes_seen = e->st.processes_seen;
+	out->exit_status = e->st.exit_status;
+	out->nchannels = e->nchannels;
+	for (uint32_t i = 0; i < e->nchannels; i++) {
+		const struct channel_desc *ch = &e->channels[i];
+
+		if (ch->scope == CHANNEL_PER_THREAD) {
+			out->channel_totals[i] = (double)e->counter_sum[c++];
+		} else if (ch->kind == CHANNEL_ENERGY) {
+			out->channel_totals[i] = e->value_sum[s++];
+		} else {
+			out->channel_totals[i] = e->value_count[s] ?
+				e->value_sum[s] / (double)e->value_count[s] : NAN;
+			s++;
+		}
+	}
+}
+
+void engine_free(struct engine *e)
+{
+	tasks_free(&e->tasks);
+	free(e->values);
+	free(e->value_sum);
+	free(e->value_count);
+	free(e->counter_sum);
+	free(e->ts);
+	free(e->ts_counters);
+	if (e->writer)
+		profile_writer_abandon(e->writer);
+	e->writer = NULL;
+}

@@ -1,0 +1,350 @@
+/* main.c - sampler: command line, set-up, exit status.
+ *
+ *   sampler [options] -- command [arguments]
+ *
+ * Exit status: the target's own; 128+N when it died of signal N; 125 for the
+ * sampler's own failure; 126 command not executable; 127 command not found.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/error.h"
+#include "../pmu/pmu.h"
+#include "../profile/profile.h"
+#include "engine.h"
+#include "host.h"
+#include "launch.h"
+#include "tune.h"
+
+#define PROG "sampler"
+#define EXIT_SAMPLER_FAILED 125
+#define MAX_HZ 100000.0
+
+struct options {
+	const char *output;
+	double hz;
+	const char *pmu_specs[PMU_SET_MAX];
+	size_t npmu;
+	bool debug;
+	enum profile_format format;
+	struct tune tune;
+	char **command;
+};
+
+/* Everything main owns during a run. */
+struct context {
+	struct options opt;
+	struct pmu_set pmus;
+	struct profile_info info;
+	struct profile_writer *writer;
+	struct engine engine;
+	char tune_summary[160];
+	int qos_fd;
+	pid_t target;
+	int argc;
+	char **argv;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: sampler [options] -- command [arguments]\n"
+		"Run command and stop all its threads together at a fixed frequency, recording\n"
+		"per thread its TID, PC and CPU time plus PMU readings.\n"
+		"\n"
+		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed);\n"
+		"                        without it nothing is written\n"
+		"  -f, --frequency HZ    samples per second, 0 < HZ <= 100000 (default 1000)\n"
+		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
+		"  -d, --debug           print run statistics on stderr at the end\n"
+		"      --format FORMAT   native (default) or pperf (the original tool's layout)\n"
+		"      --fifo PRIO       run the sampler at SCHED_FIFO PRIO (default when permitted: %d)\n"
+		"      --rr PRIO         run the sampler at SCHED_RR PRIO\n"
+		"      --no-realtime     keep the sampler at normal priority\n"
+		"      --cpu N|auto|none pin the sampler to CPU N, or follow the target's\n"
+		"                        threads (auto); default none\n"
+		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
+		"                        sampling; default when permitted (root)\n"
+		"      --no-latency-qos  do not\n"
+		"  -h, --help            show this help\n"
+		"  -V, --version         show the version\n"
+		"\n"
+		"Exit status: the command's own, 128+N if it died of signal N, 125 if the\n"
+		"sampler failed, 126 if the command is not executable, 127 if not found.\n",
+		TUNE_DEFAULT_PRIO);
+}
+
+static int parse_hz(const char *arg, double *hz, struct error *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > MAX_HZ)
+		return error_set(err, "bad frequency '%s' (use a number of Hz, 0 < HZ <= 100000, e.g. -f 1000)",
+				 arg);
+	*hz = v;
+	return 0;
+}
+
+static int parse_format(const char *arg, enum profile_format *format, struct error *err)
+{
+	if (strcmp(arg, "native") == 0)
+		*format = PROFILE_FORMAT_NATIVE;
+	else if (strcmp(arg, "pperf") == 0)
+		*format = PROFILE_FORMAT_PPERF;
+	else
+		return error_set(err, "unknown profile format '%s' (use --format native or --format pperf)",
+				 arg);
+	return 0;
+}
+
+enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS };
+
+/* 0: run; 1: done (help, version); -1: bad command line. */
+static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "frequency", required_argument, NULL, 'f' },
+		{ "pmu-arg", required_argument, NULL, 'p' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "fifo", required_argument, NULL, OPT_FIFO },
+		{ "rr", required_argument, NULL, OPT_RR },
+		{ "no-realtime", no_argument, NULL, OPT_NO_RT },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "latency-qos", no_argument, NULL, OPT_QOS },
+		{ "no-latency-qos", no_argument, NULL, OPT_NO_QOS },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opt->hz = 1000;
+	opt->format = PROFILE_FORMAT_NATIVE;
+	tune_default(&opt->tune);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:f:p:dhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opt->output = optarg;
+			break;
+		case 'f':
+			if (parse_hz(optarg, &opt->hz, err) < 0)
+				return -1;
+			break;
+		case 'p':
+			if (strcmp(optarg, "help") == 0) {
+				pmu_print_help(stdout);
+				return 1;
+			}
+			if (opt->npmu >= PMU_SET_MAX)
+				return error_set(err, "too many -p options (at most %d)", PMU_SET_MAX);
+			opt->pmu_specs[opt->npmu++] = optarg;
+			break;
+		case 'd':
+			opt->debug = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'V':
+			printf("sampler %s\n", SAMPLER_VERSION);
+			return 1;
+		case OPT_FORMAT:
+			if (parse_format(optarg, &opt->format, err) < 0)
+				return -1;
+			break;
+		case OPT_FIFO:
+		case OPT_RR:
+			opt->tune.sched = c == OPT_FIFO ? TUNE_SCHED_FIFO : TUNE_SCHED_RR;
+			if (tune_parse_prio(optarg, &opt->tune.prio, err) < 0)
+				return -1;
+			break;
+		case OPT_NO_RT:
+			opt->tune.sched = TUNE_SCHED_OTHER;
+			break;
+		case OPT_CPU:
+			if (tune_parse_cpu(optarg, &opt->tune.cpu, err) < 0)
+				return -1;
+			break;
+		case OPT_QOS:
+		case OPT_NO_QOS:
+			opt->tune.qos = c == OPT_QOS ? TUNE_QOS_ON : TUNE_QOS_OFF;
+			break;
+		case ':':
+			return error_set(err, "option '%s' needs an argument (see sampler --help)",
+					 argv[optind - 1]);
+		default:
+			return error_set(err, "unknown option '%s' (see sampler --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return error_set(err, "no command to profile (usage: sampler [options] -- command [arguments])");
+	opt->command = argv + optind;
+	return 0;
+}
+
+static int setup_pmus(struct context *ctx, struct error *err)
+{
+	if (ctx->opt.npmu == 0)
+		ctx->opt.pmu_specs[ctx->opt.npmu++] = "none";
+	for (size_t i = 0; i < ctx->opt.npmu; i++)
+		if (pmu_set_add(&ctx->pmus, ctx->opt.pmu_specs[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+static int open_writer(struct context *ctx, struct error *err)
+{
+	struct profile_info *info = &ctx->info;
+
+	host_fill(&info->host, ctx->argc, ctx->argv, ctx->opt.hz);
+	info->host.start_ns = host_now_ns();
+	info->format = ctx->opt.format;
+	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
+	profile_info_index_channels(info);
+	if (!ctx->opt.output)
+		return 0;
+	ctx->writer = profile_writer_open(ctx->opt.output, ctx->opt.format, info, err);
+	return ctx->writer ? 0 : -1;
+}
+
+static void print_debug(const struct context *ctx, const struct profile_stats *st, uint64_t bytes)
+{
+	double wall = (double)st->wall_ns / 1e9;
+	double hz = ctx->opt.hz;
+	double ideal_samples = wall * hz;
+	double achieved = wall > 0 ? (double)st->samples / wall : 0;
+	double per_sample = st->samples ? (double)st->latency_ns / (double)st->samples / 1e3 : 0;
+	double per_ts = st->thread_samples ? (double)bytes / (double)st->thread_samples : 0;
+
+	fprintf(stderr,
+		"sampler: wall time: %.6f s actual, %.6f s ideal (samples / frequency)\n"
+		"sampler: samples: %" PRIu64 " actual, %.0f ideal (wall time x frequency), %" PRIu64 " missed slots\n"
+		"sampler: frequency: %.3f Hz target, %.3f Hz achieved (%.1f%%)\n"
+		"sampler: stop latency: %.6f s total, %.2f us per sample (mean)\n"
+		"sampler: threads: %" PRIu32 " seen, %" PRIu64 " thread-samples; processes: %" PRIu32 " seen\n"
+		"sampler: signals delivered to the target: %" PRIu64 "\n"
+		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
+		"sampler: scheduling: %s\n",
+		wall, hz > 0 ? (double)st->samples / hz : 0,
+		st->samples, ideal_samples, st->missed_slots,
+		hz, achieved, hz > 0 ? 100.0 * achieved / hz : 0,
+		(double)st->latency_ns / 1e9, per_sample,
+		st->threads_seen, st->thread_samples, st->processes_seen,
+		st->signals_delivered,
+		bytes, per_ts, ctx->opt.output ? "" : " (no -o: nothing written)",
+		ctx->tune_summary);
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+/* Sample the launched target to its end and complete the profile. */
+static int run(struct context *ctx)
+{
+	struct profile_stats st;
+	struct error err;
+	uint64_t bytes = 0;
+	int status;
+
+	if (engine_init(&ctx->engine, ctx->target, ctx->opt.hz, &ctx->pmus, ctx->writer,
+			ctx->info.host.start_ns, &err) < 0) {
+		ctx->writer = NULL;	/* the engine owns it now */
+		engine_free(&ctx->engine);
+		launch_kill(ctx->target);
+		error_print(PROG, &err);
+		return EXIT_SAMPLER_FAILED;
+	}
+	ctx->writer = NULL;
+	ctx->engine.follow_cpu = tune_follows_target(&ctx->opt.tune);
+	status = engine_run(&ctx->engine, &err) < 0 ? -1 : 0;
+	engine_profile_stats(&ctx->engine, &st);
+	if (ctx->engine.pmu_failed)
+		warn_print(PROG, "PMU readings missing: %s", ctx->engine.pmu_err.msg);
+	if (ctx->engine.writer) {
+		struct profile_writer *w = ctx->engine.writer;
+
+		ctx->engine.writer = NULL;
+		if (profile_writer_finish(w, &st, &err) < 0)
+			status = -1;
+		bytes = file_size(ctx->opt.output);
+	}
+	if (ctx->opt.debug) {
+		print_debug(ctx, &st, bytes);
+		if (ctx->engine.st.stuck_samples)
+			fprintf(stderr, "sampler: samples taken without a thread that did not stop within 1 s: %" PRIu64 "\n",
+				ctx->engine.st.stuck_samples);
+	}
+	engine_free(&ctx->engine);
+	if (status < 0) {
+		error_print(PROG, &err);
+		return EXIT_SAMPLER_FAILED;
+	}
+	return st.exit_status;
+}
+
+int main(int argc, char **argv)
+{
+	struct context ctx = { .argc = argc, .argv = argv, .qos_fd = -1 };
+	sigset_t block, old;
+	struct error err;
+	int rc, status;
+
+	rc = parse_options(&ctx.opt, argc, argv, &err);
+	if (rc)
+		goto out_options;
+	if (setup_pmus(&ctx, &err) < 0)
+		goto out_fail;
+	/* Signals are taken with sigtimedwait (SIGPIPE only blocked: a closed
+	 * output pipe is then a write error); the target starts with the mask
+	 * and dispositions the sampler was given. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGPIPE);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (launch_target(ctx.opt.command, &old, &ctx.target, &status, &err) < 0) {
+		error_print(PROG, &err);
+		pmu_set_release(&ctx.pmus);
+		return status;
+	}
+	if (tune_apply(&ctx.opt.tune, &ctx.qos_fd, ctx.tune_summary, sizeof(ctx.tune_summary), &err) < 0 ||
+	    open_writer(&ctx, &err) < 0) {
+		launch_kill(ctx.target);
+		goto out_fail;
+	}
+	status = run(&ctx);
+	pmu_set_release(&ctx.pmus);
+	if (ctx.qos_fd >= 0)
+		close(ctx.qos_fd);
+	return status;
+
+out_options:
+	if (rc > 0)
+		return 0;
+out_fail:
+	error_print(PROG, &err);
+	pmu_set_release(&ctx.pmus);
+	return EXIT_SAMPLER_FAILED;
+}

@@ -1,0 +1,244 @@
+/* procfs.c - reading /proc for the engine.  Every reader copes with the
+ * thread or process having gone away meanwhile: that is normal, not an error. */
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static uint32_t parse_prot(const char *perms)
+{
+	uint32_t prot = 0;
+
+	if (perms[0] == 'r')
+		prot |= PROT_READ;
+	if (perms[1] == 'w')
+		prot |= PROT_WRITE;
+	if (perms[2] == 'x')
+		prot |= PROT_EXEC;
+	return prot;
+}
+
+/* Parse one maps line: "start-end perms offset major:minor inode   path". */
+static int parse_map_line(char *line, struct map_entry *m)
+{
+	char perms[8];
+	int consumed = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n",
+		   &m->start, &m->end, perms, &m->pgoff, &m->dev_major, &m->dev_minor,
+		   &m->inode, &consumed) != 7 || consumed == 0)
+		return -1;
+	m->prot = parse_prot(perms);
+	path = line + consumed;
+	while (*path == ' ' || *path == '\t')
+		path++;
+	len = strlen(path);
+	if (len && path[len - 1] == '\n')
+		path[--len] = '\0';
+	m->path = strdup(path);
+	return m->path ? 0 : -1;
+}
+
+int procfs_read_maps(pid_t pid, struct map_list *out, struct error *err)
+{
+	char name[64], *line = NULL;
+	size_t cap = 0, alloc = 0;
+	FILE *f;
+
+	out->maps = NULL;
+	out->n = 0;
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	f = fopen(name, "re");
+	if (!f)
+		return error_set(err, "cannot read %s: %s (the process is gone, or /proc is not mounted)",
+				 name, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		struct map_entry m;
+
+		if (out->n == alloc) {
+			size_t n = alloc ? alloc * 2 : 64;
+			struct map_entry *grown = realloc(out->maps, n * sizeof(*grown));
+
+			if (!grown)
+				goto nomem;
+			out->maps = grown;
+			alloc = n;
+		}
+		if (parse_map_line(line, &m) == 0)
+			out->maps[out->n++] = m;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+nomem:
+	free(line);
+	fclose(f);
+	map_list_free(out);
+	return error_set(err, "cannot read %s: out of memory", name);
+}
+
+void map_list_free(struct map_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->maps[i].path);
+	free(list->maps);
+	list->maps = NULL;
+	list->n = 0;
+}
+
+const struct map_entry *map_list_find(const struct map_list *list, uint64_t addr)
+{
+	size_t lo = 0, hi = list->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct map_entry *m = &list->maps[mid];
+
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+int map_list_equal(const struct map_list *a, const struct map_list *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct map_entry *x = &a->maps[i], *y = &b->maps[i];
+
+		if (x->start != y->start || x->end != y->end || x->pgoff != y->pgoff ||
+		    x->inode != y->inode || x->prot != y->prot || strcmp(x->path, y->path))
+			return 0;
+	}
+	return 1;
+}
+
+int procfs_open_schedstat(pid_t pid, pid_t tid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	return open(name, O_RDONLY | O_CLOEXEC);
+}
+
+uint64_t procfs_read_cputime(int fd)
+{
+	char buf[96];
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+int procfs_open_stat(pid_t pid, pid_t tid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	return open(name, O_RDONLY | O_CLOEXEC);
+}
+
+int procfs_read_last_cpu(int fd)
+{
+	char buf[1024], *p;
+	ssize_t n;
+	int field;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold spaces */
+	if (!p)
+		return -1;
+	/* p is at the end of field 2; "processor" is field 39 */
+	for (field = 2; field < 39 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p ? atoi(p + 1) : -1;
+}
+
+/* Read a small /proc file whole; returns its length or -1. */
+static ssize_t read_small(const char *name, char *buf, size_t size)
+{
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+void procfs_read_comm(pid_t pid, char *buf, size_t size)
+{
+	char name[64];
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/comm", (int)pid);
+	n = read_small(name, buf, size);
+	if (n < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
+void procfs_read_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char name[64];
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/cmdline", (int)pid);
+	n = read_small(name, buf, size);
+	if (n < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+}
+
+int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
+{
+	char name[64], buf[2048], *p;
+
+	snprintf(name, sizeof(name), "/proc/%d/status", (int)tid);
+	if (read_small(name, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nTgid:");
+	if (!p)
+		return -1;
+	*tgid = (pid_t)strtol(p + 6, NULL, 10);
+	p = strstr(buf, "\nPPid:");
+	*ppid = p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* procfs.h - what the engine reads from /proc about its target:
+ * memory maps, per-thread CPU time, command name and arguments, parentage. */
+#ifndef SAMPLER_PROCFS_H
+#define SAMPLER_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/error.h"
+
+/* One line of /proc/PID/maps. */
+struct map_entry {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint64_t inode;
+	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	char *path;		/* owned; "" for anonymous maps */
+};
+
+/* A process's maps, sorted by start address (as the kernel lists them). */
+struct map_list {
+	struct map_entry *maps;
+	size_t n;
+};
+
+int procfs_read_maps(pid_t pid, struct map_list *out, struct error *err);
+void map_list_free(struct map_list *list);
+/* Does any map contain addr? (binary search) */
+const struct map_entry *map_list_find(const struct map_list *list, uint64_t addr);
+/* Same maps, same order, same paths? */
+int map_list_equal(const struct map_list *a, const struct map_list *b);
+
+/* Open /proc/PID/task/TID/schedstat, kept open for procfs_read_cputime. */
+int procfs_open_schedstat(pid_t pid, pid_t tid);
+/* The thread's CPU time in ns (first schedstat field), by pread: 0 when
+ * unreadable (the thread is gone). */
+uint64_t procfs_read_cputime(int fd);
+
+/* Open /proc/PID/task/TID/stat, kept open for procfs_read_last_cpu. */
+int procfs_open_stat(pid_t pid, pid_t tid);
+/* The CPU the thread last ran on (stat field 39), or -1. */
+int procfs_read_last_cpu(int fd);
+
+/* /proc/PID/comm without the newline ("" when unreadable). */
+void procfs_read_comm(pid_t pid, char *buf, size_t size);
+/* /proc/PID/cmdline with NULs turned into spaces, truncated to size. */
+void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
+/* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */
+int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
+
+#endif

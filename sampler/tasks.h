@@ -1,0 +1,69 @@
+/* tasks.h - the table of traced threads and the processes they belong to. */
+#ifndef SAMPLER_TASKS_H
+#define SAMPLER_TASKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procfs.h"
+
+/* Where a traced thread is, as far as the engine knows. */
+enum task_state {
+	TASK_NEW,		/* created; its first ptrace stop is still to come */
+	TASK_RUNNING,		/* continued by us */
+	TASK_STOPPED,		/* stopped for the current sample */
+	TASK_GROUP_STOPPED,	/* job-control stop, kept with PTRACE_LISTEN */
+	TASK_IN_VFORK,		/* parent waiting for its vfork child: cannot stop */
+	TASK_EXITING,		/* reported PTRACE_EVENT_EXIT; waits to be reaped */
+};
+
+struct process {
+	pid_t pid;
+	pid_t ppid;
+	unsigned live_threads;	/* threads not yet exiting */
+	bool exited;		/* the leader has been reaped */
+	uint64_t last_refresh;	/* sample count at the last maps refresh for an unknown PC */
+	struct map_list maps;
+};
+
+struct task {
+	pid_t tid;
+	struct process *proc;
+	enum task_state state;
+	bool pending;		/* current sample waits for its stop */
+	bool in_vfork;		/* between its vfork event and vfork-done */
+	int inject_sig;		/* signal to pass on when it is continued */
+	int schedstat_fd;	/* kept open: pread per sample */
+	int stat_fd;		/* opened when the sampler follows it to its CPU */
+	uint64_t pc;
+	uint64_t cpu_ns;
+	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */
+};
+
+struct task_table {
+	struct task **tasks;		/* live (not yet reaped) threads */
+	size_t ntasks, tasks_alloc;
+	struct process **procs;		/* every process seen, never removed */
+	size_t nprocs, procs_alloc;
+	size_t ncounters;		/* per-thread PMU channels */
+};
+
+void tasks_init(struct task_table *tt, size_t ncounters);
+void tasks_free(struct task_table *tt);
+
+struct task *tasks_find(const struct task_table *tt, pid_t tid);
+struct process *tasks_find_process(const struct task_table *tt, pid_t pid);
+
+/* Add a process (no threads yet).  NULL when out of memory. */
+struct process *tasks_add_process(struct task_table *tt, pid_t pid, pid_t ppid);
+/* Add a thread of proc, in state.  NULL when out of memory. */
+struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,
+		       enum task_state state);
+/* The thread reported its exit: it no longer counts as live. */
+void tasks_set_exiting(struct task *t);
+/* Forget a thread (closes its files). */
+void tasks_remove(struct task_table *tt, struct task *t);
+
+#endif

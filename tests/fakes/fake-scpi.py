@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""fake-scpi.py - a fake SCPI power meter for the scpi plug-in's tests.
+
+  fake-scpi.py --tcp PORTFILE [options]     listen on 127.0.0.1, port -> PORTFILE
+  fake-scpi.py --pty PATHFILE [options]     open a pseudo-terminal, slave path -> PATHFILE
+
+Answers each line equal to --query (default MEAS:POW?) with --value (default
+12.5), after --delay-ms.  Other lines get no answer (as a meter that only
+queues an error).  Options to misbehave:
+  --silent-after N   stop answering after N answers (keeps the connection)
+  --garbage          answer "garbage" instead of a number
+  --drop-after N     close the TCP connection after every N answers
+  --counting         answer 1, 2, 3, ... (the answer's number)
+  --extra            send an unrequested line "extra" after every answer
+  --log FILE         write "queries=N answers=M" there after every query
+Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
+"""
+import argparse
+import os
+import select
+import signal
+import socket
+import sys
+import time
+import tty
+
+
+class Meter:
+    def __init__(self, args):
+        self.args = args
+        self.queries = 0
+        self.answers = 0
+        self.buf = b""
+
+    def answer(self, data):
+        """Bytes to send back for the received data."""
+        out = b""
+        self.buf += data
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            line = line.strip().decode(errors="replace")
+            if line != self.args.query:
+                continue
+            self.queries += 1
+            if self.args.silent_after is not None and self.answers >= self.args.silent_after:
+                self.log()
+                continue
+            if self.args.delay_ms:
+                time.sleep(self.args.delay_ms / 1000)
+            self.answers += 1
+            value = self.answers if self.args.counting else self.args.value
+            out += b"garbage\n" if self.args.garbage else f"{value}\r\n".encode()
+            if self.args.extra:
+                out += b"extra\n"
+            self.log()
+        return out
+
+    def log(self):
+        if self.args.log:
+            with open(self.args.log + ".tmp", "w") as f:
+                f.write(f"queries={self.queries} answers={self.answers}\n")
+            os.replace(self.args.log + ".tmp", self.args.log)
+
+
+def publish(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def serve_tcp(meter, portfile):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    publish(portfile, str(srv.getsockname()[1]))
+    while True:
+        conn, _ = srv.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        meter.buf = b""
+        served = meter.answers
+        try:
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    break
+                out = meter.answer(data)
+                if out:
+                    conn.sendall(out)
+                if meter.args.drop_after and meter.answers - served >= meter.args.drop_after:
+                    break
+        except OSError:
+            pass        # the client went away mid-answer: wait for the next
+        conn.close()
+
+
+def serve_pty(meter, pathfile):
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    # keep the slave open, so the master never sees a hang-up between clients
+    publish(pathfile, os.ttyname(slave))
+    while True:
+        select.select([master], [], [])
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            time.sleep(0.01)
+            continue
+        out = meter.answer(data)
+        try:
+            if out:
+                os.write(master, out)
+        except OSError:
+            pass
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--tcp", metavar="PORTFILE")
+    where.add_argument("--pty", metavar="PATHFILE")
+    p.add_argument("--query", default="MEAS:POW?")
+    p.add_argument("--value", default="12.5")
+    p.add_argument("--delay-ms", type=float, default=0)
+    p.add_argument("--silent-after", type=int)
+    p.add_argument("--garbage", action="store_true")
+    p.add_argument("--drop-after", type=int)
+    p.add_argument("--counting", action="store_true")
+    p.add_argument("--extra", action="store_true")
+    p.add_argument("--log")
+    args = p.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    meter = Meter(args)
+    if args.tcp:
+        serve_tcp(meter, args.tcp)
+    else:
+        serve_pty(meter, args.pty)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+# tests/format/ - helper programs of the format tests (t0*-*.sh).
+TEST_PROGRAMS += $(BUILD)/tests/profile-synth
+$(BUILD)/tests/profile-synth: $(BUILD)/tests/format/profile-synth.o $(PROFILE_OBJS) $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

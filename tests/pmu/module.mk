@@ -1,0 +1,10 @@
+# tests/pmu: programs for the PMU plug-ins' tests.  pmu-probe drives
+# struct pmu_set alone (the plug-ins' unit test); pmu-threads follows many
+# threads through one set; pmu-workload runs loads with known event counts.
+TEST_PROGRAMS += $(BUILD)/tests/pmu-probe $(BUILD)/tests/pmu-threads $(BUILD)/tests/pmu-workload
+$(BUILD)/tests/pmu-probe: $(BUILD)/tests/pmu/pmu-probe.o $(PMU_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/pmu-threads: $(BUILD)/tests/pmu/pmu-threads.o $(PMU_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+$(BUILD)/tests/pmu-workload: $(BUILD)/tests/pmu/pmu-workload.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^

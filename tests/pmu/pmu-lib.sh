@@ -1,0 +1,45 @@
+# pmu-lib.sh - helpers shared by the PMU plug-in tests (t2*-pmu-*.sh),
+# sourced after lib.sh.
+PROBE=$BUILD/tests/pmu-probe
+# workloads come from the plain build, like $EXAMPLES (lib.sh)
+WORK=$(dirname "$EXAMPLES")/tests/pmu-workload
+PROFILE=$BUILD/sampler-profile
+PY=/usr/bin/python3
+FAKES=$ROOT/tests/fakes
+
+# field FILE PREFIX KEY: the value of KEY=... on the first line of FILE that
+# starts with PREFIX (pmu-probe and sampler-profile dump print key=value).
+field() {
+	awk -v p="$2" -v k="$3=" 'index($0, p) == 1 {
+		for (i = 1; i <= NF; i++)
+			if (index($i, k) == 1) { print substr($i, length(k) + 1); exit }
+		exit
+	}' "$1"
+}
+
+# within_percent EXPECTED ACTUAL PERCENT [WHAT]
+within_percent() {
+	expect_near "$1" "$2" "$(awk -v e="$1" -v p="$3" 'BEGIN { print (e < 0 ? -e : e) * p / 100 }')" "${4:-}"
+}
+
+# one_error FILE PATTERN: FILE holds exactly one line, matching PATTERN.
+one_error() {
+	expect_eq 1 "$(wc -l <"$1")" "error lines in $1" &&
+	expect_grep "$2" "$1"
+}
+
+# e2e: true when the recorder and the profile dumper are built.
+e2e() {
+	[ -x "$SAMPLER" ] && [ -x "$PROFILE" ]
+}
+
+# sample_sum FILE INDEX: sum of the INDEX-th (from 1) per-sample value over
+# the `sample` lines of a dump, NaN skipped; sample_nan counts the NaNs.
+sample_sum() {
+	sed -n 's/^sample .* values=\([^ ]*\).*/\1/p' "$1" |
+	awk -F, -v i="$2" '$i != "nan" && $i != "" { s += $i } END { printf "%.17g\n", s }'
+}
+sample_nan() {
+	sed -n 's/^sample .* values=\([^ ]*\).*/\1/p' "$1" |
+	awk -F, -v i="$2" '$i == "nan" { n++ } END { print n + 0 }'
+}

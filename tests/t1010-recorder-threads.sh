@@ -1,0 +1,56 @@
+#!/bin/bash
+# The recorder follows every thread: many at once, and threads that come and
+# go, without losing, duplicating or hanging on any.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+test_expect_success '64 threads: all appear, with their process' '
+	"$SAMPLER" -f 500 -o t64 -- "$EXAMPLES/threads" 64 0.3 >out &&
+	expect_grep "^threads: 64" out &&
+	dump t64 &&
+	pid=$(field_values t64.txt process pid) &&
+	expect_eq 64 "$(field_values t64.txt thread tid | sort -u | wc -l)" "thread records" &&
+	expect_eq 64 "$(field_values t64.txt ts tid | sort -u | wc -l)" "distinct tids sampled" &&
+	expect_eq "$pid" "$(field_values t64.txt ts pid | sort -u)" "pid of every sampled thread" &&
+	expect_eq 64 "$(stat_of t64.txt threads)" "stats threads" &&
+	expect_eq 64 "$(records t64.txt exit)" "exit records"
+'
+
+test_expect_success '64 threads: every sample holds every live thread once' '
+	check_snapshots t64.txt &&
+	expect_eq 64 "$(field_values t64.txt sample nthreads | sort -n | tail -1)" "largest sample"
+'
+
+test_expect_success 'threads that come and go: none lost, none twice, no hang' '
+	timeout 20 "$SAMPLER" -f 2000 -o churn -- "$EXAMPLES/churn" 0.5 4 >out &&
+	created=$(sed -n "s/^created: //p" out) &&
+	expect_ge 20 "$created" "threads the workload created" &&
+	dump churn &&
+	expect_eq "$((created + 1))" "$(records churn.txt thread)" "thread records (created + main)" &&
+	expect_eq "$((created + 1))" "$(records churn.txt exit)" "exit records" &&
+	check_snapshots churn.txt
+'
+
+test_expect_success 'threads that come and go: those that lived through a sample were sampled' '
+	sampled=$(field_values churn.txt ts tid | sort -u | wc -l) &&
+	expect_ge "$(($(records churn.txt thread) * 3 / 4))" "$sampled" "distinct threads sampled"
+'
+
+test_expect_success 'many short threads at a high rate do not hang the sampler' '
+	timeout 20 "$SAMPLER" -f 20000 -o fast -- "$EXAMPLES/churn" 0.3 16 >out &&
+	dump fast && check_snapshots fast.txt &&
+	expect_eq "$(($(sed -n "s/^created: //p" out) + 1))" "$(records fast.txt thread)" "thread records"
+'
+
+test_expect_success 'the main thread exits first: the process goes on without it' '
+	timeout 20 "$SAMPLER" -f 1000 -o leader -- "$EXAMPLES/leader-exit" 0.3 &&
+	dump leader &&
+	pid=$(field_values leader.txt process pid) &&
+	expect_grep "^exit tid=$pid pid=$pid .*whole=0" leader.txt &&
+	other=$(field_values leader.txt thread tid | grep -v "^$pid\$") &&
+	expect_grep "^exit tid=$other pid=$pid .*whole=1" leader.txt &&
+	expect_ge 100 "$(field_values leader.txt ts tid | grep -c "^$other\$")" "samples of the second thread" &&
+	check_snapshots leader.txt
+'
+
+test_done

@@ -1,0 +1,111 @@
+#!/bin/bash
+# The target sees no signal of the sampler's, gets its own, and job control
+# and signals sent to the sampler behave as without it.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+test_expect_success 'a target using SIGUSR2 and SIGALRM counts the same as alone' '
+	"$EXAMPLES/signals" 40 >alone &&
+	"$SAMPLER" -f 2000 -o sig -- "$EXAMPLES/signals" 40 >traced &&
+	expect_eq "usr2=40 alrm>=40 other=0" "$(cat alone)" "alone" &&
+	expect_eq "$(cat alone)" "$(cat traced)" "under the sampler" &&
+	dump sig &&
+	expect_ge 80 "$(stat_of sig.txt signals)" "signals delivered" &&
+	expect_ge 100 "$(stat_of sig.txt samples)" "samples"
+'
+
+wait_ready() {	# FILE: until the target printed "ready"
+	for i in $(seq 100); do
+		grep -q ready "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+test_expect_success 'SIGTERM to the sampler reaches the target, and the profile is complete' '
+	"$SAMPLER" -o term -- "$EXAMPLES/term" 10 >out.term &
+	pid=$! &&
+	wait_ready out.term && sleep 0.1 &&
+	kill -TERM $pid &&
+	run_status wait $pid &&
+	expect_eq 0 "$rc" "exit status" &&
+	expect_grep "terminated by SIGTERM" out.term &&
+	dump term &&
+	expect_eq 0 "$(stat_of term.txt exit)" "stats exit" &&
+	expect_ge 50 "$(records term.txt sample)" "samples"
+'
+
+test_expect_success 'SIGINT to the sampler alone kills the target: 130, profile complete' '
+	"$SAMPLER" -o int -- "$EXAMPLES/term" 10 >out.int &
+	pid=$! &&
+	wait_ready out.int &&
+	kill -INT $pid &&
+	run_status wait $pid &&
+	expect_eq 130 "$rc" "exit status" &&
+	dump int &&
+	expect_eq 130 "$(stat_of int.txt exit)" "stats exit"
+'
+
+test_expect_success 'job control: a target stopped with SIGSTOP and continued finishes' '
+	timeout 20 "$SAMPLER" -o job -- "$EXAMPLES/jobctl" >out &&
+	expect_grep "conts=1" out &&
+	stopped=$(sed -n "s/.*stopped_ms=\([0-9]*\).*/\1/p" out) &&
+	expect_ge 80 "$stopped" "ms stopped" &&
+	dump job &&
+	expect_eq 2 "$(stat_of job.txt processes)" "processes (target and helper)"
+'
+
+test_expect_success 'job control: a stopped target is not sampled, and sampling goes on' '
+	main=$(field_values job.txt process pid | head -1) &&
+	gap=$(awk -v pid="$main" "
+		/^sample / { split(\$2, kv, \"=\"); t = kv[2] }
+		/^ts / && \$3 == \"pid=\" pid { if (last && t - last > max) max = t - last; last = t }
+		END { print int(max / 1e6) }" job.txt) &&
+	expect_ge 80 "$gap" "longest gap (ms) in the main process samples" &&
+	expect_ge 150 "$(records job.txt sample)" "samples (the helper is sampled meanwhile)"
+'
+
+test_expect_success 'SIGSTOP from outside: the target stays stopped until SIGCONT' '
+	"$SAMPLER" -o ext -- "$EXAMPLES/term" 10 >out.ext &
+	pid=$! &&
+	wait_ready out.ext &&
+	target=$(pgrep -P $pid) &&
+	kill -STOP $target && sleep 0.3 &&
+	state=$(awk "{ print \$3 }" /proc/$target/stat) &&
+	kill -CONT $target && sleep 0.1 && kill -TERM $target &&
+	run_status wait $pid &&
+	expect_eq t "$(echo $state | tr T t)" "state while stopped" &&
+	expect_eq 0 "$rc" "exit status" &&
+	expect_grep "terminated by SIGTERM" out.ext
+'
+
+if command -v script >/dev/null; then
+	test_expect_success 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
+		(sleep 0.6; printf "\003"; sleep 1) |
+			script -qec "$SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc &&
+		expect_grep "sigint=1" out.ctrlc &&
+		dump ctrlc &&
+		expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
+		expect_eq 1 "$(stat_of ctrlc.txt signals)" "signals delivered"
+	'
+else
+	test_skip 'Ctrl-C at a terminal' 'script(1) from util-linux is needed to make a terminal'
+fi
+
+test_expect_success 'SIGKILL to the sampler: the target dies with it, the profile reads as truncated' '
+	"$SAMPLER" -o killed -- "$EXAMPLES/term" 10 >out.kill &
+	pid=$! &&
+	wait_ready out.kill &&
+	target=$(pgrep -P $pid) &&
+	sleep 0.2 && kill -KILL $pid &&
+	run_status wait $pid &&
+	expect_eq 137 "$rc" "sampler exit status" &&
+	for i in $(seq 50); do [ -d /proc/$target ] || break; sleep 0.05; done &&
+	expect_eq gone "$([ -d /proc/$target ] && echo alive || echo gone)" "target" &&
+	run_status "$BUILD/sampler-profile" dump killed >killed.txt &&
+	expect_eq 2 "$rc" "dump status (truncated)" &&
+	expect_grep "^truncated good_bytes=" killed.txt &&
+	expect_grep "^host .*cmdline=.*term%2010" killed.txt
+'
+
+test_done

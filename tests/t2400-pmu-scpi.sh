@@ -1,0 +1,150 @@
+#!/bin/sh
+# scpi plug-in against a fake meter on loopback TCP and on a pseudo-terminal:
+# known values, a meter that stops answering, garbage, refused connections.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/pmu/pmu-lib.sh"
+
+FAKE_PIDS=
+trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
+
+# start_meter FILE ARGS...: start a fake meter that publishes its port or
+# pty path in FILE, and wait until it has.  Call it at the top level only
+# (tests run in subshells: their FAKE_PIDS would not reach the trap).
+start_meter() {
+	file=$1
+	shift
+	# its own output goes to a file: an inherited pipe would hold the
+	# caller's $(...) open
+	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
+	FAKE_PIDS="$FAKE_PIDS $!"
+	for i in $(seq 100); do
+		[ -s "$file" ] && return 0
+		sleep 0.05
+	done
+	echo "fake meter did not start: $*" >&2
+	return 1
+}
+
+start_meter tcp.port --tcp tcp.port --value 12.5
+start_meter q.port --tcp q.port --log q.log
+start_meter pty.path --pty pty.path --value 3.25
+start_meter mute.port --tcp mute.port --value 7 --silent-after 11 --log mute.log
+start_meter junk.port --tcp junk.port --garbage
+start_meter slow.port --tcp slow.port --value 9 --delay-ms 30
+start_meter mute2.port --tcp mute2.port --value 7 --silent-after 5
+start_meter count.port --tcp count.port --counting --extra
+start_meter drop.port --tcp drop.port --value 2 --drop-after 20 --log drop.log
+TCP=tcp://127.0.0.1:$(cat tcp.port)
+PTY=$(cat pty.path)
+MUTE=tcp://127.0.0.1:$(cat mute.port)
+
+test_expect_success 'TCP meter: one power channel named scpi, every reading 12.5 W' '
+	$PROBE -n 50 -i 2 -p scpi:$TCP,timeout_ms=2000 >out &&
+	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample$" out &&
+	expect_eq 12.5 "$(sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out | sort -u)" "distinct readings" &&
+	expect_eq 50 "$(grep -c ^read out)" "reads" &&
+	expect_eq 0 "$(field out "total name=scpi " missing)" "missing readings"
+'
+
+test_expect_success 'one query per read (pipelined), plus the handshake at init' '
+	$PROBE -q -n 30 -i 1 -p scpi:tcp://127.0.0.1:$(cat q.port),timeout_ms=2000 >out &&
+	# wait until the meter has seen everything that was sent
+	for i in $(seq 50); do
+		q=$(sed -n "s/^queries=\([0-9]*\).*/\1/p" q.log) && sleep 0.1 &&
+		[ "$q" = "$(sed -n "s/^queries=\([0-9]*\).*/\1/p" q.log)" ] && break
+	done &&
+	expect_eq 32 "$q" "queries: the handshake, one sent at init, one after each read"
+'
+
+test_expect_success 'pseudo-terminal meter at 115200 baud, unit=A and a channel name' '
+	$PROBE -q -n 40 -i 2 -p "scpi:$PTY@115200,unit=A,name=amps,timeout_ms=2000" >out &&
+	expect_grep "^channel name=amps source=scpi unit=A scale=1 kind=current scope=sample$" out &&
+	expect_eq 3.25 "$(field out "total name=amps " mean)" "mean current" &&
+	expect_eq 0 "$(field out "total name=amps " missing)" "missing readings"
+'
+
+test_expect_success 'a meter that stops answering: readings missing, counted, and the run is never held' '
+	$PROBE -q -n 100 -i 1 -p "scpi:$MUTE,timeout_ms=50" >out &&
+	cat out &&
+	good=$(awk -v t=$(field out "total name=scpi " value) "BEGIN { print t / 7 }") &&
+	missing=$(field out "total name=scpi " missing) &&
+	expect_le 10 "$good" "answered readings (7 W each; 11 answers, one the handshake)" &&
+	expect_ge 90 "$missing" "missing readings" &&
+	expect_eq 100 $((good + missing)) "readings + missing" &&
+	expect_le 1000 "$(field out latency total_ms)" "ms spent in 100 reads (one 50 ms wait when the meter is on time; 5000 if every read waited)"
+'
+
+test_expect_success 'a meter slower than timeout_ms: all readings missing, none shifted by one' '
+	$PROBE -q -n 40 -i 2 -p "scpi:tcp://127.0.0.1:$(cat slow.port),timeout_ms=5" >out &&
+	expect_eq 40 "$(field out "total name=scpi " missing)" "missing readings" &&
+	expect_eq 0 "$(field out "total name=scpi " value)" "sum of readings"
+'
+
+test_expect_success 'each reading is the answer to its own query, even with unrequested extra lines' '
+	$PROBE -n 30 -i 2 -p "scpi:tcp://127.0.0.1:$(cat count.port),timeout_ms=2000" >out &&
+	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out >got &&
+	seq 2 31 >expect &&
+	diff expect got
+'
+
+test_expect_success 'a dropped connection: readings missing for a second, then re-connected and resumed' '
+	$PROBE -q -n 150 -i 10 -p "scpi:tcp://127.0.0.1:$(cat drop.port),timeout_ms=2000" >out &&
+	cat out drop.log &&
+	good=$(awk -v t=$(field out "total name=scpi " value) "BEGIN { print t / 2 }") &&
+	missing=$(field out "total name=scpi " missing) &&
+	expect_eq 150 $((good + missing)) "readings + missing" &&
+	answers=$(sed -n "s/.*answers=//p" drop.log) &&
+	expect_ge 40 "$answers" "answers (20 per connection: it re-connected)" &&
+	expect_ge $((answers - 2)) "$good" "readings (every answer but the handshake and maybe the one to the query sent after the last read)" &&
+	expect_le $((answers - 1)) "$good" "readings" &&
+	expect_ge 1 "$missing" "missing readings while disconnected"
+'
+
+test_expect_success 'a meter answering garbage is refused at init, quoting the answer' '
+	run_status $PROBE -p scpi:tcp://127.0.0.1:$(cat junk.port) 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "scpi: meter at tcp://127.0.0.1:[0-9]* answered .garbage. to .MEAS:POW?., not a number (give a query that returns one reading"
+'
+
+test_expect_success 'connection refused: one error line with the address and the fix' '
+	port=$($PY -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
+	run_status $PROBE -p scpi:tcp://127.0.0.1:$port 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "^pmu-probe: error: scpi: cannot connect to tcp://127.0.0.1:$port: Connection refused (is the meter on and listening there? check the address and port)$"
+'
+
+test_expect_success 'a serial device that does not exist, and one that is not a tty' '
+	run_status $PROBE -p scpi:/dev/ttyNOSUCH@9600 2>err &&
+	one_error err "scpi: cannot open /dev/ttyNOSUCH: No such file or directory (check the device path" &&
+	run_status $PROBE -p scpi:$TRASH/q.log@9600 2>err &&
+	one_error err "scpi: $TRASH/q.log is not a serial device: "
+'
+
+if e2e; then
+	test_expect_success 'sampler -p scpi: every sample 12.5 W, none missing' '
+		$SAMPLER -f 200 -p scpi:$TCP,timeout_ms=2000 -o prof -- sleep 0.2 &&
+		$PROFILE dump prof >dump &&
+		expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample" dump &&
+		expect_eq 12.5 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dump | sort -u)" "distinct sample values" &&
+		expect_eq 0 "$(field dump stats missing)" "stats missing"
+	'
+	test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
+		$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 0.3 &&
+		$PROFILE dump prof2 >dump2 &&
+		samples=$(field dump2 stats samples) &&
+		nan=$(sample_nan dump2 1) &&
+		expect_ge 20 "$samples" "samples" &&
+		expect_ge $((samples - 4)) "$nan" "NaN samples (all but at most the 4 answered)" &&
+		expect_eq "$nan" "$(field dump2 stats missing)" "stats missing"
+	'
+	test_expect_success 'sampler -p scpi with the meter refusing: exit 125, target never started' '
+		run_status $SAMPLER -p scpi:tcp://127.0.0.1:1 -o prof3 -- touch started 2>err &&
+		expect_eq 125 $rc "exit status" &&
+		one_error err "^sampler: error: scpi: cannot connect to tcp://127.0.0.1:1: Connection refused" &&
+		test ! -e started
+	'
+else
+	test_skip 'sampler -p scpi end to end' "build/sampler or build/sampler-profile is not built yet"
+fi
+
+test_done

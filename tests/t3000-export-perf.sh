@@ -1,0 +1,134 @@
+#!/bin/bash
+# sampler-export to perf.data: the real perf reads it, without a warning, and
+# shows what the profile says (hot functions, shares, totals, header, events).
+. "$(dirname "$0")/lib.sh"
+
+GEN=$BUILD/bench/genprofile
+
+# perf report --stdio --sort symbol: the share (%) of SYMBOL in EVENT.
+share() {	# report-file event symbol
+	awk -v ev="$2" -v sym="$3" '
+		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
+		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
+	' "$1"
+}
+
+expected() {	# function kind: the generator's own attribution
+	sed -n "s/^expect $1 .*$2=\([0-9.]*\).*/\1/p" gen.out
+}
+
+if ! command -v perf >/dev/null 2>&1; then
+	test_skip 'perf reads the export' 'perf is not installed (make deps installs linux-perf)'
+	test_done
+	exit
+fi
+
+test_expect_success 'a 1000-sample profile of 4 threads exports to perf.data' '
+	"$GEN" p.prof 4000 4 >gen.out &&
+	"$EXPORT" -o perf.data p.prof 2>export.err &&
+	expect_eq "" "$(cat export.err)" "export stderr" &&
+	expect_eq PERFILE2 "$(head -c 8 perf.data)" magic
+'
+
+test_expect_success 'perf report shows the hot functions with the profile'"'"'s CPU-time shares' '
+	perf report -i perf.data --stdio --sort symbol >report.txt 2>report.err &&
+	for f in hot_a hot_b hot_c; do
+		expect_near "$(expected $f cpu)" "$(share report.txt cpu-time $f)" 0.5 "cpu-time share of $f" || exit 1
+	done
+'
+
+test_expect_success 'energy and wall-time shares match the profile'"'"'s attribution' '
+	for f in hot_a hot_b hot_c; do
+		expect_near "$(expected $f energy)" "$(share report.txt energy-package-0-uJ $f)" 0.5 "energy share of $f" &&
+		expect_near "$(expected $f wall)" "$(share report.txt wall-time $f)" 0.5 "wall share of $f" || exit 1
+	done
+'
+
+test_expect_success 'event totals are kept: energy in uJ, CPU time in ns, counter deltas' '
+	total() { awk -v ev="$1" "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == ev && /^# Event count/ { print \$NF; exit }" report.txt; } &&
+	expect_eq 1007979 "$(total energy-package-0-uJ)" "energy total (uJ)" &&
+	expect_eq 2880000000 "$(total cpu-time)" "cpu-time total (ns: 800 busy samples x 4 threads x 0.9 ms)" &&
+	expect_eq 4000000000 "$(total wall-time)" "wall-time total (1000 x 4 threads x 1 ms)" &&
+	expect_eq 3200000 "$(total instructions)" "instructions total"
+'
+
+test_expect_success 'perf report prints no warning about the file' '
+	expect_eq "" "$(cat report.err)" "perf report stderr"
+'
+
+test_expect_success 'perf script prints one line per exported sample' '
+	perf script -i perf.data -F comm,tid,event,ip,sym >script.txt 2>script.err &&
+	expect_eq "" "$(cat script.err)" "perf script stderr" &&
+	expect_eq 3200 "$(grep -c " cpu-time:" script.txt)" "cpu-time samples (threads that ran)" &&
+	expect_eq 4000 "$(grep -c " wall-time:" script.txt)" "wall-time samples (every thread-sample)" &&
+	expect_eq 4000 "$(grep -c " energy-package-0-uJ:" script.txt)" "energy samples" &&
+	expect_eq 3200 "$(grep -c " instructions:" script.txt)" "counter samples" &&
+	expect_eq 14400 "$(wc -l <script.txt)" "all lines" &&
+	expect_eq 14400 "$(grep -c "^ *genprofile " script.txt)" "lines with the COMM name"
+'
+
+test_expect_success 'perf script shows wall-clock time from CLOCK_DATA' '
+	perf script -i perf.data -F tod,event 2>tod.err | head -1 >tod.txt &&
+	expect_eq "" "$(cat tod.err)" "stderr" &&
+	expect_grep "^ *$(date +%Y)-[0-9][0-9]-[0-9][0-9] [0-9:.]* *cpu-time" tod.txt
+'
+
+test_expect_success 'perf report --header-only shows host, command and event names' '
+	perf report -i perf.data --header-only >header.txt 2>header.err &&
+	expect_eq "" "$(cat header.err)" "stderr" &&
+	expect_grep "^# hostname : genhost$" header.txt &&
+	expect_grep "^# os release : 6.1.0-gen$" header.txt &&
+	expect_grep "^# arch : x86_64$" header.txt &&
+	expect_grep "^# perf version : sampler 0.1.0$" header.txt &&
+	expect_grep "^# cpudesc : Synthetic CPU @ 1.00GHz$" header.txt &&
+	expect_grep "^# cpuid : GenuineIntel,6,85,4$" header.txt &&
+	expect_grep "^# nrcpus online : 2$" header.txt &&
+	expect_grep "^# total memory : 4000000 kB$" header.txt &&
+	expect_grep "^# cmdline : sampler -f 1000 -p rapl -o out -- ./genprofile" header.txt &&
+	expect_grep "^# clockid: monotonic" header.txt &&
+	for e in cpu-time wall-time energy-package-0-uJ instructions; do
+		expect_grep "^# event : name = $e," header.txt || exit 1
+	done
+'
+
+test_expect_success 'perf evlist -v lists every event with its attr' '
+	perf evlist -v -i perf.data >evlist.txt 2>evlist.err &&
+	expect_eq "" "$(cat evlist.err)" "stderr" &&
+	expect_eq "cpu-time wall-time energy-package-0-uJ instructions" \
+		"$(cut -d: -f1 evlist.txt | tr "\n" " " | sed "s/ $//")" "events" &&
+	expect_eq 4 "$(grep -c "sample_type: IP|TID|TIME|PERIOD|IDENTIFIER" evlist.txt)" "sample types"
+'
+
+test_expect_success 'perf annotate works on a hot function' '
+	perf annotate -i perf.data --stdio hot_a >annotate.txt 2>annotate.err &&
+	expect_eq "" "$(cat annotate.err)" "perf annotate stderr" &&
+	expect_grep "<hot_a>:" annotate.txt &&
+	expect_grep "^ *100.00 :" annotate.txt
+'
+
+test_expect_success 'pipe mode gives the same report as file mode' '
+	"$EXPORT" -o - p.prof >pipe.data &&
+	expect_eq PERFILE2 "$(head -c 8 pipe.data)" magic &&
+	perf report -i - --stdio --sort symbol <pipe.data >pipe-report.txt 2>pipe.err &&
+	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
+	diff <(grep -v "^# (Tip:" report.txt) <(grep -v "^# (Tip:" pipe-report.txt) &&
+	"$EXPORT" -o - p.prof | perf script -i - -F event 2>/dev/null | wc -l >pipe-count.txt &&
+	expect_eq 14400 "$(cat pipe-count.txt)" "perf script lines (pipe)"
+'
+
+test_expect_success 'pipe mode carries the header features as records' '
+	perf report -i pipe.data --header-only >pipe-header.txt 2>&1 &&
+	expect_grep "^# hostname : genhost$" pipe-header.txt &&
+	expect_grep "^# event : name = energy-package-0-uJ," pipe-header.txt
+'
+
+test_expect_success 'a single-thread profile with bzip2 input exports the same way' '
+	"$GEN" one.prof.bz2 500 1 >gen1.out &&
+	"$EXPORT" -o one.data one.prof.bz2 &&
+	perf report -i one.data --stdio --sort symbol >one.txt 2>one.err &&
+	expect_eq "" "$(cat one.err)" "stderr" &&
+	sed -n "s/^expect hot_a .*cpu=\([0-9.]*\).*/\1/p" gen1.out >exp1 &&
+	expect_near "$(cat exp1)" "$(share one.txt cpu-time hot_a)" 0.5 "cpu-time share of hot_a"
+'
+
+test_done

@@ -1,0 +1,151 @@
+#!/bin/bash
+# Exports of real recordings (build/sampler): perf report shows the hot
+# functions of the examples with the profile's own shares, for CPU time and
+# for energy from a fake RAPL tree; fork+exec and many threads come through.
+. "$(dirname "$0")/lib.sh"
+
+FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
+
+share() {	# report-file event symbol
+	awk -v ev="$2" -v sym="$3" '
+		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
+		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
+	' "$1"
+}
+
+# The profile's own attribution per symbol, from the CSV (cpu column 5,
+# energy column 7, symbol last): "symbol cpu% energy%".
+csv_shares() {	# csv
+	grep -v "^#" "$1" | tail -n +2 | awk -F, '
+		{ c[$NF] += $5; e[$NF] += $7; tc += $5; te += $7 }
+		END { for (s in c) printf "%s %.4f %.4f\n", s, tc ? 100 * c[s] / tc : 0, te ? 100 * e[s] / te : 0 }'
+}
+
+if [ ! -x "$SAMPLER" ] || [ ! -x "$EXAMPLES/attrib" ]; then
+	test_skip 'exports of real recordings' 'build/sampler or build/examples/attrib is not built yet'
+	test_expect_success 'samples in the vDSO: CSV --symbols and perf report name the same function' '
+	cat >vd.c <<-EOF &&
+	#include <time.h>
+	int main(void) { struct timespec ts; long s = 0;
+		for (long i = 0; i < 5000000; i++) { clock_gettime(CLOCK_MONOTONIC, &ts); s += ts.tv_nsec; }
+		return s == 1; }
+	EOF
+	cc -O1 -o vd vd.c &&
+	"$SAMPLER" -f 1000 -o vd.prof -- ./vd &&
+	"$EXPORT" --format csv --symbols -o vd.csv vd.prof &&
+	csv_shares vd.csv >vd.expected &&
+	"$EXPORT" -o vd.data vd.prof &&
+	perf report -i vd.data --stdio --sort symbol >vd.txt 2>vd.err &&
+	expect_eq "" "$(cat vd.err)" "perf report stderr" &&
+	want=$(awk "\$1 == \"__vdso_clock_gettime\" { print \$2 }" vd.expected) &&
+	expect_ge 20 "$want" "CSV cpu share of __vdso_clock_gettime" &&
+	expect_near "$want" "$(share vd.txt cpu-time __vdso_clock_gettime)" 0.5 "perf cpu-time share of __vdso_clock_gettime"
+'
+
+test_done
+	exit
+fi
+if ! command -v perf >/dev/null 2>&1; then
+	test_skip 'exports of real recordings' 'perf is not installed'
+	test_expect_success 'samples in the vDSO: CSV --symbols and perf report name the same function' '
+	cat >vd.c <<-EOF &&
+	#include <time.h>
+	int main(void) { struct timespec ts; long s = 0;
+		for (long i = 0; i < 5000000; i++) { clock_gettime(CLOCK_MONOTONIC, &ts); s += ts.tv_nsec; }
+		return s == 1; }
+	EOF
+	cc -O1 -o vd vd.c &&
+	"$SAMPLER" -f 1000 -o vd.prof -- ./vd &&
+	"$EXPORT" --format csv --symbols -o vd.csv vd.prof &&
+	csv_shares vd.csv >vd.expected &&
+	"$EXPORT" -o vd.data vd.prof &&
+	perf report -i vd.data --stdio --sort symbol >vd.txt 2>vd.err &&
+	expect_eq "" "$(cat vd.err)" "perf report stderr" &&
+	want=$(awk "\$1 == \"__vdso_clock_gettime\" { print \$2 }" vd.expected) &&
+	expect_ge 20 "$want" "CSV cpu share of __vdso_clock_gettime" &&
+	expect_near "$want" "$(share vd.txt cpu-time __vdso_clock_gettime)" 0.5 "perf cpu-time share of __vdso_clock_gettime"
+'
+
+test_done
+	exit
+fi
+
+test_expect_success 'record attrib with a fake RAPL tree that spends 10 W' '
+	$FAKE make sys --packages 1 &&
+	{ $FAKE run sys --rate intel-rapl:0=10 --seconds 1.6 --step-ms 1 --log rapl.log & } &&
+	SAMPLER_SYSFS_ROOT=$TRASH/sys "$SAMPLER" -f 1000 -p rapl:package-0 -o rec.prof -- "$EXAMPLES/attrib" 1 >attrib.out &&
+	wait &&
+	"$EXPORT" --info rec.prof >info.txt &&
+	expect_grep "^channel: *package-0 (rapl, energy, per sample): total [1-9]" info.txt
+'
+
+test_expect_success 'export it; perf report prints no warning' '
+	"$EXPORT" -o perf.data rec.prof 2>export.err &&
+	expect_eq "" "$(cat export.err)" "export stderr" &&
+	perf report -i perf.data --stdio --sort symbol >report.txt 2>report.err &&
+	expect_eq "" "$(cat report.err)" "perf report stderr" &&
+	"$EXPORT" --format csv --symbols -o rec.csv rec.prof &&
+	csv_shares rec.csv >expected &&
+	cat expected
+'
+
+test_expect_success 'f20, f30, f50 have the profile'"'"'s CPU-time and energy shares in perf report' '
+	for f in f20 f30 f50; do
+		expect_ge 5 "$(awk -v f=$f "\$1 == f { print \$2 }" expected)" "profile cpu share of $f" &&
+		expect_near "$(awk -v f=$f "\$1 == f { print \$2 }" expected)" "$(share report.txt cpu-time $f)" 0.5 "cpu-time share of $f" &&
+		expect_near "$(awk -v f=$f "\$1 == f { print \$3 }" expected)" "$(share report.txt energy-package-0-uJ $f)" 0.5 "energy share of $f" || exit 1
+	done
+'
+
+test_expect_success 'perf script prints one line per exported sample' '
+	rows=$(grep -vc "^#" rec.csv) && rows=$((rows - 1)) &&
+	ran=$(grep -v "^#" rec.csv | tail -n +2 | awk -F, "\$5 > 0" | wc -l) &&
+	perf script -i perf.data -F event >script.txt 2>script.err &&
+	expect_eq "" "$(cat script.err)" "stderr" &&
+	expect_eq "$rows" "$(grep -c "wall-time:" script.txt)" "wall-time lines (thread-samples)" &&
+	expect_eq "$ran" "$(grep -c "cpu-time:" script.txt)" "cpu-time lines (thread-samples that ran)"
+'
+
+test_expect_success 'a fork+exec recording: both programs, no warning, pipe = file' '
+	"$SAMPLER" -f 500 -o fe.prof -- "$EXAMPLES/forkexec" 0.3 >/dev/null &&
+	"$EXPORT" -o fe.data fe.prof &&
+	perf report -i fe.data --stdio --sort comm >comm.txt 2>comm.err &&
+	expect_eq "" "$(cat comm.err)" "perf report stderr" &&
+	expect_grep "% *forkexec" comm.txt &&
+	expect_grep "% *busy" comm.txt &&
+	"$EXPORT" -o - fe.prof | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
+	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
+	diff <(grep -v "^# (Tip:" comm.txt) <(grep -v "^# (Tip:" pipe.txt)
+'
+
+test_expect_success 'a 16-thread recording: every thread of the profile in perf report' '
+	"$SAMPLER" -f 200 -o th.prof -- "$EXAMPLES/threads" 16 0.3 >/dev/null &&
+	"$EXPORT" -o th.data th.prof &&
+	perf report -i th.data --stdio --sort pid 2>th.err >tids.txt &&
+	awk "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == \"wall-time\" && /% *[0-9]*:threads/" tids.txt | wc -l >n &&
+	expect_eq "" "$(cat th.err)" "perf report stderr" &&
+	"$BUILD/sampler-profile" dump th.prof | awk "/^ts / { print \$2 }" | sort -u | wc -l >want &&
+	expect_ge 16 "$(cat want)" "threads in the profile" &&
+	expect_eq "$(cat want)" "$(cat n)" "threads in the wall-time view"
+'
+
+test_expect_success 'samples in the vDSO: CSV --symbols and perf report name the same function' '
+	cat >vd.c <<-EOF &&
+	#include <time.h>
+	int main(void) { struct timespec ts; long s = 0;
+		for (long i = 0; i < 5000000; i++) { clock_gettime(CLOCK_MONOTONIC, &ts); s += ts.tv_nsec; }
+		return s == 1; }
+	EOF
+	cc -O1 -o vd vd.c &&
+	"$SAMPLER" -f 1000 -o vd.prof -- ./vd &&
+	"$EXPORT" --format csv --symbols -o vd.csv vd.prof &&
+	csv_shares vd.csv >vd.expected &&
+	"$EXPORT" -o vd.data vd.prof &&
+	perf report -i vd.data --stdio --sort symbol >vd.txt 2>vd.err &&
+	expect_eq "" "$(cat vd.err)" "perf report stderr" &&
+	want=$(awk "\$1 == \"__vdso_clock_gettime\" { print \$2 }" vd.expected) &&
+	expect_ge 20 "$want" "CSV cpu share of __vdso_clock_gettime" &&
+	expect_near "$want" "$(share vd.txt cpu-time __vdso_clock_gettime)" 0.5 "perf cpu-time share of __vdso_clock_gettime"
+'
+
+test_done
