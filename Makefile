@@ -14,7 +14,7 @@ LDLIBS  :=
 # Debian packages every part needs (make deps installs the missing ones).
 DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-dev \
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
-	valgrind util-linux
+	valgrind util-linux libc6-dbg
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o
@@ -59,7 +59,10 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
-	for s in scripts/sampler-*; do [ -f "$$s" ] && install -m 755 "$$s" $(DESTDIR)$(PREFIX)/bin/; done; true
+	install -m 755 scripts/sampler-report scripts/sampler-compare scripts/sampler-plot \
+		scripts/sampler-import $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/sampler/python/samplerlib
+	install -m 644 scripts/samplerlib/*.py $(DESTDIR)$(PREFIX)/lib/sampler/python/samplerlib/
 	install -m 644 docs/sampler.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:

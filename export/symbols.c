@@ -345,16 +345,67 @@ static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *out)
 	return dynsym;
 }
 
-static void read_elf(Elf *elf, struct dso *d)
+/* Read the function symbols of elf into d; true when they came from a full
+ * .symtab (not just the exported .dynsym). */
+static bool read_symbols(Elf *elf, struct dso *d)
 {
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 
-	if (elf_kind(elf) != ELF_K_ELF || read_segments(elf, d) < 0)
-		return;
+	free(d->symbols);
+	free(d->names);
+	d->symbols = NULL;
+	d->names = NULL;
+	d->nsymbols = 0;
 	scn = find_symtab(elf, &sh);
 	if (scn && read_symtab(elf, scn, &sh, d) < 0)
 		d->nsymbols = 0;
+	return scn && sh.sh_type == SHT_SYMTAB;
+}
+
+/* Distributions strip .symtab into a separate debug file found by build-id
+ * (Debian's *-dbg / -dbgsym packages); perf and gdb look there too, so do
+ * the same or libc's local functions would show as bare addresses. */
+static void read_debug_symbols(const char *path, struct dso *d)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t len = elf_build_id(path, id);
+	char debug[64 + 2 * BUILD_ID_MAX];
+	int n, fd;
+	Elf *elf;
+
+	if (len < 2)
+		return;
+	n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < len; i++)
+		n += snprintf(debug + n, sizeof(debug) - n, "%02x", id[i]);
+	snprintf(debug + n, sizeof(debug) - n, ".debug");
+	fd = open_regular(debug);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		struct dso full = { 0 };
+
+		/* Keep the stripped file's symbols unless the debug file has more. */
+		if (read_symbols(elf, &full) && full.nsymbols > d->nsymbols) {
+			free(d->symbols);
+			free(d->names);
+			d->symbols = full.symbols;
+			d->names = full.names;
+			d->nsymbols = full.nsymbols;
+		} else {
+			free(full.symbols);
+			free(full.names);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+static void sort_symbols(struct dso *d)
+{
 	if (d->nsymbols)
 		qsort(d->symbols, d->nsymbols, sizeof(*d->symbols), symbol_cmp);
 	/* Symbols without a size reach to the next symbol. */
@@ -363,6 +414,18 @@ static void read_elf(Elf *elf, struct dso *d)
 			continue;
 		d->symbols[i].end = i + 1 < d->nsymbols ? d->symbols[i + 1].addr : UINT64_MAX;
 	}
+}
+
+static void read_elf(Elf *elf, struct dso *d, const char *path)
+{
+	bool full;
+
+	if (elf_kind(elf) != ELF_K_ELF || read_segments(elf, d) < 0)
+		return;
+	full = read_symbols(elf, d);
+	if (!full && path)
+		read_debug_symbols(path, d);
+	sort_symbols(d);
 	d->readable = true;
 }
 
@@ -386,7 +449,7 @@ static void vdso_load(struct dso *d)
 	memcpy(copy, eh, size);
 	elf = elf_memory(copy, size);
 	if (elf) {
-		read_elf(elf, d);
+		read_elf(elf, d, NULL);
 		elf_end(elf);
 	}
 	free(copy);
@@ -407,7 +470,7 @@ static void dso_load(struct dso *d)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		read_elf(elf, d);
+		read_elf(elf, d, d->path);
 		elf_end(elf);
 	}
 	close(fd);

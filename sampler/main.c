@@ -290,7 +290,7 @@ static int run(struct context *ctx)
 	if (ctx->opt.debug) {
 		print_debug(ctx, &st, bytes);
 		if (ctx->engine.st.stuck_samples)
-			fprintf(stderr, "sampler: samples taken without a thread that did not stop within 1 s: %" PRIu64 "\n",
+			fprintf(stderr, "sampler: samples that left out a thread which did not stop within 1 s: %" PRIu64 "\n",
 				ctx->engine.st.stuck_samples);
 	}
 	engine_free(&ctx->engine);

@@ -45,53 +45,11 @@ share() {	# report-file event symbol
 
 if [ ! -x "$PROFILE_TOOL" ]; then
 	test_skip 'text fixtures' 'build/sampler-profile is not built yet'
-	test_expect_success 'a reused tid is a new thread for perf (FORK again after EXIT)' '
-	{
-	grep -v "^\(sample\|ts\|exit\|stats\|process pid=200\|thread tid=200\|exec pid=200\)" p.txt
-	echo "sample time=1010000000 nthreads=2 values=90"
-	echo "ts tid=100 pid=100 pc=$(head -1 libc-pc) cpu=1000000"
-	echo "ts tid=101 pid=100 pc=$(head -1 libc-pc) cpu=1000000"
-	echo "exit tid=101 pid=100 time=1015000000 whole=0"
-	echo "thread tid=101 pid=100 time=1016000000"
-	echo "sample time=1020000000 nthreads=2 values=90"
-	echo "ts tid=100 pid=100 pc=$(head -1 libc-pc) cpu=2000000"
-	echo "ts tid=101 pid=100 pc=$(head -1 libc-pc) cpu=500000"
-	} >reuse.txt &&
-	"$PROFILE_TOOL" build reuse.prof <reuse.txt &&
-	run_status "$EXPORT" -o reuse.data reuse.prof 2>reuse.err &&
-	perf script -i reuse.data --show-task-events -F comm,pid,tid,event >reuse-script.txt 2>reuse-script.err &&
-	expect_eq "" "$(cat reuse-script.err)" "perf script stderr" &&
-	expect_eq 2 "$(grep -c "PERF_RECORD_FORK(100:101):(100:100)" reuse-script.txt)" "FORKs of tid 101" &&
-	expect_eq 1 "$(grep -c "PERF_RECORD_EXIT(100:101)" reuse-script.txt)" "EXITs of tid 101" &&
-	expect_eq 4 "$(grep -c "^ *app .* 100/10[01] .*cpu-time:" reuse-script.txt)" "cpu-time samples named app"
-'
-
 test_done
 	exit
 fi
 if ! command -v perf >/dev/null 2>&1; then
 	test_skip 'text fixtures through perf' 'perf is not installed (make deps installs linux-perf)'
-	test_expect_success 'a reused tid is a new thread for perf (FORK again after EXIT)' '
-	{
-	grep -v "^\(sample\|ts\|exit\|stats\|process pid=200\|thread tid=200\|exec pid=200\)" p.txt
-	echo "sample time=1010000000 nthreads=2 values=90"
-	echo "ts tid=100 pid=100 pc=$(head -1 libc-pc) cpu=1000000"
-	echo "ts tid=101 pid=100 pc=$(head -1 libc-pc) cpu=1000000"
-	echo "exit tid=101 pid=100 time=1015000000 whole=0"
-	echo "thread tid=101 pid=100 time=1016000000"
-	echo "sample time=1020000000 nthreads=2 values=90"
-	echo "ts tid=100 pid=100 pc=$(head -1 libc-pc) cpu=2000000"
-	echo "ts tid=101 pid=100 pc=$(head -1 libc-pc) cpu=500000"
-	} >reuse.txt &&
-	"$PROFILE_TOOL" build reuse.prof <reuse.txt &&
-	run_status "$EXPORT" -o reuse.data reuse.prof 2>reuse.err &&
-	perf script -i reuse.data --show-task-events -F comm,pid,tid,event >reuse-script.txt 2>reuse-script.err &&
-	expect_eq "" "$(cat reuse-script.err)" "perf script stderr" &&
-	expect_eq 2 "$(grep -c "PERF_RECORD_FORK(100:101):(100:100)" reuse-script.txt)" "FORKs of tid 101" &&
-	expect_eq 1 "$(grep -c "PERF_RECORD_EXIT(100:101)" reuse-script.txt)" "EXITs of tid 101" &&
-	expect_eq 4 "$(grep -c "^ *app .* 100/10[01] .*cpu-time:" reuse-script.txt)" "cpu-time samples named app"
-'
-
 test_done
 	exit
 fi
@@ -214,6 +172,23 @@ test_expect_success 'CSV --symbols names the functions of the PIE and of libc' '
 	expect_eq 50 "$(grep -c ",$libc,$sym\$" rows)" "rows in $sym" &&
 	expect_eq "$(sym_addr "$libc" getpid -D)" "$(sym_addr "$libc" "$sym" -D)" "address of $sym" &&
 	expect_near 9000 "$(awk -F, "{ s += \$7 } END { print s }" rows)" 0.001 "energy column sum"
+'
+
+test_expect_success 'local functions of a stripped libc come from its build-id debug file' '
+	libc=$(ldd ./app | awk "/libc.so/ { print \$3 }") &&
+	id=$(readelf -n "$libc" | awk "/Build ID/ { print \$3 }") &&
+	debug=/usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug &&
+	if [ ! -f "$debug" ]; then echo "skip: no $debug (install libc6-dbg)"; exit 0; fi &&
+	a=$(sym_addr "$debug" _itoa_word) &&
+	expect_eq "" "$(sym_addr "$libc" _itoa_word || true)" "_itoa_word in the stripped libc" &&
+	{
+	grep -v "^\(sample\|ts\|exit\|stats\)" p.txt
+	echo "sample time=1010000000 nthreads=1 values=90"
+	printf "ts tid=100 pid=100 pc=0x%x cpu=1000000\n" $(( LIBC_BASE + 0x$a + 4 ))
+	} >dbg.txt &&
+	"$PROFILE_TOOL" build dbg.prof <dbg.txt &&
+	run_status "$EXPORT" --format csv --symbols -o dbg.csv dbg.prof &&
+	expect_eq "$libc,_itoa_word" "$(grep -v "^#" dbg.csv | tail -1 | awk -F, "{ print \$(NF-1) \",\" \$NF }")" "dso,symbol"
 '
 
 test_expect_success 'pipe mode: same report as file mode' '
