@@ -27,7 +27,16 @@ int error_prefix(struct error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+	/* Long messages are cut, never overrun: the cause at the front matters most. */
+	size_t len = strlen(head);
+
+	if (len > sizeof(err->msg) - 3)
+		len = sizeof(err->msg) - 3;
+	memcpy(err->msg, head, len);
+	memcpy(err->msg + len, ": ", 2);
+	len += 2;
+	strncpy(err->msg + len, old, sizeof(err->msg) - len - 1);
+	err->msg[sizeof(err->msg) - 1] = '\0';
 	return -1;
 }
 

@@ -5,7 +5,7 @@ SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 
 PROGRAMS += $(BUILD)/sampler
 $(BUILD)/sampler: $(SAMPLER_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lm
 
 $(BUILD)/sampler-objs/%.o: sampler/%.c
 	@mkdir -p $(dir $@)

@@ -3,8 +3,8 @@
 # threads through one set; pmu-workload runs loads with known event counts.
 TEST_PROGRAMS += $(BUILD)/tests/pmu-probe $(BUILD)/tests/pmu-threads $(BUILD)/tests/pmu-workload
 $(BUILD)/tests/pmu-probe: $(BUILD)/tests/pmu/pmu-probe.o $(PMU_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS)
 $(BUILD)/tests/pmu-threads: $(BUILD)/tests/pmu/pmu-threads.o $(PMU_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lpthread
 $(BUILD)/tests/pmu-workload: $(BUILD)/tests/pmu/pmu-workload.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
