@@ -177,7 +177,8 @@ static void *csv_open(const struct profile_info *info, const struct export_optio
 	c->info = info;
 	c->path = opt->output;
 	c->start_ns = info->host.start_ns;
-	if (opt->symbols && !(c->symbols = symbolizer_new())) {
+	if (opt->symbols && (!(c->symbols = symbolizer_new()) ||
+			     symbolizer_set_cache(c->symbols, opt->symbol_cache) < 0)) {
 		error_set(err, "out of memory for the symbolizer");
 		goto fail;
 	}

@@ -18,6 +18,7 @@ struct export_options {
 	const char *input;		/* the profile's path */
 	const char *output;		/* "-": stdout (perf: pipe mode) */
 	bool symbols;			/* CSV: add dso and symbol columns */
+	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 };
 
 struct export_result {

@@ -1,11 +1,13 @@
 /* sampler-export - turn a sampler profile into perf.data, CSV, the original
  * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
+#include "symcache.h"
 
 #define PROG "sampler-export"
 
@@ -24,13 +26,17 @@ static const struct exporter *const exporters[] = {
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols] PROFILE\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols]\n"
+	      "                      [--no-symbol-cache] PROFILE\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout);\n"
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
 	      "  --format F     perf (default), csv (one row per thread-sample),\n"
 	      "                 pperf (the original tool's binary layout)\n"
 	      "  --symbols      csv: add the dso and symbol of each pc (elfutils)\n"
+	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
+	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
+	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
 	      "  --info         print a summary: host, command, duration, samples, channels\n"
 	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n",
 	      f);
@@ -57,6 +63,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "symbols", no_argument, NULL, 's' },
+		{ "no-symbol-cache", no_argument, NULL, 'n' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -77,6 +84,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			break;
 		case 's':
 			opt->symbols = true;
+			break;
+		case 'n':
+			opt->symbol_cache = NULL;
 			break;
 		case 'i':
 			*ex = &info_exporter;
@@ -104,10 +114,13 @@ int main(int argc, char **argv)
 {
 	const struct exporter *ex = &perf_exporter;
 	struct export_options opt = { 0 };
+	char cache_dir[PATH_MAX];
 	struct export_result res;
 	struct error err = { "" };
 	int ret;
 
+	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
+		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
 	ret = parse_options(argc, argv, &ex, &opt, &err);
 	if (ret != 0) {
 		if (ret < 0)

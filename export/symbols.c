@@ -13,22 +13,10 @@
 #include <unistd.h>
 
 #include "idmap.h"
+#include "symcache.h"
 
 #define PC_CACHE_SLOTS 65536		/* power of two */
 #define ADDR_NAME_MAX 24
-
-struct elf_symbol {
-	uint64_t addr;
-	uint64_t end;			/* exclusive */
-	const char *name;		/* in dso->names */
-	unsigned char bind;		/* STB_* */
-};
-
-struct load_segment {
-	uint64_t offset;
-	uint64_t vaddr;
-	uint64_t filesz;
-};
 
 struct dso {
 	char *path;
@@ -71,6 +59,7 @@ struct symbolizer {
 	struct idmap processes;		/* pid -> struct process_maps */
 	uint64_t generation;		/* bumped on every map change */
 	struct pc_cache_entry *cache;
+	char *symcache_dir;		/* NULL: no persistent symbol cache */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -119,7 +108,19 @@ void symbolizer_free(struct symbolizer *s)
 		free(pm->maps);
 	idmap_free(&s->processes);
 	free(s->cache);
+	free(s->symcache_dir);
 	free(s);
+}
+
+int symbolizer_set_cache(struct symbolizer *s, const char *dir)
+{
+	char *copy = dir ? strdup(dir) : NULL;
+
+	if (dir && !copy)
+		return -1;
+	free(s->symcache_dir);
+	s->symcache_dir = copy;
+	return 0;
 }
 
 static struct dso *dso_find(struct symbolizer *s, const char *path)
@@ -206,9 +207,7 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
 	return 0;
 }
 
-/* Open an ELF named by a profile: only a regular file (a FIFO or a device
- * named by a hostile profile must not block or stream forever). */
-static int open_regular(const char *path)
+int open_regular(const char *path)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -363,6 +362,19 @@ static bool read_symbols(Elf *elf, struct dso *d)
 	return scn && sh.sh_type == SHT_SYMTAB;
 }
 
+int build_id_debug_path(const unsigned char *id, size_t len, char *buf, size_t size)
+{
+	int n;
+
+	if (len < 2 || size < BUILD_ID_DEBUG_PATH_MAX || len > BUILD_ID_MAX)
+		return -1;
+	n = snprintf(buf, size, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < len; i++)
+		n += snprintf(buf + n, size - n, "%02x", id[i]);
+	snprintf(buf + n, size - n, ".debug");
+	return 0;
+}
+
 /* Distributions strip .symtab into a separate debug file found by build-id
  * (Debian's *-dbg / -dbgsym packages); perf and gdb look there too, so do
  * the same or libc's local functions would show as bare addresses. */
@@ -370,16 +382,12 @@ static void read_debug_symbols(const char *path, struct dso *d)
 {
 	unsigned char id[BUILD_ID_MAX];
 	size_t len = elf_build_id(path, id);
-	char debug[64 + 2 * BUILD_ID_MAX];
-	int n, fd;
+	char debug[BUILD_ID_DEBUG_PATH_MAX];
+	int fd;
 	Elf *elf;
 
-	if (len < 2)
+	if (build_id_debug_path(id, len, debug, sizeof(debug)) < 0)
 		return;
-	n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (size_t i = 1; i < len; i++)
-		n += snprintf(debug + n, sizeof(debug) - n, "%02x", id[i]);
-	snprintf(debug + n, sizeof(debug) - n, ".debug");
 	fd = open_regular(debug);
 	if (fd < 0)
 		return;
@@ -455,8 +463,38 @@ static void vdso_load(struct dso *d)
 	free(copy);
 }
 
-static void dso_load(struct dso *d)
+/* The persistent cache (symcache.h) holds exactly what read_elf makes. */
+static bool dso_load_cached(struct dso *d, const char *dir, const struct symcache_key *key)
 {
+	struct symbol_table t;
+
+	if (symcache_load(dir, key, &t) < 0)
+		return false;
+	d->nsegments = t.nsegments;
+	d->segments = t.segments;
+	d->nsymbols = t.nsymbols;
+	d->symbols = t.symbols;
+	d->names = t.names;
+	d->readable = true;
+	return true;
+}
+
+static void dso_store_cached(const struct dso *d, const char *dir,
+			     const struct symcache_key *key)
+{
+	const struct symbol_table t = {
+		.nsegments = d->nsegments, .segments = d->segments,
+		.nsymbols = d->nsymbols, .symbols = d->symbols, .names = d->names,
+	};
+
+	if (d->readable)
+		symcache_store(dir, key, &t);
+}
+
+static void dso_load(struct dso *d, const char *cache_dir)
+{
+	struct symcache_key key;
+	bool cacheable;
 	Elf *elf;
 	int fd;
 
@@ -465,6 +503,9 @@ static void dso_load(struct dso *d)
 		vdso_load(d);
 		return;
 	}
+	cacheable = cache_dir && symcache_key(d->path, &key) == 0;
+	if (cacheable && dso_load_cached(d, cache_dir, &key))
+		return;
 	fd = open_regular(d->path);
 	if (fd < 0)
 		return;
@@ -474,6 +515,8 @@ static void dso_load(struct dso *d)
 		elf_end(elf);
 	}
 	close(fd);
+	if (cacheable)
+		dso_store_cached(d, cache_dir, &key);
 }
 
 static const struct elf_symbol *find_symbol(const struct dso *d, uint64_t addr)
@@ -513,12 +556,12 @@ static const char *address_name(struct dso *d, uint64_t addr)
 	return name;
 }
 
-static const char *dso_symbol(struct dso *d, uint64_t file_offset)
+static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *cache_dir)
 {
 	const struct elf_symbol *sym;
 
 	if (!d->loaded)
-		dso_load(d);
+		dso_load(d, cache_dir);
 	if (!d->readable)
 		return SYMBOL_UNKNOWN;
 	for (size_t i = 0; i < d->nsegments; i++) {
@@ -560,7 +603,7 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	m = pm ? find_mapping(pm, pc) : NULL;
 	if (m) {
 		*dso = m->dso->path;
-		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff);
+		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir);
 	}
 	e->generation = s->generation;
 	e->pid = pid;

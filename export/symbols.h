@@ -23,6 +23,10 @@ struct symbolizer;
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
 
+/* Keep each DSO's symbol table in the persistent cache in dir (symcache.h);
+ * NULL (the default) turns it off.  -1 when out of memory. */
+int symbolizer_set_cache(struct symbolizer *s, const char *dir);
+
 /* Follow the profile: a new mapping (replaces what it overlaps), a forked
  * process (inherits its parent's maps).  -1 when out of memory. */
 int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m);
@@ -50,5 +54,14 @@ void map_offset_fix(struct map_offset_fix *fix, struct profile_map *m);
 /* The GNU build-id of an ELF file: its length (<= BUILD_ID_MAX), or 0 when
  * the file has none or cannot be read. */
 size_t elf_build_id(const char *path, unsigned char id[BUILD_ID_MAX]);
+
+/* Where distributions put the separate debug file of a build-id:
+ * /usr/lib/debug/.build-id/NN/REST.debug.  -1 for an id shorter than 2. */
+#define BUILD_ID_DEBUG_PATH_MAX (64 + 2 * BUILD_ID_MAX)
+int build_id_debug_path(const unsigned char *id, size_t len, char *buf, size_t size);
+
+/* open(2) a file named by a profile, read-only, only if it is a regular
+ * file (a FIFO or device must not block or stream forever); -1 if not. */
+int open_regular(const char *path);
 
 #endif
