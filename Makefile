@@ -44,9 +44,45 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: missing packages; run: sudo apt-get install -y $$missing"; exit 1; fi
 
+# make check: every test on the plain build, then the C tools' tests (t0-t3
+# and the hardening faults t5; not the Python scripts' t4, nor the fuzz,
+# valgrind and sanitizer checks, which bring their own instrumentation) on
+# an AddressSanitizer + UBSan build in build-asan/, where any report fails
+# the test.
+ASAN_BUILD  ?= build-asan
+ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_TESTS  ?= t[0-35]
+ASAN_SKIP   ?= t3040-export-fuzz t5010-hardening-valgrind t5020-hardening-sanitizers t5030-hardening-fuzz
+ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	SAMPLER_SKIP_SCRIPTS='$(ASAN_SKIP)' BUILD=$(CURDIR)/$(ASAN_BUILD)
+
+# Both passes always run; the last line adds them up.
 check: deps
 	$(MAKE) all
-	tests/run
+	$(MAKE) asan-build
+	@tests/run | tee $(BUILD)/check-plain.log; \
+	echo "*** the C tests again on the sanitizer build ($(ASAN_BUILD)/)"; \
+	$(ASAN_ENV) tests/run '$(ASAN_TESTS)' | tee $(BUILD)/check-asan.log; \
+	cat $(BUILD)/check-plain.log $(BUILD)/check-asan.log | awk ' \
+		/^[0-9]+ passed, [0-9]+ failed$$/ { runs++; p += $$1; f += $$3 } \
+		END { if (runs != 2) { print "make check: a test pass did not finish"; f++ } \
+		      print "plain and sanitizer passes together:"; \
+		      print p " passed, " f " failed"; exit (f > 0) }'
+
+check-asan: deps
+	$(MAKE) all
+	$(MAKE) asan-build
+	$(ASAN_ENV) tests/run '$(ASAN_TESTS)'
+
+# Objects of the sanitizer build get CFLAGS from the environment, so that
+# the top Makefile still adds its own flags; workloads keep fixed flags.
+asan-build:
+	CFLAGS='$(ASAN_CFLAGS)' $(MAKE) BUILD=$(ASAN_BUILD) CC=clang FUZZ_CC=no-fuzzer programs
+
+# Long runs, figures only (docs/RELIABILITY.md): load and memory.
+soak: all
+	SAMPLER_SOAK=1 bench/soak.sh
 
 demo: deps
 	$(MAKE) all
@@ -68,6 +104,6 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all programs deps check demo bench install clean
+.PHONY: all programs deps check check-asan asan-build soak demo bench install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -228,6 +228,9 @@ int main(int argc, char **argv)
 	printf("%" PRIu64 " samples, %" PRIu64 " thread-samples, energy %" PRIu64 " uJ\n",
 	       nsamples, thread_samples, energy_total);
 	print_expected(cpu_by_f, wall_by_f, energy_by_f);
+	free(ts);
+	free(counters);
+	free(cpu);
 	return 0;
 fail:
 	fprintf(stderr, "genprofile: error: %s\n", err.msg);

@@ -80,14 +80,18 @@ static int parse_cpumask(const char *text, struct power_pmu *pmu)
 	pmu->ncpus = 0;
 	while (*p) {
 		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
+		long lo, hi;
 
-		if (end == p || lo < 0)
+		/* CPU numbers fit an int (perf_event_open takes one); a
+		 * saturated strtol would overflow the loop below */
+		errno = 0;
+		lo = hi = strtol(p, &end, 10);
+		if (end == p || errno || lo < 0 || lo > INT_MAX)
 			return -1;
 		if (*end == '-') {
 			p = end + 1;
 			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo)
+			if (end == p || errno || hi < lo || hi > INT_MAX)
 				return -1;
 		}
 		for (long cpu = lo; cpu <= hi; cpu++) {

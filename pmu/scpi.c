@@ -12,6 +12,7 @@
  */
 #include "pmu.h"
 #include "args.h"
+#include "scpi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -451,6 +452,45 @@ static int scpi_read(void *state, double *values, struct error *err)
 	if (scpi->fd >= 0 && !scpi->outstanding && (drain(scpi) < 0 || send_query(scpi) < 0))
 		scpi_disconnect(scpi);
 	return 0;
+}
+
+/* ---- the parsers alone, for the fuzz targets (scpi.h) ------------------------ */
+
+int scpi_check_args(const char *args, struct error *err)
+{
+	struct scpi *scpi = calloc(1, sizeof(*scpi));
+	int ret;
+
+	if (!scpi)
+		return error_set(err, "scpi: out of memory");
+	ret = parse_args(scpi, args, err);
+	free(scpi);
+	return ret;
+}
+
+size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
+{
+	struct scpi *scpi = calloc(1, sizeof(*scpi));
+	size_t numbers = 0;
+	double value;
+
+	if (!scpi)
+		return 0;
+	chunk = chunk ? chunk : 1;
+	while (len) {
+		size_t n = len < chunk ? len : chunk;
+
+		if (n > sizeof(scpi->rx) - scpi->rx_len)
+			n = sizeof(scpi->rx) - scpi->rx_len;
+		memcpy(scpi->rx + scpi->rx_len, data, n);
+		scpi->rx_len += n;
+		data += n;
+		len -= n;
+		while (next_line(scpi))
+			numbers += parse_reading(scpi->line, &value) == 0;
+	}
+	free(scpi);
+	return numbers;
 }
 
 /* ---- set-up ------------------------------------------------------------------ */

@@ -19,11 +19,21 @@ EXPORT=$BUILD/sampler-export
 EXAMPLES=${SAMPLER_EXAMPLES:-$ROOT/build/examples}
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sampler-test.XXXXXX")
 chmod 755 "$TRASH"
+# The exporter's symbol cache (docs/EXPORT.md): per script, not the user's.
+export SAMPLER_CACHE_DIR=$TRASH/symbol-cache
 trap 'rm -rf "$TRASH"' EXIT
 cd "$TRASH" || exit 1
 
 test_count=0
 test_failed=0
+
+# SAMPLER_SKIP_SCRIPTS="t3040-export-fuzz ...": scripts a pass leaves out
+# (make check's sanitizer pass skips what it would only repeat).
+case " ${SAMPLER_SKIP_SCRIPTS:-} " in
+*" $(basename "$0" .sh) "*)
+	echo "ok 1 # skip $(basename "$0" .sh): left out of this pass (SAMPLER_SKIP_SCRIPTS)"
+	exit 0 ;;
+esac
 
 test_expect_success() {
 	local what=$1 body=$2 out rc

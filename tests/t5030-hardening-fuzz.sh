@@ -1,0 +1,34 @@
+#!/bin/bash
+# Short, bounded libFuzzer runs over the plug-ins' parsers: argument strings
+# (pmu/args.c, scpi, rapl) and device/sysfs text (sysfs numbers, scpi
+# replies, powercap trees).  The committed seeds replay first: an input that
+# once crashed is kept there as its regression test.  `make fuzz` runs longer.
+. "$(dirname "$0")/lib.sh"
+
+for target in pmu-args pmu-text; do
+	FUZZER=$BUILD/fuzz/fuzz-$target
+	SEEDS=$ROOT/fuzz/corpus-$target
+	if [ ! -x "$FUZZER" ]; then
+		test_skip "fuzzing $target" "$FUZZER is not built (needs clang and libclang-rt-14-dev: make deps)"
+		continue
+	fi
+	test_expect_success "$target: the committed seeds replay cleanly" '
+		expect_ge 8 "$(ls "$SEEDS" | wc -l)" "seeds in $SEEDS" &&
+		"$FUZZER" -runs=0 "$SEEDS" >replay-$target.log 2>&1 &&
+		expect_grep "INITED" replay-$target.log &&
+		expect_no_grep "ERROR: \|runtime error" replay-$target.log
+	'
+	test_expect_success "$target: five seconds of fuzzing find nothing" '
+		mkdir corpus-$target artifacts-$target &&
+		run_status env TMPDIR="$TRASH" "$FUZZER" -max_total_time=5 -timeout=5 -rss_limit_mb=1024 \
+			-artifact_prefix="$TRASH/artifacts-$target/" corpus-$target "$SEEDS" >fuzz-$target.log 2>&1 &&
+		expect_eq 0 "$rc" "fuzzer status (see fuzz-$target.log)" &&
+		expect_grep "^Done [0-9]* runs" fuzz-$target.log &&
+		expect_ge 1000 "$(sed -n "s/^Done \([0-9]*\) runs.*/\1/p" fuzz-$target.log)" "runs" &&
+		expect_no_grep "ERROR: \|runtime error" fuzz-$target.log &&
+		expect_eq "" "$(ls artifacts-$target)" "artifacts (crash-*, leak-*, timeout-*)" &&
+		expect_eq "" "$(ls "$TRASH" | grep "^fuzz-sysfs\.")" "fake sysfs trees left behind"
+	'
+done
+
+test_done
