@@ -196,7 +196,7 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
 	if (!child)
 		return -1;
 	parent = idmap_find(&s->processes, ppid);	/* after get: it may move */
-	if (!parent || parent == child || child->n)
+	if (!parent || parent == child || child->n || !parent->n)
 		return 0;
 	child->maps = malloc(parent->n * sizeof(*child->maps) + 1);
 	if (!child->maps)

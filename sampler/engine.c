@@ -531,7 +531,7 @@ static int snap_thread(struct engine *e, struct task *t, struct profile_thread_s
 
 	if (t->state == TASK_STOPPED && read_pc(t->tid, &t->pc) < 0)
 		return -1;
-	t->cpu_ns = procfs_read_cputime(t->schedstat_fd);
+	t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	if (nc) {
 		if (pmu_set_read_thread(e->pmus, t->tid, counters, NULL) < 0)
 			memcpy(counters, t->counters, nc * sizeof(*counters));
@@ -758,6 +758,7 @@ int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 	e->cpu = -1;
 	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	e->st.start_ns = start_ns;
+	procfs_raise_fd_limit();
 	sigemptyset(&e->chld_set);
 	sigaddset(&e->chld_set, SIGCHLD);
 	sigemptyset(&e->wait_set);

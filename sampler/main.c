@@ -258,6 +258,26 @@ static uint64_t file_size(const char *path)
 }
 
 /* Sample the launched target to its end and complete the profile. */
+
+/* A source that stops answering or disappears mid-run does not stop the run
+ * (its samples carry NaN); say so once per channel at the end. */
+static void warn_missing_readings(const struct context *ctx)
+{
+	const struct profile_info *info = &ctx->info;
+	uint64_t samples = ctx->engine.st.samples;
+
+	for (uint32_t i = 0; i < info->nsample_channels; i++) {
+		const struct channel_desc *c = &info->channels[info->sample_channel[i]];
+		uint64_t missing = samples - ctx->engine.value_count[i];
+
+		if (samples && missing)
+			warn_print(PROG, "%s: channel '%s': %" PRIu64 " of %" PRIu64
+				   " readings missing (the device stopped answering or went away; "
+				   "those samples carry no value, see stats missing=)",
+				   c->source, c->name, missing, samples);
+	}
+}
+
 static int run(struct context *ctx)
 {
 	struct profile_stats st;
@@ -279,6 +299,7 @@ static int run(struct context *ctx)
 	engine_profile_stats(&ctx->engine, &st);
 	if (ctx->engine.pmu_failed)
 		warn_print(PROG, "PMU readings missing: %s", ctx->engine.pmu_err.msg);
+	warn_missing_readings(ctx);
 	if (ctx->engine.writer) {
 		struct profile_writer *w = ctx->engine.writer;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static uint32_t parse_prot(const char *perms)
@@ -126,7 +127,7 @@ int map_list_equal(const struct map_list *a, const struct map_list *b)
 	return 1;
 }
 
-int procfs_open_schedstat(pid_t pid, pid_t tid)
+static int open_schedstat(pid_t pid, pid_t tid)
 {
 	char name[64];
 
@@ -134,18 +135,58 @@ int procfs_open_schedstat(pid_t pid, pid_t tid)
 	return open(name, O_RDONLY | O_CLOEXEC);
 }
 
-uint64_t procfs_read_cputime(int fd)
+/* Descriptors kept open stay this far below the limit, so that plug-ins,
+ * the profile and transient reads always find one free. */
+#define FD_RESERVE 32
+
+int procfs_open_schedstat(pid_t pid, pid_t tid)
+{
+	struct rlimit lim;
+	int fd = open_schedstat(pid, tid);
+
+	if (fd >= 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)fd + FD_RESERVE >= lim.rlim_cur) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static uint64_t read_cputime_fd(int fd)
 {
 	char buf[96];
-	ssize_t n;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
-	if (fd < 0)
-		return 0;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
 	return strtoull(buf, NULL, 10);
+}
+
+uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid)
+{
+	uint64_t ns;
+
+	if (fd >= 0)
+		return read_cputime_fd(fd);
+	/* Beyond the descriptor budget (thousands of threads, a low ulimit -n):
+	 * slower, but no thread goes without its CPU time. */
+	fd = open_schedstat(pid, tid);
+	if (fd < 0)
+		return 0;
+	ns = read_cputime_fd(fd);
+	close(fd);
+	return ns;
+}
+
+void procfs_raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
 }
 
 int procfs_open_stat(pid_t pid, pid_t tid)

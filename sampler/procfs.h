@@ -34,11 +34,15 @@ const struct map_entry *map_list_find(const struct map_list *list, uint64_t addr
 /* Same maps, same order, same paths? */
 int map_list_equal(const struct map_list *a, const struct map_list *b);
 
-/* Open /proc/PID/task/TID/schedstat, kept open for procfs_read_cputime. */
+/* Open /proc/PID/task/TID/schedstat, kept open for procfs_read_cputime;
+ * -1 when it cannot be opened or would use one of the last descriptors. */
 int procfs_open_schedstat(pid_t pid, pid_t tid);
-/* The thread's CPU time in ns (first schedstat field), by pread: 0 when
- * unreadable (the thread is gone). */
-uint64_t procfs_read_cputime(int fd);
+/* The thread's CPU time in ns (first schedstat field) by pread on fd, or
+ * by a transient open when fd < 0; 0 when the thread is gone. */
+uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid);
+/* Raise the sampler's own descriptor limit to its hard limit (call after
+ * the target is started: it keeps the limit it was given). */
+void procfs_raise_fd_limit(void);
 
 /* Open /proc/PID/task/TID/stat, kept open for procfs_read_last_cpu. */
 int procfs_open_stat(pid_t pid, pid_t tid);
