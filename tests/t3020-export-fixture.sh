@@ -45,12 +45,12 @@ share() {	# report-file event symbol
 
 if [ ! -x "$PROFILE_TOOL" ]; then
 	test_skip 'text fixtures' 'build/sampler-profile is not built yet'
-test_done
+	test_done
 	exit
 fi
 if ! command -v perf >/dev/null 2>&1; then
 	test_skip 'text fixtures through perf' 'perf is not installed (make deps installs linux-perf)'
-test_done
+	test_done
 	exit
 fi
 
