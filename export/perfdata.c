@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/fdio.h"
 #include "attribution.h"
 #include "export.h"
 #include "features.h"
@@ -115,18 +116,8 @@ struct perf_writer {
 
 static void out_write(struct out *o, const unsigned char *data, size_t len)
 {
-	while (len && !o->error) {
-		ssize_t n = write(o->fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->error = n < 0 ? errno : EIO;
-			break;
-		}
-		data += n;
-		len -= n;
-	}
+	if (!o->error && write_all(o->fd, data, len) < 0)
+		o->error = errno;
 }
 
 static void out_flush(struct out *o)

@@ -1,5 +1,7 @@
 #include "symcache.h"
 
+#include "../common/fdio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -202,22 +204,6 @@ static int decode(char *buf, const struct cache_header *h, struct symbol_table *
 	return 0;
 }
 
-static int read_all(int fd, char *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += n;
-	}
-	return 0;
-}
-
 int symcache_load(const char *dir, const struct symcache_key *key, struct symbol_table *t)
 {
 	const struct cache_header *h;
@@ -317,22 +303,6 @@ static char *encode(const struct symcache_key *key, const struct symbol_table *t
 	h.checksum = checksum(buf, *len);
 	memcpy(buf + offsetof(struct cache_header, checksum), &h.checksum, sizeof(h.checksum));
 	return buf;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += n;
-	}
-	return 0;
 }
 
 /* Readers see the old entry or the new one, never half of one: write a

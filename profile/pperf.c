@@ -13,6 +13,7 @@
  * with a first pass and hands them out before the samples.
  */
 #include "internal.h"
+#include "../common/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>

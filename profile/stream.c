@@ -1,5 +1,6 @@
 /* stream.c - plain or bzip2 byte streams under the profile formats. */
 #include "stream.h"
+#include "../common/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,28 +11,6 @@
 
 #define ZBUF_SIZE (256 * 1024)
 #define SOURCE_BUF_SIZE (64 * 1024)
-
-int write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t done = write(fd, p, n);
-
-		if (done < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (done == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += done;
-		n -= (size_t)done;
-	}
-	return 0;
-}
 
 static int sink_fail(struct sink *s, struct error *err)
 {

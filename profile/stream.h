@@ -43,8 +43,6 @@ int sink_pwrite(struct sink *s, const void *data, size_t n, uint64_t offset,
 /* End the stream and close the file; the sink is released in any case. */
 int sink_close(struct sink *s, struct error *err);
 
-/* Write all of buf to fd, retrying short writes and EINTR. */
-int write_all(int fd, const void *buf, size_t n);
 
 struct source {
 	int fd;
