@@ -2,16 +2,9 @@
 # sampler-export to perf.data: the real perf reads it, without a warning, and
 # shows what the profile says (hot functions, shares, totals, header, events).
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/export-lib.sh"
 
 GEN=$BUILD/bench/genprofile
-
-# perf report --stdio --sort symbol: the share (%) of SYMBOL in EVENT.
-share() {	# report-file event symbol
-	awk -v ev="$2" -v sym="$3" '
-		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
-		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
-	' "$1"
-}
 
 expected() {	# function kind: the generator's own attribution
 	sed -n "s/^expect $1 .*$2=\([0-9.]*\).*/\1/p" gen.out

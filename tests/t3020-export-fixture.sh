@@ -3,6 +3,7 @@
 # with known PCs inside known functions of a program compiled here (PIE)
 # and of libc, known CPU deltas and energies, a fork and an exec.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/export-lib.sh"
 
 PROFILE_TOOL=$BUILD/sampler-profile
 
@@ -34,13 +35,6 @@ sym_addr() {	# elf symbol [nm option]: its address (hex, no 0x); fails if none
 	local a
 	a=$(nm ${3:-} "$1" | awk -v s="$2" '{ sub(/@.*/, "", $3) } $3 == s { print $1; exit }')
 	[ -n "$a" ] && echo "$a"
-}
-
-share() {	# report-file event symbol
-	awk -v ev="$2" -v sym="$3" '
-		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
-		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
-	' "$1"
 }
 
 if [ ! -x "$PROFILE_TOOL" ]; then

@@ -2,15 +2,9 @@
 # sampler-export inputs: the original tool's layout, --format pperf, --info,
 # and profiles that are cut short, corrupt or not profiles at all.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/export-lib.sh"
 
 GEN=$BUILD/bench/genprofile
-
-share() {	# report-file event symbol
-	awk -v ev="$2" -v sym="$3" '
-		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
-		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
-	' "$1"
-}
 
 samples_of() {	# report-file event: perf's sample count of the event
 	perf report -i "$1" --stdio -n --sort pid 2>/dev/null |

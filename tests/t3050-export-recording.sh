@@ -3,15 +3,9 @@
 # functions of the examples with the profile's own shares, for CPU time and
 # for energy from a fake RAPL tree; fork+exec and many threads come through.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/export-lib.sh"
 
 FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
-
-share() {	# report-file event symbol
-	awk -v ev="$2" -v sym="$3" '
-		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
-		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
-	' "$1"
-}
 
 # The profile's own attribution per symbol, from the CSV (cpu column 5,
 # energy column 7, symbol last): "symbol cpu% energy%".
