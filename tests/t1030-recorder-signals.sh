@@ -14,12 +14,16 @@ test_expect_success 'a target using SIGUSR2 and SIGALRM counts the same as alone
 	expect_ge 100 "$(stat_of sig.txt samples)" "samples"
 '
 
-wait_ready() {	# FILE: until the target printed "ready"
-	for i in $(seq 100); do
-		grep -q ready "$1" 2>/dev/null && return 0
+wait_for() {	# TEXT FILE: until FILE holds TEXT, at most 20 s
+	for i in $(seq 400); do
+		grep -q "$1" "$2" 2>/dev/null && return 0
 		sleep 0.05
 	done
 	return 1
+}
+
+wait_ready() {	# FILE: until the target printed "ready"
+	wait_for ready "$1"
 }
 
 test_expect_success 'SIGTERM to the sampler reaches the target, and the profile is complete' '
@@ -81,8 +85,13 @@ test_expect_success 'SIGSTOP from outside: the target stays stopped until SIGCON
 
 if command -v script >/dev/null; then
 	test_expect_success 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
-		(sleep 0.6; printf "\003"; sleep 1) |
-			script -qec "$SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc &&
+		# Type ^C once the handler is in place, and keep the terminal
+		# open until the target has answered: no guess at timing.  exec:
+		# script(1) starts $SHELL, /bin/sh when unset (as in CI), and
+		# dash would stay in the foreground and die of the ^C itself.
+		(wait_ready out.ctrlc && printf "\003" && wait_for sigint= out.ctrlc) |
+			script -qec "exec $SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc ||
+			{ echo "script failed; the terminal showed:"; cat out.ctrlc; false; } &&
 		expect_grep "sigint=1" out.ctrlc &&
 		dump ctrlc &&
 		expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
