@@ -14,8 +14,8 @@
 #   slowdown  the workload's runtime under the profiler / its runtime alone.
 # Configurations: the default (as root: SCHED_FIFO 50 and a CPU latency
 # request of 0), SCHED_FIFO alone (--no-latency-qos), --no-realtime
-# --no-latency-qos ("normal priority, no QoS": what an ordinary user gets),
-# and as root also a run as uid 65534.
+# --no-latency-qos ("normal priority, no QoS"), and as root also runs as
+# uid 65534 (what an ordinary user gets): plain, --nice 19 and --idle.
 # The figures only mean something on an otherwise idle machine: the load
 # average is printed first.  Benchmarks print; they never fail.
 cd "$(dirname "$0")/.." || exit 1
@@ -27,6 +27,7 @@ OUT=${TMPDIR:-/tmp}/sampler-bench.$$
 mkdir -p "$OUT" || exit 1
 trap 'rm -rf "$OUT"' EXIT
 NCPU=$(nproc)
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --"
 
 median() {	# numbers on stdin
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
@@ -78,11 +79,24 @@ row() {	# label threads file alone target_pct
 	}'
 }
 
+config() {	# LABEL "PREFIX" "OPTIONS": one row for $n threads
+	sampler_runs $n $units runs "$2" "$3"
+	row "$1" $n "$OUT/runs" "$alone"
+}
+
 if [ ! -x $SAMPLER ] || [ ! -x $WORK ]; then
 	echo "build first: make"
 	exit 1
 fi
 have_perf=1
+as_nobody=0
+if [ "$(id -u)" = 0 ]; then
+	if $NOBODY test -x $SAMPLER -a -x $WORK; then
+		as_nobody=1
+	else
+		echo "(no runs as uid 65534: it cannot reach $(pwd)/build; clone into a directory others may enter)"
+	fi
+fi
 perf record -o "$OUT/probe" -- true >/dev/null 2>&1 || have_perf=0
 
 echo "recorder at 1 kHz, medians of $RUNS runs; $NCPU CPUs; $(uname -r); load average $(cut -d" " -f1-3 /proc/loadavg)"
@@ -92,20 +106,17 @@ printf "  %-34s %3s  %9s %7s  %9s  %8s\n" "profiler" "thr" "Hz" "" "us/sample" "
 for n in 1 4 16 64; do
 	units=$(awk -v t=$TOTAL -v n=$n 'BEGIN { printf "%.3f", t / n }')
 	alone=$(alone_runs $n $units)
-	sampler_runs $n $units default "" ""
-	row "sampler (default)" $n "$OUT/default" "$alone"
-	sampler_runs $n $units noqos "" "--no-latency-qos"
-	row "sampler --no-latency-qos" $n "$OUT/noqos" "$alone"
-	sampler_runs $n $units plain "" "--no-realtime --no-latency-qos"
-	row "sampler, normal priority, no QoS" $n "$OUT/plain" "$alone"
+	config "sampler (default)" "" ""
+	config "sampler --no-latency-qos" "" "--no-latency-qos"
+	config "sampler, normal priority, no QoS" "" "--no-realtime --no-latency-qos"
+	if [ $as_nobody = 1 ]; then
+		config "sampler as uid 65534" "$NOBODY" ""
+		config "sampler as uid 65534, --nice 19" "$NOBODY" "--nice 19"
+		config "sampler as uid 65534, --idle" "$NOBODY" "--idle"
+	fi
 	if [ $have_perf = 1 ]; then
 		perf_runs $n $units
 		row "perf record -F 1000 (per CPU)" $n "$OUT/perf" "$alone"
 	fi
 	echo "  alone: $alone s"
 done
-if [ "$(id -u)" = 0 ]; then
-	sampler_runs 1 $TOTAL nobody "setpriv --reuid=65534 --regid=65534 --clear-groups --" ""
-	alone=$(alone_runs 1 $TOTAL)
-	row "sampler as an unprivileged user" 1 "$OUT/nobody" "$alone"
-fi

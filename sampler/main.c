@@ -47,8 +47,7 @@ struct context {
 	struct profile_info info;
 	struct profile_writer *writer;
 	struct engine engine;
-	char tune_summary[160];
-	int qos_fd;
+	struct tune_state tuned;
 	pid_t target;
 	int argc;
 	char **argv;
@@ -75,6 +74,10 @@ static void usage(FILE *out)
 		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
 		"                        sampling; default when permitted (root)\n"
 		"      --no-latency-qos  do not\n"
+		"      --idle            run the command at SCHED_IDLE (like chrt --idle 0)\n"
+		"      --nice N          add N to the command's nice value (like nice -n N)\n"
+		"                        (without privileges, either keeps the sampling rate\n"
+		"                        with more busy threads than CPUs)\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n"
 		"\n"
@@ -109,7 +112,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS };
+enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -128,6 +131,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "latency-qos", no_argument, NULL, OPT_QOS },
 		{ "no-latency-qos", no_argument, NULL, OPT_NO_QOS },
+		{ "nice", required_argument, NULL, OPT_NICE },
+		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -183,6 +188,13 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		case OPT_QOS:
 		case OPT_NO_QOS:
 			opt->tune.qos = c == OPT_QOS ? TUNE_QOS_ON : TUNE_QOS_OFF;
+			break;
+		case OPT_NICE:
+			if (tune_parse_nice(optarg, &opt->tune.nice, err) < 0)
+				return -1;
+			break;
+		case OPT_IDLE:
+			opt->tune.idle = 1;
 			break;
 		case ':':
 			return error_set(err, "option '%s' needs an argument (see sampler --help)",
@@ -247,7 +259,12 @@ static void print_debug(const struct context *ctx, const struct profile_stats *s
 		st->threads_seen, st->thread_samples, st->processes_seen,
 		st->signals_delivered,
 		bytes, per_ts, ctx->opt.output ? "" : " (no -o: nothing written)",
-		ctx->tune_summary);
+		ctx->tuned.summary);
+	/* A normal-priority sampler gets no more CPU than each busy thread. */
+	if (!ctx->tuned.realtime && ctx->opt.tune.nice == TUNE_NICE_NONE && !ctx->opt.tune.idle &&
+	    hz > 0 && st->samples >= 10 && achieved < 0.5 * hz)
+		fprintf(stderr, "sampler: hint: the sampler got too little CPU next to the target's busy threads; "
+			"--idle or --nice 19 for the target (or root, for SCHED_FIFO) keeps the rate\n");
 }
 
 static uint64_t file_size(const char *path)
@@ -324,7 +341,7 @@ static int run(struct context *ctx)
 
 int main(int argc, char **argv)
 {
-	struct context ctx = { .argc = argc, .argv = argv, .qos_fd = -1 };
+	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 } };
 	sigset_t block, old;
 	struct error err;
 	int rc, status;
@@ -350,15 +367,15 @@ int main(int argc, char **argv)
 		pmu_set_release(&ctx.pmus);
 		return status;
 	}
-	if (tune_apply(&ctx.opt.tune, &ctx.qos_fd, ctx.tune_summary, sizeof(ctx.tune_summary), &err) < 0 ||
+	if (tune_apply(&ctx.opt.tune, ctx.target, &ctx.tuned, &err) < 0 ||
 	    open_writer(&ctx, &err) < 0) {
 		launch_kill(ctx.target);
 		goto out_fail;
 	}
 	status = run(&ctx);
 	pmu_set_release(&ctx.pmus);
-	if (ctx.qos_fd >= 0)
-		close(ctx.qos_fd);
+	if (ctx.tuned.qos_fd >= 0)
+		close(ctx.tuned.qos_fd);
 	return status;
 
 out_options:

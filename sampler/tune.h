@@ -1,10 +1,13 @@
-/* tune.h - the sampler's own scheduling: priority and CPU placement lower
- * the time the target is held stopped.  Only the sampler is tuned (after the
- * target was forked): the target keeps the user's own policy and CPUs. */
+/* tune.h - scheduling that lowers the time the target is held stopped: the
+ * sampler's own priority and CPU placement (applied after the target was
+ * forked, so the target keeps the user's policy and CPUs), and on request a
+ * lower priority for the target (--nice, --idle), the lever an unprivileged
+ * user has against a busy multi-threaded target. */
 #ifndef SAMPLER_TUNE_H
 #define SAMPLER_TUNE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../common/error.h"
 
@@ -24,11 +27,23 @@ enum tune_qos {
 	TUNE_QOS_ON,
 };
 
+#define TUNE_NICE_NONE (-100)	/* leave the target's nice value alone */
+
 struct tune {
 	enum tune_sched sched;
 	int prio;		/* for FIFO/RR */
 	int cpu;		/* CPU to pin the sampler to, or TUNE_CPU_* */
 	enum tune_qos qos;
+	int nice;		/* added to the target's nice value, or TUNE_NICE_NONE */
+	int idle;		/* run the target at SCHED_IDLE */
+};
+
+/* What tune_apply put in effect. */
+struct tune_state {
+	int qos_fd;		/* the open /dev/cpu_dma_latency (the request
+				 * lasts while it is open), or -1 */
+	int realtime;		/* the sampler runs at SCHED_FIFO/RR */
+	char summary[160];	/* "SCHED_FIFO 50, CPU 1, target SCHED_IDLE" */
 };
 
 #define TUNE_DEFAULT_PRIO 50
@@ -36,13 +51,13 @@ struct tune {
 void tune_default(struct tune *t);
 int tune_parse_prio(const char *arg, int *prio, struct error *err);
 int tune_parse_cpu(const char *arg, int *cpu, struct error *err);
+int tune_parse_nice(const char *arg, int *nice, struct error *err);
 
-/* Apply to the calling process.  Explicit requests that are not permitted
- * fail with a reason; automatic choices fall back silently.  summary gets a
- * short description of what is in effect ("SCHED_FIFO 50, CPU 1").
- * *qos_fd is the open /dev/cpu_dma_latency (the request lasts while it is
- * open) or -1. */
-int tune_apply(const struct tune *t, int *qos_fd, char *summary, size_t size,
+/* Apply to the calling process, and the nice value or SCHED_IDLE to target
+ * (held at its exec stop: its threads and children inherit them).  Explicit requests that
+ * are not permitted fail with a reason; automatic choices fall back
+ * silently. */
+int tune_apply(const struct tune *t, pid_t target, struct tune_state *st,
 	       struct error *err);
 
 /* Does the automatic placement apply (the engine follows the target)? */

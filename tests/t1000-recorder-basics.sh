@@ -129,7 +129,7 @@ test_expect_success 'a full disk: 125 and one error line' '
 '
 
 test_expect_success 'bad options: 125 and one error line' '
-	for args in "-x" "-p" "--format nope" "-p nosuch" "--fifo 0" "--cpu x"; do
+	for args in "-x" "-p" "--format nope" "-p nosuch" "--fifo 0" "--cpu x" "--nice x" "--nice 40"; do
 		run_status "$SAMPLER" $args -- true 2>err
 		expect_eq 125 "$rc" "exit status for $args" || return 1
 		one_error_line err || return 1

@@ -45,6 +45,41 @@ test_expect_success 'as nobody: --fifo is refused with one error line' '
 	one_error_line err && expect_grep "CAP_SYS_NICE" err
 '
 
+nice_of() {	# the nice value in a /proc/PID/stat line on stdin (field 19)
+	sed "s/.*) //" | cut -d" " -f17
+}
+
+test_expect_success 'as nobody: --nice 19 lowers the target and its children, not the sampler' '
+	as_nobody "$SAMPLER" -d --nice 19 -- sh -c \
+		"nice_of() { sed \"s/.*) //\" | cut -d\" \" -f17; }
+		 nice_of </proc/\$\$/stat; sh -c \"cat /proc/self/stat\" | nice_of
+		 nice_of </proc/\$PPID/stat" >out 2>err &&
+	expect_eq "19 19 0" "$(echo $(cat out))" "nice of target, its child, the sampler" &&
+	expect_grep "scheduling: normal priority.*, target nice 19" err
+'
+
+test_expect_success 'as nobody: --nice adds to the nice value it was started with, capped at 19' '
+	as_nobody nice -n 5 "$SAMPLER" --nice 4 -- sh -c "cat /proc/\$\$/stat" >out1 &&
+	as_nobody nice -n 5 "$SAMPLER" --nice 30 -- sh -c "cat /proc/\$\$/stat" >out2 &&
+	expect_eq 9 "$(nice_of <out1)" "nice 5 + 4" &&
+	expect_eq 19 "$(nice_of <out2)" "nice 5 + 30"
+'
+
+test_expect_success 'as nobody: --idle runs the target and its children at SCHED_IDLE, not the sampler' '
+	as_nobody "$SAMPLER" -d --idle -- sh -c \
+		"chrt -p \$\$; sh -c \"chrt -p \\\$\\\$\"; chrt -p \$PPID" >out 2>err &&
+	expect_eq "SCHED_IDLE SCHED_IDLE SCHED_OTHER" \
+		"$(echo $(sed -n "s/.*policy: //p" out))" "policy of target, its child, the sampler" &&
+	expect_grep "scheduling: normal priority.*, target SCHED_IDLE" err
+'
+
+test_expect_success 'as nobody: a negative --nice is refused before the target runs' '
+	run_status as_nobody "$SAMPLER" --nice -5 -- sh -c "echo ran" >out 2>err &&
+	expect_eq 125 "$rc" "exit status" &&
+	one_error_line err && expect_grep "CAP_SYS_NICE" err &&
+	expect_no_grep ran out
+'
+
 test_expect_success 'as nobody: a file nobody may not write is a 125 error' '
 	run_status as_nobody "$SAMPLER" -o p -- "$EXAMPLES/busy" 0.01 2>err &&
 	expect_eq 125 "$rc" "exit status" &&
