@@ -477,6 +477,26 @@ static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct
 	return 0;
 }
 
+static void emit_thread_events(struct perf_writer *w, const struct profile_thread_sample *t,
+			       uint64_t time, uint64_t wall);
+
+/* What a thread did between its last sample and its exit: its CPU time and
+ * counts there, at its last sampled PC.  (A thread never sampled has no PC:
+ * its final values are in the profile's totals only.) */
+static void emit_exit_tail(struct perf_writer *w, const struct profile_exit *rec, uint64_t time)
+{
+	uint64_t deltas[PROFILE_MAX_CHANNELS];
+	struct profile_thread_sample t = {
+		.tid = rec->tid, .pid = rec->pid, .pc = rec->last_pc,
+		.cpu_delta_ns = rec->cpu_delta_ns, .counter_deltas = deltas,
+	};
+
+	if (!rec->final || !rec->last_pc)
+		return;
+	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
+	emit_thread_events(w, &t, time, 0);	/* no wall interval: only CPU time and counts */
+}
+
 static int on_thread_exit(struct perf_writer *w, const struct profile_exit *rec, struct error *err)
 {
 	const struct process_state *p = idmap_find(&w->processes, rec->pid);
@@ -484,6 +504,7 @@ static int on_thread_exit(struct perf_writer *w, const struct profile_exit *rec,
 
 	if (announce_thread(w, rec->tid, rec->pid, time, err) < 0)
 		return -1;
+	emit_exit_tail(w, rec, time);
 	emit_task(w, PERF_RECORD_EXIT, rec->pid, p ? p->ppid : 0, rec->tid,
 		  rec->tid == rec->pid && p ? p->ppid : rec->pid, time);
 	/* A later thread with this tid (reused) is a new thread: FORK it again. */

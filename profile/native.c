@@ -29,6 +29,7 @@
 #define REC_INFO 8
 #define REC_TYPE_MASK 0x0f
 #define SAMPLE_SAME_THREADS 0x10	/* same tid list as the previous sample */
+#define EXIT_FINAL 0x10			/* the exit carries final values */
 /* The low 3 bits of a sample's time residual ride in the top of its tag:
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5
@@ -216,20 +217,45 @@ static int native_thread(struct profile_writer *w, const struct profile_thread *
 	return record_end(nw, p, t->time_ns, err);
 }
 
+/* A thread's CPU time and counters as deltas against its state, which then
+ * holds the new values (samples and final exit values alike). */
+static uint8_t *put_thread_deltas(struct native_writer *nw, uint8_t *p, struct tid_state *st,
+				  uint64_t cpu_ns, const uint64_t *counters)
+{
+	uint64_t *prev = tid_table_counters(&nw->threads, st);
+
+	p = put_varint(p, cpu_ns - st->cpu);
+	st->cpu = cpu_ns;
+	for (uint32_t j = 0; j < nw->threads.ncounters; j++) {
+		p = put_varint(p, counters[j] - prev[j]);
+		prev[j] = counters[j];
+	}
+	return p;
+}
+
 static int native_exit(struct profile_writer *w, const struct profile_exit *e,
 		       struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
-	uint8_t *p = record_begin(nw, 2 + 3 * VARINT_MAX, err);
+	uint32_t nc = w->info.nthread_channels;
+	uint8_t *p = record_begin(nw, 2 + (4 + nc) * VARINT_MAX, err);
 
 	if (!p)
 		return -1;
-	tid_table_remove(&nw->threads, e->tid);
-	*p++ = PROFILE_REC_EXIT;
+	*p++ = (uint8_t)(PROFILE_REC_EXIT | (e->final ? EXIT_FINAL : 0));
 	p = put_varint(p, e->tid);
 	p = put_varint(p, e->pid);
 	p = put_varint(p, e->time_ns);
 	*p++ = e->whole_process ? 1 : 0;
+	if (e->final) {
+		bool created;
+		struct tid_state *st = tid_table_get(&nw->threads, e->tid, &created);
+
+		if (!st)
+			return too_many_threads(err);
+		p = put_thread_deltas(nw, p, st, e->cpu_ns, e->counters);
+	}
+	tid_table_remove(&nw->threads, e->tid);
 	return record_end(nw, p, e->time_ns, err);
 }
 
@@ -330,20 +356,13 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
 		struct tid_state *st;
-		uint64_t *prev;
 		bool created;
 
 		st = tid_table_get(&nw->threads, t->tid, &created);
 		if (!st)
 			return too_many_threads(err);
 		p = put_pc(p, st, t->pc);
-		p = put_varint(p, t->cpu_ns - st->cpu);
-		st->cpu = t->cpu_ns;
-		prev = tid_table_counters(&nw->threads, st);
-		for (uint32_t j = 0; j < nc; j++) {
-			p = put_varint(p, t->counters[j] - prev[j]);
-			prev[j] = t->counters[j];
-		}
+		p = put_thread_deltas(nw, p, st, t->cpu_ns, t->counters);
 	}
 	for (uint32_t j = 0; j < w->info.nsample_channels; j++)
 		p = put_double(p, s->values[j]);
@@ -679,8 +698,27 @@ static int read_thread(struct native_reader *nr, struct cursor *c, struct profil
 	return 1;
 }
 
-static int read_exit(struct native_reader *nr, struct cursor *c, struct profile_exit *e,
-		     struct error *err)
+/* The reading side of put_thread_deltas: deltas and the new cumulative
+ * values, kept in the thread's state. */
+static int read_thread_deltas(struct native_reader *nr, struct cursor *c, struct tid_state *st,
+			      uint64_t *cpu_delta, uint64_t *cpu_ns, uint64_t *deltas,
+			      uint64_t *counters, struct error *err)
+{
+	uint64_t *prev = tid_table_counters(&nr->threads, st);
+
+	GET(c, cur_varint, cpu_delta, "thread cpu time");
+	st->cpu += *cpu_delta;
+	*cpu_ns = st->cpu;
+	for (uint32_t j = 0; j < nr->threads.ncounters; j++) {
+		GET(c, cur_varint, &deltas[j], "thread counter");
+		prev[j] += deltas[j];
+		counters[j] = prev[j];
+	}
+	return 0;
+}
+
+static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
+		     struct profile_exit *e, struct error *err)
 {
 	uint8_t whole;
 
@@ -691,6 +729,19 @@ static int read_exit(struct native_reader *nr, struct cursor *c, struct profile_
 	if (whole > 1)
 		return corrupt(nr, cursor_offset(c) - 1, err, "exit flag %u is not 0 or 1", whole);
 	e->whole_process = whole;
+	e->final = flags & EXIT_FINAL;
+	if (e->final) {
+		bool created;
+		struct tid_state *st = tid_table_get(&nr->threads, e->tid, &created);
+
+		if (!st)
+			return corrupt(nr, cursor_offset(c), err, "more than %d live threads",
+				       PROFILE_MAX_THREADS);
+		e->last_pc = st->pc;
+		if (read_thread_deltas(nr, c, st, &e->cpu_delta_ns, &e->cpu_ns, e->counter_deltas,
+				       e->counters, err) < 0)
+			return -1;
+	}
 	tid_table_remove(&nr->threads, e->tid);
 	return 1;
 }
@@ -806,9 +857,8 @@ static int read_tids(struct native_reader *nr, struct cursor *c, struct error *e
 static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
 			      struct profile_thread_sample *t, struct error *err)
 {
-	uint32_t nc = nr->head.info.nthread_channels;
 	struct tid_state *st;
-	uint64_t v, *prev;
+	uint64_t v;
 	unsigned alt;
 	bool created;
 
@@ -819,19 +869,11 @@ static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32
 		return corrupt(nr, cursor_offset(c), err, "bad or cut thread pc");
 	v = (uint64_t)unzigzag(v);
 	tid_state_move_pc(st, alt, v, (alt ? st->pc_alt : st->pc) + v);
-	GET(c, cur_varint, &t->cpu_delta_ns, "thread cpu time");
-	st->cpu += t->cpu_delta_ns;
 	t->tid = tid;
 	t->pid = st->pid;
 	t->pc = st->pc;
-	t->cpu_ns = st->cpu;
-	prev = tid_table_counters(&nr->threads, st);
-	for (uint32_t j = 0; j < nc; j++) {
-		GET(c, cur_varint, &t->counter_deltas[j], "thread counter");
-		prev[j] += t->counter_deltas[j];
-		t->counters[j] = prev[j];
-	}
-	return 0;
+	return read_thread_deltas(nr, c, st, &t->cpu_delta_ns, &t->cpu_ns, t->counter_deltas,
+				  t->counters, err);
 }
 
 static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags,
@@ -874,7 +916,8 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 	uint8_t tag = *c->p++;
 	uint8_t type = tag & REC_TYPE_MASK;
 
-	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE)
+	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE &&
+	    !(type == PROFILE_REC_EXIT && (tag & ~REC_TYPE_MASK) == EXIT_FINAL))
 		return corrupt(nr, start, err, "record tag 0x%02x has unknown flags", tag);
 	if (nr->stats_seen)
 		return corrupt(nr, start, err, "record after the statistics record");
@@ -887,7 +930,7 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 	case PROFILE_REC_THREAD:
 		return read_thread(nr, c, &rec->thread, err);
 	case PROFILE_REC_EXIT:
-		return read_exit(nr, c, &rec->exit, err);
+		return read_exit(nr, c, tag, &rec->exit, err);
 	case PROFILE_REC_MAP:
 		return read_map(nr, c, &rec->map, err);
 	case PROFILE_REC_SAMPLE:

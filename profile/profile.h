@@ -80,12 +80,24 @@ struct profile_thread {
 	uint64_t time_ns;
 };
 
-/* A thread exits; whole_process when it was the process's last thread. */
+/* A thread exits; whole_process when it was the process's last thread.
+ * With final, the thread's cumulative CPU time and counters as it exited
+ * (read at its exit stop), so that what it did after its last sample is
+ * kept; without, the thread was gone before it could be read. */
 struct profile_exit {
 	uint32_t tid;
 	uint32_t pid;
 	uint64_t time_ns;
 	bool whole_process;
+	bool final;
+	uint64_t cpu_ns;
+	uint64_t counters[PROFILE_MAX_CHANNELS];	/* per CHANNEL_PER_THREAD channel */
+	/* Filled by the reader with final: the part since the thread's last
+	 * sample (all of it if it was never sampled), and that sample's PC
+	 * (0 if none). */
+	uint64_t cpu_delta_ns;
+	uint64_t counter_deltas[PROFILE_MAX_CHANNELS];
+	uint64_t last_pc;
 };
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at

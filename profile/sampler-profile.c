@@ -149,6 +149,21 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 	}
 }
 
+static void dump_exit(FILE *out, const struct profile_info *info, const struct profile_exit *e)
+{
+	uint32_t nc = info->nthread_channels;
+
+	fprintf(out, "exit tid=%u pid=%u time=%" PRIu64 " whole=%d", e->tid, e->pid, e->time_ns,
+		e->whole_process);
+	if (e->final) {
+		fprintf(out, " cpu=%" PRIu64 " dcpu=%" PRIu64 " last_pc=0x%" PRIx64, e->cpu_ns,
+			e->cpu_delta_ns, e->last_pc);
+		put_u64s(out, "counters", e->counters, nc);
+		put_u64s(out, "dcounters", e->counter_deltas, nc);
+	}
+	putc('\n', out);
+}
+
 static void dump_stats(FILE *out, const struct profile_stats *s)
 {
 	fprintf(out, "stats wall=%" PRIu64 " latency=%" PRIu64 " samples=%" PRIu64
@@ -179,8 +194,7 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 			rec->thread.pid, rec->thread.time_ns);
 		break;
 	case PROFILE_REC_EXIT:
-		fprintf(out, "exit tid=%u pid=%u time=%" PRIu64 " whole=%d\n", rec->exit.tid,
-			rec->exit.pid, rec->exit.time_ns, rec->exit.whole_process);
+		dump_exit(out, info, &rec->exit);
 		break;
 	case PROFILE_REC_MAP:
 		dump_map(out, &rec->map);
@@ -312,7 +326,11 @@ static const char *field(struct line *l, const char *key)
 /* Derived fields are ignored on input; anything else unknown is a typo. */
 static int check_fields(struct line *l, struct error *err)
 {
-	static const char *const derived[] = { "pid", "dcpu", "dcounters" };
+	/* what dump prints but the writer computes itself */
+	static const struct { const char *word, *key; } derived[] = {
+		{ "ts", "pid" }, { "ts", "dcpu" }, { "ts", "dcounters" },
+		{ "exit", "dcpu" }, { "exit", "dcounters" }, { "exit", "last_pc" },
+	};
 
 	for (unsigned i = 0; i < l->nfields; i++) {
 		bool ignorable = false;
@@ -320,7 +338,8 @@ static int check_fields(struct line *l, struct error *err)
 		if (l->fields[i].used)
 			continue;
 		for (unsigned j = 0; j < sizeof(derived) / sizeof(derived[0]); j++)
-			ignorable |= strcmp(l->word, "ts") == 0 && strcmp(l->fields[i].key, derived[j]) == 0;
+			ignorable |= strcmp(l->word, derived[j].word) == 0 &&
+				     strcmp(l->fields[i].key, derived[j].key) == 0;
 		if (!ignorable)
 			return error_set(err, "line %lu: unknown field \"%s\" in a %s line",
 					 l->number, l->fields[i].key, l->word);
@@ -569,8 +588,12 @@ static int build_exit(struct builder *b, struct line *l, struct error *err)
 	struct profile_exit e;
 	uint32_t whole = 0;
 
+	memset(&e, 0, sizeof(e));
+	e.final = field(l, "cpu") != NULL;	/* final values: cpu= and counters= */
 	if (get_u32(l, "tid", &e.tid, err) < 0 || get_u32(l, "pid", &e.pid, err) < 0 ||
 	    get_u64(l, "time", &e.time_ns, err) < 0 || get_u32(l, "whole", &whole, err) < 0 ||
+	    (e.final && (get_u64(l, "cpu", &e.cpu_ns, err) < 0 ||
+			 get_list(l, "counters", b->info.nthread_channels, NULL, e.counters, err) < 0)) ||
 	    check_fields(l, err) < 0)
 		return -1;
 	e.whole_process = whole != 0;

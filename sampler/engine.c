@@ -89,15 +89,38 @@ static void emit_thread(struct engine *e, const struct task *t, uint64_t now)
 		record_result(e, profile_write_thread(e->writer, &rec, &e->write_err));
 }
 
-static void emit_exit(struct engine *e, const struct task *t, uint64_t now)
+/* Read the CPU time and counters of a thread at its exit stop (still
+ * alive, counters still attached): what it did after its last sample. */
+static void read_final(struct engine *e, struct task *t, struct profile_exit *rec)
 {
-	struct profile_exit rec = {
-		.tid = t->tid, .pid = t->proc->pid, .time_ns = now,
-		.whole_process = t->proc->live_threads == 0,
-	};
+	size_t nc = e->tasks.ncounters;
 
+	rec->final = true;
+	rec->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+	if (rec->cpu_ns < t->cpu_ns)	/* unreadable: nothing more than we had */
+		rec->cpu_ns = t->cpu_ns;
+	if (!nc)
+		return;
+	if (pmu_set_read_thread(e->pmus, t->tid, rec->counters, NULL) < 0)
+		memcpy(rec->counters, t->counters, nc * sizeof(*t->counters));
+	for (size_t c = 0; c < nc; c++)
+		if (rec->counters[c] >= t->counters[c])
+			e->counter_sum[c] += rec->counters[c] - t->counters[c];
+}
+
+static void emit_exit(struct engine *e, struct task *t, uint64_t now, bool readable)
+{
+	struct profile_exit *rec = &e->exit_rec;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->tid = t->tid;
+	rec->pid = t->proc->pid;
+	rec->time_ns = now;
+	rec->whole_process = t->proc->live_threads == 0;
+	if (readable)
+		read_final(e, t, rec);
 	if (e->writer)
-		record_result(e, profile_write_exit(e->writer, &rec, &e->write_err));
+		record_result(e, profile_write_exit(e->writer, rec, &e->write_err));
 }
 
 static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
@@ -186,8 +209,9 @@ static void unpend(struct engine *e, struct task *t)
 	e->npending--;
 }
 
-/* The thread reported it is exiting (or is gone): record it once. */
-static void thread_exits(struct engine *e, struct task *t)
+/* The thread reported it is exiting (readable: stopped at its exit event)
+ * or is gone: record it once. */
+static void thread_exits(struct engine *e, struct task *t, bool readable)
 {
 	uint64_t now = host_now_ns();
 
@@ -195,15 +219,15 @@ static void thread_exits(struct engine *e, struct task *t)
 	if (t->state == TASK_EXITING)
 		return;
 	tasks_set_exiting(t);
+	emit_exit(e, t, now, readable);
 	pmu_set_detach(e->pmus, t->tid);
-	emit_exit(e, t, now);
 	if (t->proc->live_threads == 0)
 		refresh_maps(e, t->proc, now, false);	/* its last maps */
 }
 
 static void drop_task(struct engine *e, struct task *t)
 {
-	thread_exits(e, t);
+	thread_exits(e, t, false);
 	tasks_remove(&e->tasks, t);
 }
 
@@ -368,7 +392,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 		on_exec(e, t);
 		break;
 	case PTRACE_EVENT_EXIT:
-		thread_exits(e, t);
+		thread_exits(e, t, true);
 		ptrace(PTRACE_CONT, t->tid, 0, 0);
 		return;
 	case PTRACE_EVENT_STOP:

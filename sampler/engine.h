@@ -56,6 +56,7 @@ struct engine {
 	struct profile_thread_sample *ts;
 	uint64_t *ts_counters;
 	size_t ts_alloc;
+	struct profile_exit exit_rec;	/* the exit being written (1 KiB: not on the stack) */
 
 	struct engine_stats st;
 };

@@ -6,9 +6,11 @@
 PROFILE=$BUILD/sampler-profile
 FIXTURES=$ROOT/tests/fixtures
 
-# The text without what dump derives (ts pid, dcpu, dcounters) and the format line.
+# The text without what dump derives (ts pid, dcpu, dcounters; exit last_pc)
+# and the format line.
 strip_derived() {
-	sed -e '/^format /d' -e '/^ts /s/ pid=[0-9]*//' -e 's/ dcpu=[0-9]*//' -e 's/ dcounters=[0-9,]*//' "$@"
+	sed -e '/^format /d' -e '/^ts /s/ pid=[0-9]*//' -e 's/ dcpu=[0-9]*//' -e 's/ dcounters=[0-9,]*//' \
+		-e 's/ last_pc=0x[0-9a-f]*//' "$@"
 }
 
 # One field of the Nth line (1-based) starting with a word.
@@ -40,6 +42,14 @@ test_expect_success 'reader derives pid, CPU and counter deltas per thread' '
 	expect_eq "18446744073709551615" "$(field_of ts 11 dcpu rt.dump)" "first delta = cumulative" &&
 	expect_eq "100" "$(field_of ts 12 dcpu rt.dump)" "a tid reused after its exit starts afresh" &&
 	expect_eq "7,7" "$(field_of ts 12 dcounters rt.dump)" "counters of the reused tid"
+'
+
+test_expect_success 'exit records: final values as deltas since the last sample, at its PC' '
+	expect_eq "whole=1 cpu=1750000 dcpu=50000 last_pc=0x400104 counters=1400500,41 dcounters=500,0" \
+		"$(grep "^exit tid=502 " rt.dump | cut -d" " -f5-)" "exit of 502 (last sampled at 0x400104)" &&
+	expect_eq "whole=0" "$(grep "^exit tid=501 " rt.dump | cut -d" " -f5-)" "exit of 501, gone unread" &&
+	expect_eq "whole=1 cpu=5000000 dcpu=997 last_pc=0xffff800000001000 counters=5000000,4 dcounters=1,1" \
+		"$(grep "^exit tid=500 " rt.dump | cut -d" " -f5-)" "exit of 500"
 '
 
 test_expect_success 'bzip2 output is compressed and reads back the same' '

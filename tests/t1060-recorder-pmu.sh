@@ -19,9 +19,28 @@ test_expect_success 'perf counters: one channel per event, a value per thread-sa
 	expect_eq 0 "$(field_values pmu.txt ts counters | grep -cv "^[0-9]*,[0-9]*\$")" "thread-samples without two counts"
 '
 
-test_expect_success 'perf counters: the statistics total the per-thread deltas' '
-	sum=$(field_values pmu.txt ts dcounters | awk -F, "{ a += \$1; b += \$2 } END { printf \"%d,%d\", a, b }") &&
-	expect_eq "$sum" "$(stat_of pmu.txt totals)" "totals"
+test_expect_success 'perf counters: the statistics total the per-thread deltas, exits included' '
+	sum=$({ field_values pmu.txt ts dcounters; field_values pmu.txt exit dcounters; } |
+		awk -F, "{ a += \$1; b += \$2 } END { printf \"%d,%d\", a, b }") &&
+	expect_eq "$sum" "$(stat_of pmu.txt totals)" "totals" &&
+	expect_eq 4 "$(field_values pmu.txt exit dcounters | wc -l)" "exits with final counts"
+'
+
+# At 1 Hz a run of 0.3 s has no sample at all: everything the threads did
+# is in their exit records, read at each thread's exit stop.
+test_expect_success 'a thread never sampled: its CPU time and counts are in its exit record' '
+	"$SAMPLER" -f 1 -p perf:perf::TASK-CLOCK -o tail -- "$EXAMPLES/threads" 3 0.3 >out &&
+	dump tail &&
+	expect_eq 0 "$(records tail.txt sample)" "samples" &&
+	expect_eq 3 "$(records tail.txt exit)" "exits" &&
+	field_values tail.txt exit cpu >cpu && field_values tail.txt exit dcpu >dcpu &&
+	field_values tail.txt exit counters >clock &&
+	expect_eq "$(cat cpu)" "$(cat dcpu)" "final CPU time = the part since the (missing) last sample" &&
+	expect_eq 0 "$(awk "\$1 < 50000000" cpu | wc -l)" "threads with less than 50 ms of CPU time" &&
+	paste cpu clock | while read c k; do
+		expect_near "$c" "$k" "$((c / 20 + 2000000))" "task-clock vs CPU time (ns)" || exit 1
+	done &&
+	expect_eq "$(awk "{ s += \$1 } END { print s }" clock)" "$(stat_of tail.txt totals)" "totals"
 '
 
 test_expect_success 'perf counters: task-clock per thread agrees with the schedstat CPU time' '

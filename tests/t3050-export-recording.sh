@@ -56,10 +56,13 @@ test_expect_success 'f20, f30, f50 have the profile'"'"'s CPU-time and energy sh
 test_expect_success 'perf script prints one line per exported sample' '
 	rows=$(grep -vc "^#" rec.csv) && rows=$((rows - 1)) &&
 	ran=$(grep -v "^#" rec.csv | tail -n +2 | awk -F, "\$5 > 0" | wc -l) &&
+	"$BUILD/sampler-profile" dump rec.prof >rec.txt &&
+	tails=$(awk "/^exit / && / last_pc=0x[1-9a-f]/ && !/ dcpu=0 /" rec.txt | wc -l) &&
 	perf script -i perf.data -F event >script.txt 2>script.err &&
 	expect_eq "" "$(cat script.err)" "stderr" &&
 	expect_eq "$rows" "$(grep -c "wall-time:" script.txt)" "wall-time lines (thread-samples)" &&
-	expect_eq "$ran" "$(grep -c "cpu-time:" script.txt)" "cpu-time lines (thread-samples that ran)"
+	expect_eq "$((ran + tails))" "$(grep -c "cpu-time:" script.txt)" \
+		"cpu-time lines (thread-samples that ran, and sampled threads that ran after their last sample)"
 '
 
 test_expect_success 'a fork+exec recording: both programs, no warning, pipe = file' '
@@ -83,6 +86,24 @@ test_expect_success 'a 16-thread recording: every thread of the profile in perf 
 	"$BUILD/sampler-profile" dump th.prof | awk "/^ts / { print \$2 }" | sort -u | wc -l >want &&
 	expect_ge 16 "$(cat want)" "threads in the profile" &&
 	expect_eq "$(cat want)" "$(cat n)" "threads in the wall-time view"
+'
+
+test_expect_success 'CPU time and counts after each thread'"'"'s last sample are in the perf totals' '
+	"$SAMPLER" -f 50 -p perf:perf::TASK-CLOCK -o tail.prof -- "$EXAMPLES/threads" 3 0.2 >/dev/null &&
+	"$BUILD/sampler-profile" dump tail.prof >tail.txt &&
+	"$EXPORT" -o tail.data tail.prof &&
+	perf report -i tail.data --stdio --sort symbol >tail.rep 2>tail.err &&
+	expect_eq "" "$(cat tail.err)" "perf report stderr" &&
+	total() { awk -v ev="$1" "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == ev && /^# Event count/ { print \$NF; exit }" tail.rep; } &&
+	sum() {	# what the profile has: every ts, and every exit at a sampled PC
+		awk -v k="$1" "/^ts / || (/^exit / && / last_pc=0x[1-9a-f]/) {
+			for (i = 2; i <= NF; i++) if (index(\$i, k \"=\") == 1) s += substr(\$i, length(k) + 2)
+		} END { printf \"%d\", s }" tail.txt
+	} &&
+	tails=$(awk "/^exit / && / last_pc=0x[1-9a-f]/ && !/ dcpu=0 /" tail.txt | wc -l) &&
+	expect_ge 1 "$tails" "exits with CPU time after the last sample" &&
+	expect_eq "$(sum dcpu)" "$(total cpu-time)" "cpu-time total (ns)" &&
+	expect_eq "$(sum dcounters)" "$(total perf::TASK-CLOCK)" "task-clock total"
 '
 
 test_expect_success 'samples in the vDSO: CSV --symbols and perf report name the same function' '
