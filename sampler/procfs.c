@@ -234,32 +234,33 @@ static ssize_t read_small(const char *name, char *buf, size_t size)
 	return n;
 }
 
-void procfs_read_comm(pid_t pid, char *buf, size_t size)
+/* /proc/PID/FILE into buf (empty when unreadable): its length or -1. */
+static ssize_t read_pid_file(pid_t pid, const char *file, char *buf, size_t size)
 {
 	char name[64];
 	ssize_t n;
 
-	snprintf(name, sizeof(name), "/proc/%d/comm", (int)pid);
+	snprintf(name, sizeof(name), "/proc/%d/%s", (int)pid, file);
 	n = read_small(name, buf, size);
-	if (n < 0) {
+	if (n < 0)
 		buf[0] = '\0';
-		return;
-	}
+	return n;
+}
+
+void procfs_read_comm(pid_t pid, char *buf, size_t size)
+{
+	ssize_t n = read_pid_file(pid, "comm", buf, size);
+
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 }
 
 void procfs_read_cmdline(pid_t pid, char *buf, size_t size)
 {
-	char name[64];
-	ssize_t n;
+	ssize_t n = read_pid_file(pid, "cmdline", buf, size);
 
-	snprintf(name, sizeof(name), "/proc/%d/cmdline", (int)pid);
-	n = read_small(name, buf, size);
-	if (n < 0) {
-		buf[0] = '\0';
+	if (n < 0)
 		return;
-	}
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
 	for (ssize_t i = 0; i < n; i++)
