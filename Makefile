@@ -17,7 +17,8 @@ DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-
 	valgrind util-linux libc6-dbg
 
 # Objects shared by every program.
-COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o
+COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
+	$(BUILD)/common/idmap.o
 
 PROGRAMS :=
 TEST_PROGRAMS :=

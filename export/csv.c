@@ -11,7 +11,7 @@
 
 #include "attribution.h"
 #include "export.h"
-#include "idmap.h"
+#include "../common/idmap.h"
 #include "symbols.h"
 #include "textout.h"
 
@@ -51,13 +51,13 @@ static int collect_process(struct idmap *procs, const struct profile_record *rec
 {
 	struct csv_process *p;
 	uint32_t pid = rec->type == PROFILE_REC_PROCESS ? rec->process.pid : rec->exec.pid;
-	int created;
+	bool created;
 
 	p = idmap_get(procs, pid, &created);
 	if (!p)
 		return -1;
 	if (created)
-		p->order = procs->used;
+		p->order = idmap_count(procs);
 	if (rec->type == PROFILE_REC_PROCESS) {
 		const struct csv_process *parent = idmap_find(procs, rec->process.ppid);
 
@@ -98,8 +98,8 @@ static int collect_processes(const char *input, struct idmap *procs, struct erro
 /* The processes in the order they appeared. */
 static int write_processes(FILE *f, const struct idmap *procs, struct error *err)
 {
-	const struct csv_process **order = calloc(procs->used + 1, sizeof(*order));
-	uint32_t *pids = calloc(procs->used + 1, sizeof(*pids));
+	const struct csv_process **order = calloc(idmap_count(procs) + 1, sizeof(*order));
+	uint32_t *pids = calloc(idmap_count(procs) + 1, sizeof(*pids));
 	const struct csv_process *p;
 	size_t pos = 0;
 	uint32_t pid;
@@ -107,13 +107,13 @@ static int write_processes(FILE *f, const struct idmap *procs, struct error *err
 	if (!order || !pids) {
 		free(order);
 		free(pids);
-		return error_set(err, "out of memory for %zu processes", procs->used);
+		return error_set(err, "out of memory for %zu processes", idmap_count(procs));
 	}
 	while ((p = idmap_next(procs, &pos, &pid))) {
 		order[p->order - 1] = p;
 		pids[p->order - 1] = pid;
 	}
-	for (size_t i = 0; i < procs->used; i++) {
+	for (size_t i = 0; i < idmap_count(procs); i++) {
 		fprintf(f, "# process pid=%" PRIu32 " ppid=%" PRIu32 " comm=", pids[i],
 			order[i]->ppid);
 		textout_escaped(f, order[i]->comm);

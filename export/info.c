@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "export.h"
-#include "idmap.h"
+#include "../common/idmap.h"
 #include "textout.h"
 
 struct info_summary {
@@ -51,9 +51,8 @@ static void *info_open(const struct profile_info *info, const struct export_opti
 
 static int note_id(struct idmap *m, uint32_t id, struct error *err)
 {
-	int created;
 
-	if (!idmap_get(m, id, &created))
+	if (!idmap_get(m, id, NULL))
 		return error_set(err, "out of memory for the thread list");
 	return 0;
 }
@@ -160,7 +159,7 @@ static void print_summary(struct info_summary *s, const struct export_result *re
 	fprintf(f, "frequency:  %.1f Hz achieved, %.1f Hz target\n",
 		duration > 0 ? (s->samples - 1) / duration : 0.0, h->target_hz);
 	fprintf(f, "threads:    %zu in %zu processes, %" PRIu64 " map records\n",
-		s->threads.used, s->processes.used, s->maps);
+		idmap_count(&s->threads), idmap_count(&s->processes), s->maps);
 	print_channels(s);
 	if (s->have_stats) {
 		fprintf(f, "stats:      wall %.6f s, target stopped %.6f s, %" PRIu64

@@ -22,7 +22,7 @@
 #include "attribution.h"
 #include "export.h"
 #include "features.h"
-#include "idmap.h"
+#include "../common/idmap.h"
 #include "symbols.h"
 
 #define PERF_MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
@@ -409,12 +409,11 @@ static void emit_task(struct perf_writer *w, uint32_t type, uint32_t pid, uint32
 static struct process_state *process_of(struct perf_writer *w, uint32_t pid,
 					struct error *err)
 {
-	int created;
-	struct process_state *p = idmap_get(&w->processes, pid, &created);
+	struct process_state *p = idmap_get(&w->processes, pid, NULL);
 
 	if (!p)
 		error_set(err, "out of memory for %zu processes (free some memory)",
-			  w->processes.used);
+			  idmap_count(&w->processes));
 	return p;
 }
 
@@ -424,12 +423,12 @@ static int announce_thread(struct perf_writer *w, uint32_t tid, uint32_t pid, ui
 {
 	struct process_state *p;
 	uint32_t *known;
-	int created;
+	bool created;
 
 	known = idmap_get(&w->threads, tid, &created);
 	if (!known)
 		return error_set(err, "out of memory for %zu threads (free some memory)",
-				 w->threads.used);
+				 idmap_count(&w->threads));
 	if (!created && *known == pid + 1)
 		return 0;
 	*known = pid + 1;

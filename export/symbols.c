@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "idmap.h"
+#include "../common/idmap.h"
 #include "symcache.h"
 
 #define PC_CACHE_SLOTS 65536		/* power of two */
@@ -170,11 +170,10 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 {
 	struct process_maps *pm;
 	struct mapping map;
-	int created;
 
 	if (!m->path[0] || m->len == 0 || m->start + m->len < m->start)
 		return 0;
-	pm = idmap_get(&s->processes, m->pid, &created);
+	pm = idmap_get(&s->processes, m->pid, NULL);
 	if (!pm)
 		return -1;
 	map.start = m->start;
@@ -190,9 +189,8 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
 {
 	struct process_maps *parent, *child;
-	int created;
 
-	child = idmap_get(&s->processes, pid, &created);
+	child = idmap_get(&s->processes, pid, NULL);
 	if (!child)
 		return -1;
 	parent = idmap_find(&s->processes, ppid);	/* after get: it may move */

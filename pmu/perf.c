@@ -12,6 +12,7 @@
  */
 #include "pmu.h"
 #include "args.h"
+#include "../common/idmap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,19 +23,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The followed threads: open addressing on tid, linear probing. */
-struct perf_threads {
-	size_t cap;		/* power of two */
-	size_t used;
-	pid_t *tids;		/* 0: free slot */
-	int *fds;		/* cap * nevents, slot-major */
-};
-
 struct perf {
 	size_t nevents;
 	struct perf_event_attr *attrs;
 	struct channel_desc *channels;
-	struct perf_threads threads;
+	struct idmap threads;	/* followed tid -> nevents counter fds */
 };
 
 static int perf_open(struct perf_event_attr *attr, pid_t tid)
@@ -163,13 +156,15 @@ static void perf_release(void *state)
 {
 	struct perf *perf = state;
 
+	size_t pos = 0;
+	int *fds;
+
 	if (!perf)
 		return;
-	for (size_t s = 0; s < perf->threads.cap; s++)
-		for (size_t e = 0; perf->threads.tids[s] && e < perf->nevents; e++)
-			close(perf->threads.fds[s * perf->nevents + e]);
-	free(perf->threads.tids);
-	free(perf->threads.fds);
+	while ((fds = idmap_next(&perf->threads, &pos, NULL)))
+		for (size_t e = 0; e < perf->nevents; e++)
+			close(fds[e]);
+	idmap_free(&perf->threads);
 	free(perf->attrs);
 	free(perf->channels);
 	free(perf);
@@ -219,6 +214,7 @@ static int perf_init(void **state, const char *args, struct error *err)
 		return -1;
 	}
 	pmu_args_free(&list);
+	idmap_init(&perf->threads, perf->nevents * sizeof(int));
 	*state = perf;
 	return 0;
 }
@@ -231,110 +227,45 @@ static size_t perf_channels(void *state, const struct channel_desc **channels)
 	return perf->nevents;
 }
 
-/* ---- the thread table --------------------------------------------------- */
-
-static size_t slot_of(const struct perf_threads *t, pid_t tid)
-{
-	size_t s = ((size_t)tid * 2654435761u) & (t->cap - 1);
-
-	while (t->tids[s] && t->tids[s] != tid)
-		s = (s + 1) & (t->cap - 1);
-	return s;
-}
-
-static int grow_threads(struct perf *perf)
-{
-	struct perf_threads old = perf->threads, *t = &perf->threads;
-	size_t n = perf->nevents;
-
-	t->cap = old.cap ? old.cap * 2 : 64;
-	t->tids = calloc(t->cap, sizeof(*t->tids));
-	t->fds = calloc(t->cap * n, sizeof(*t->fds));
-	if (!t->tids || !t->fds) {
-		free(t->tids);
-		free(t->fds);
-		*t = old;
-		return -1;
-	}
-	for (size_t s = 0; s < old.cap; s++) {
-		size_t to;
-
-		if (!old.tids[s])
-			continue;
-		to = slot_of(t, old.tids[s]);
-		t->tids[to] = old.tids[s];
-		memcpy(&t->fds[to * n], &old.fds[s * n], n * sizeof(*t->fds));
-	}
-	free(old.tids);
-	free(old.fds);
-	return 0;
-}
-
-/* Remove slot s and shift later entries of its probe chain back. */
-static void remove_slot(struct perf *perf, size_t s)
-{
-	struct perf_threads *t = &perf->threads;
-	size_t n = perf->nevents, mask = t->cap - 1;
-
-	t->tids[s] = 0;
-	for (size_t next = (s + 1) & mask; t->tids[next]; next = (next + 1) & mask) {
-		pid_t tid = t->tids[next];
-		size_t home;
-
-		t->tids[next] = 0;
-		home = slot_of(t, tid);
-		t->tids[home] = tid;
-		if (home != next)
-			memcpy(&t->fds[home * n], &t->fds[next * n], n * sizeof(*t->fds));
-	}
-}
+/* ---- the followed threads ---------------------------------------------- */
 
 static int perf_attach(void *state, pid_t tid, struct error *err)
 {
 	struct perf *perf = state;
-	struct perf_threads *t = &perf->threads;
-	size_t s, n = perf->nevents;
+	bool created;
+	int *fds = idmap_get(&perf->threads, (uint32_t)tid, &created);
 
-	if ((t->used + 1) * 2 > t->cap && grow_threads(perf) < 0)
+	if (!fds)
 		return error_set(err, "perf: out of memory following thread %d", (int)tid);
-	s = slot_of(t, tid);
-	if (t->tids[s])
+	if (!created)
 		return 0;
-	for (size_t e = 0; e < n; e++) {
-		int fd = perf_open(&perf->attrs[e], tid);
-
-		if (fd < 0) {
+	for (size_t e = 0; e < perf->nevents; e++) {
+		fds[e] = perf_open(&perf->attrs[e], tid);
+		if (fds[e] < 0) {
 			int errnum = errno;
 
 			error_set(err, "perf: cannot count '%s' on thread %d: perf_event_open: %s (%s)",
 				  perf->channels[e].name, (int)tid, strerror(errnum),
 				  perf_open_hint(errnum));
 			while (e-- > 0)
-				close(t->fds[s * n + e]);
+				close(fds[e]);
+			idmap_remove(&perf->threads, (uint32_t)tid);
 			return -1;
 		}
-		t->fds[s * n + e] = fd;
 	}
-	t->tids[s] = tid;
-	t->used++;
 	return 0;
 }
 
 static void perf_detach(void *state, pid_t tid)
 {
 	struct perf *perf = state;
-	struct perf_threads *t = &perf->threads;
-	size_t s;
+	int *fds = idmap_find(&perf->threads, (uint32_t)tid);
 
-	if (!t->cap)
-		return;
-	s = slot_of(t, tid);
-	if (!t->tids[s])
+	if (!fds)
 		return;
 	for (size_t e = 0; e < perf->nevents; e++)
-		close(t->fds[s * perf->nevents + e]);
-	remove_slot(perf, s);
-	t->used--;
+		close(fds[e]);
+	idmap_remove(&perf->threads, (uint32_t)tid);
 }
 
 /* Cumulative count, scaled up when the kernel multiplexed the counter
@@ -354,14 +285,13 @@ static int read_counter(int fd, uint64_t *value)
 static int perf_read_thread(void *state, pid_t tid, uint64_t *values, struct error *err)
 {
 	struct perf *perf = state;
-	struct perf_threads *t = &perf->threads;
-	size_t s = t->cap ? slot_of(t, tid) : 0;
+	const int *fds = idmap_find(&perf->threads, (uint32_t)tid);
 
-	if (!t->cap || !t->tids[s])
+	if (!fds)
 		return error_set(err, "perf: thread %d was never attached (the recorder must attach every thread first)",
 				 (int)tid);
 	for (size_t e = 0; e < perf->nevents; e++)
-		if (read_counter(t->fds[s * perf->nevents + e], &values[e]) < 0)
+		if (read_counter(fds[e], &values[e]) < 0)
 			return error_set(err, "perf: cannot read '%s' of thread %d: %s",
 					 perf->channels[e].name, (int)tid, strerror(errno));
 	return 0;

@@ -1,57 +1,23 @@
-/* tidtable.c - tid -> per-thread state hash table (see tidtable.h). */
+/* tidtable.c - per-thread coding state on the common id table (see tidtable.h). */
 #include "tidtable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_BITS 4
-
 void tid_table_init(struct tid_table *t, uint32_t ncounters, size_t max)
 {
 	memset(t, 0, sizeof(*t));
+	idmap_init(&t->states, sizeof(struct tid_state));
 	t->ncounters = ncounters;
 	t->max = max;
 }
 
 void tid_table_free(struct tid_table *t)
 {
-	free(t->entries);
+	idmap_free(&t->states);
 	free(t->pool);
 	free(t->free_slots);
 	tid_table_init(t, t->ncounters, t->max);
-}
-
-static inline size_t tid_hash(uint32_t tid, unsigned bits)
-{
-	return (uint32_t)(tid * 2654435761u) >> (32 - bits);
-}
-
-static struct tid_state *probe(const struct tid_table *t, uint32_t tid)
-{
-	size_t mask = ((size_t)1 << t->bits) - 1;
-	size_t i = tid_hash(tid, t->bits);
-
-	while (t->entries[i].used && t->entries[i].tid != tid)
-		i = (i + 1) & mask;
-	return &t->entries[i];
-}
-
-static int grow(struct tid_table *t)
-{
-	unsigned bits = t->bits ? t->bits + 1 : MIN_BITS;
-	struct tid_state *old = t->entries;
-	size_t old_size = t->bits ? (size_t)1 << t->bits : 0;
-	struct tid_state *entries = calloc((size_t)1 << bits, sizeof(*entries));
-
-	if (!entries)
-		return -1;
-	t->entries = entries;
-	t->bits = bits;
-	for (size_t i = 0; i < old_size; i++)
-		if (old[i].used)
-			*probe(t, old[i].tid) = old[i];
-	free(old);
-	return 0;
 }
 
 /* A slot of ncounters values for a new thread. */
@@ -77,40 +43,6 @@ static int take_slot(struct tid_table *t, uint32_t *slot)
 	return 0;
 }
 
-struct tid_state *tid_table_get(struct tid_table *t, uint32_t tid, bool *created)
-{
-	struct tid_state *s;
-	uint32_t slot;
-
-	*created = false;
-	if (t->bits) {
-		s = probe(t, tid);
-		if (s->used)
-			return s;
-	}
-	if (t->count >= t->max)
-		return NULL;
-	if ((t->count + 1) * 2 > ((size_t)1 << t->bits) && grow(t) < 0)
-		return NULL;
-	if (take_slot(t, &slot) < 0)
-		return NULL;
-	s = probe(t, tid);
-	*s = (struct tid_state){ .tid = tid, .pid = tid, .used = 1, .slot = slot };
-	t->count++;
-	*created = true;
-	return s;
-}
-
-struct tid_state *tid_table_find(const struct tid_table *t, uint32_t tid)
-{
-	struct tid_state *s;
-
-	if (!t->bits)
-		return NULL;
-	s = probe(t, tid);
-	return s->used ? s : NULL;
-}
-
 /* Return a slot to the free list, growing it as needed. */
 static void release_slot(struct tid_table *t, uint32_t slot)
 {
@@ -126,27 +58,37 @@ static void release_slot(struct tid_table *t, uint32_t slot)
 	t->free_slots[t->nfree++] = slot;
 }
 
+struct tid_state *tid_table_get(struct tid_table *t, uint32_t tid, bool *created)
+{
+	struct tid_state *s = idmap_find(&t->states, tid);
+	uint32_t slot;
+
+	*created = false;
+	if (s)
+		return s;
+	if (idmap_count(&t->states) >= t->max || take_slot(t, &slot) < 0)
+		return NULL;
+	s = idmap_get(&t->states, tid, NULL);
+	if (!s) {
+		release_slot(t, slot);
+		return NULL;
+	}
+	*s = (struct tid_state){ .tid = tid, .pid = tid, .slot = slot };
+	*created = true;
+	return s;
+}
+
+struct tid_state *tid_table_find(const struct tid_table *t, uint32_t tid)
+{
+	return idmap_find(&t->states, tid);
+}
+
 void tid_table_remove(struct tid_table *t, uint32_t tid)
 {
-	size_t mask = ((size_t)1 << t->bits) - 1;
-	struct tid_state *s = tid_table_find(t, tid);
-	size_t hole, i;
+	struct tid_state *s = idmap_find(&t->states, tid);
 
 	if (!s)
 		return;
 	release_slot(t, s->slot);
-	hole = (size_t)(s - t->entries);
-	t->entries[hole].used = 0;
-	t->count--;
-	/* Backward shift: move later entries of the run into the hole when
-	 * their home position does not lie between the hole and them. */
-	for (i = (hole + 1) & mask; t->entries[i].used; i = (i + 1) & mask) {
-		size_t home = tid_hash(t->entries[i].tid, t->bits);
-
-		if (((i - home) & mask) >= ((i - hole) & mask)) {
-			t->entries[hole] = t->entries[i];
-			t->entries[i].used = 0;
-			hole = i;
-		}
-	}
+	idmap_remove(&t->states, tid);
 }

@@ -2,11 +2,10 @@
  *
  * Both the writer and the reader keep one: the previous PC, CPU time and
  * counter values of every live thread (the bases of the deltas) and its
- * process.  Open addressing with linear probing; removal (at a thread's
- * exit record) shifts later entries back, so there are no tombstones.
- * Counter values live in a pool sized by the live threads, not the table.
- * At most PROFILE_MAX_THREADS live threads: hostile input cannot make the
- * reader allocate more.
+ * process.  The states live in the common id table (common/idmap.h); a
+ * thread's exit record removes it.  Counter values live in a pool sized by
+ * the live threads, not the table.  At most `max` (PROFILE_MAX_THREADS)
+ * live threads: hostile input cannot make the reader allocate more.
  */
 #ifndef SAMPLER_PROFILE_TIDTABLE_H
 #define SAMPLER_PROFILE_TIDTABLE_H
@@ -15,10 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/idmap.h"
+
 struct tid_state {
 	uint32_t tid;
 	uint32_t pid;
-	uint32_t used;
 	uint32_t slot;			/* index of its counters in the pool */
 	uint64_t pc;			/* the previous PC */
 	uint64_t pc_alt;		/* the previous PC of another code region */
@@ -46,9 +46,7 @@ static inline void tid_state_move_pc(struct tid_state *s, unsigned alt, uint64_t
 }
 
 struct tid_table {
-	struct tid_state *entries;
-	unsigned bits;			/* log2 of the entry count */
-	size_t count;
+	struct idmap states;		/* tid -> struct tid_state */
 	size_t max;			/* most live threads allowed */
 	uint32_t ncounters;		/* counter values per thread */
 	uint64_t *pool;			/* ncounters values per slot */

@@ -1,0 +1,5 @@
+# tests/common: unit tests of the shared modules in common/ (t0010-*.sh).
+TEST_PROGRAMS += $(BUILD)/tests/idmap-check
+$(BUILD)/tests/idmap-check: $(BUILD)/tests/common/idmap-check.o $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
