@@ -425,7 +425,7 @@ static void on_gone(struct engine *e, pid_t tid, int status)
 	p = tasks_find_process(&e->tasks, tid);
 	if (!p)
 		return;
-	p->exited = true;
+	tasks_reap_process(&e->tasks, p);	/* frees p: the leader is reaped */
 	if (tid == e->root_pid) {
 		e->root_done = true;
 		e->st.end_ns = host_now_ns();

@@ -1,7 +1,8 @@
-/* tasks.c - the table of traced threads and processes.
+/* tasks.c - the table of traced threads and processes (see tasks.h).
  *
- * A plain array searched linearly: a sample touches every thread anyway, and
- * targets have tens to hundreds of threads, not millions.
+ * Lookups go through the common id table; the array of threads keeps their
+ * order, and removing one from it is linear in the live threads, which a
+ * sample walks anyway.
  */
 #include "tasks.h"
 
@@ -11,6 +12,23 @@
 void tasks_init(struct task_table *tt, size_t ncounters)
 {
 	*tt = (struct task_table){ .ncounters = ncounters };
+	idmap_init(&tt->by_tid, sizeof(struct task *));
+	idmap_init(&tt->by_pid, sizeof(struct process *));
+}
+
+static void process_free(struct process *p)
+{
+	map_list_free(&p->maps);
+	free(p);
+}
+
+/* Drop one thread's reference; a reaped process goes with its last one. */
+static void process_put(struct process *p)
+{
+	if (p->tasks)
+		p->tasks--;
+	if (p->exited && p->tasks == 0)
+		process_free(p);
 }
 
 static void task_free(struct task *t)
@@ -19,93 +37,119 @@ static void task_free(struct task *t)
 		close(t->schedstat_fd);
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
+	process_put(t->proc);
 	free(t->counters);
 	free(t);
 }
 
 void tasks_free(struct task_table *tt)
 {
+	struct process **pp;
+	size_t pos = 0;
+
 	for (size_t i = 0; i < tt->ntasks; i++)
 		task_free(tt->tasks[i]);
-	for (size_t i = 0; i < tt->nprocs; i++) {
-		map_list_free(&tt->procs[i]->maps);
-		free(tt->procs[i]);
-	}
+	/* left: the processes not reaped, now without threads */
+	while ((pp = idmap_next(&tt->by_pid, &pos, NULL)))
+		process_free(*pp);
+	idmap_free(&tt->by_tid);
+	idmap_free(&tt->by_pid);
 	free(tt->tasks);
-	free(tt->procs);
 	*tt = (struct task_table){ 0 };
 }
 
 struct task *tasks_find(const struct task_table *tt, pid_t tid)
 {
-	for (size_t i = 0; i < tt->ntasks; i++)
-		if (tt->tasks[i]->tid == tid)
-			return tt->tasks[i];
-	return NULL;
+	struct task **tp = idmap_find(&tt->by_tid, (uint32_t)tid);
+
+	return tp ? *tp : NULL;
 }
 
 struct process *tasks_find_process(const struct task_table *tt, pid_t pid)
 {
-	/* Newest first: a recycled pid belongs to the latest process. */
-	for (size_t i = tt->nprocs; i-- > 0;)
-		if (tt->procs[i]->pid == pid && !tt->procs[i]->exited)
-			return tt->procs[i];
-	return NULL;
+	struct process **pp = idmap_find(&tt->by_pid, (uint32_t)pid);
+
+	return pp ? *pp : NULL;
 }
 
-/* Make room for one more pointer in *array. */
-static int grow(void ***array, size_t n, size_t *alloc)
+void tasks_reap_process(struct task_table *tt, struct process *p)
 {
-	void **grown;
-	size_t want;
+	struct process **pp = idmap_find(&tt->by_pid, (uint32_t)p->pid);
 
-	if (n < *alloc)
-		return 0;
-	want = *alloc ? *alloc * 2 : 16;
-	grown = realloc(*array, want * sizeof(*grown));
-	if (!grown)
-		return -1;
-	*array = grown;
-	*alloc = want;
-	return 0;
+	if (pp && *pp == p)
+		idmap_remove(&tt->by_pid, (uint32_t)p->pid);
+	p->exited = true;
+	if (p->tasks == 0)
+		process_free(p);
 }
 
 struct process *tasks_add_process(struct task_table *tt, pid_t pid, pid_t ppid)
 {
-	struct process *p;
+	struct process *p = calloc(1, sizeof(*p)), **pp;
 
-	if (grow((void ***)&tt->procs, tt->nprocs, &tt->procs_alloc) < 0)
-		return NULL;
-	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	pp = idmap_get(&tt->by_pid, (uint32_t)pid, NULL);
+	if (!pp) {
+		free(p);
+		return NULL;
+	}
+	/* a recycled pid: the process we knew is gone, its exit unseen */
+	if (*pp)
+		tasks_reap_process(tt, *pp);
+	pp = idmap_get(&tt->by_pid, (uint32_t)pid, NULL);
+	if (!pp) {
+		free(p);
+		return NULL;
+	}
 	p->pid = pid;
 	p->ppid = ppid;
-	tt->procs[tt->nprocs++] = p;
+	*pp = p;
 	return p;
+}
+
+/* Make room for one more thread. */
+static int grow_tasks(struct task_table *tt)
+{
+	struct task **grown;
+	size_t want;
+
+	if (tt->ntasks < tt->tasks_alloc)
+		return 0;
+	want = tt->tasks_alloc ? tt->tasks_alloc * 2 : 16;
+	grown = realloc(tt->tasks, want * sizeof(*grown));
+	if (!grown)
+		return -1;
+	tt->tasks = grown;
+	tt->tasks_alloc = want;
+	return 0;
 }
 
 struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,
 		       enum task_state state)
 {
-	struct task *t;
+	struct task *t, **tp;
 
-	if (grow((void ***)&tt->tasks, tt->ntasks, &tt->tasks_alloc) < 0)
+	if (grow_tasks(tt) < 0)
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->counters = calloc(tt->ncounters ? tt->ncounters : 1, sizeof(*t->counters));
-	if (!t->counters) {
+	tp = idmap_get(&tt->by_tid, (uint32_t)tid, NULL);
+	if (!t->counters || !tp) {
+		free(t->counters);
 		free(t);
 		return NULL;
 	}
+	*tp = t;
 	t->tid = tid;
 	t->proc = proc;
 	t->state = state;
 	t->schedstat_fd = procfs_open_schedstat(proc->pid, tid);
 	t->stat_fd = -1;
 	proc->live_threads++;
+	proc->tasks++;
 	tt->tasks[tt->ntasks++] = t;
 	return t;
 }
@@ -119,6 +163,10 @@ void tasks_set_exiting(struct task *t)
 
 void tasks_remove(struct task_table *tt, struct task *t)
 {
+	struct task **tp = idmap_find(&tt->by_tid, (uint32_t)t->tid);
+
+	if (tp && *tp == t)
+		idmap_remove(&tt->by_tid, (uint32_t)t->tid);
 	for (size_t i = 0; i < tt->ntasks; i++) {
 		if (tt->tasks[i] != t)
 			continue;

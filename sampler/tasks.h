@@ -1,4 +1,11 @@
-/* tasks.h - the table of traced threads and the processes they belong to. */
+/* tasks.h - the table of traced threads and the processes they belong to.
+ *
+ * Threads are kept in creation order (samples list them oldest first) and
+ * found by tid in O(1); processes are found by pid while they live.  A
+ * process is freed, maps and all, once its leader has been reaped and no
+ * thread of the table belongs to it: memory follows the live processes,
+ * not every process a long run (a build) ever started.
+ */
 #ifndef SAMPLER_TASKS_H
 #define SAMPLER_TASKS_H
 
@@ -7,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../common/idmap.h"
 #include "procfs.h"
 
 /* Where a traced thread is, as far as the engine knows. */
@@ -23,6 +31,7 @@ struct process {
 	pid_t pid;
 	pid_t ppid;
 	unsigned live_threads;	/* threads not yet exiting */
+	unsigned tasks;		/* threads of the table that point here */
 	bool exited;		/* the leader has been reaped */
 	uint64_t last_refresh;	/* sample count at the last maps refresh for an unknown PC */
 	struct map_list maps;
@@ -43,10 +52,10 @@ struct task {
 };
 
 struct task_table {
-	struct task **tasks;		/* live (not yet reaped) threads */
+	struct task **tasks;		/* live (not yet reaped) threads, oldest first */
 	size_t ntasks, tasks_alloc;
-	struct process **procs;		/* every process seen, never removed */
-	size_t nprocs, procs_alloc;
+	struct idmap by_tid;		/* tid -> struct task * */
+	struct idmap by_pid;		/* pid -> struct process *, until it is reaped */
 	size_t ncounters;		/* per-thread PMU channels */
 };
 
@@ -56,14 +65,18 @@ void tasks_free(struct task_table *tt);
 struct task *tasks_find(const struct task_table *tt, pid_t tid);
 struct process *tasks_find_process(const struct task_table *tt, pid_t pid);
 
-/* Add a process (no threads yet).  NULL when out of memory. */
+/* Add a process (no threads yet); it replaces a process of the same pid
+ * that was never reaped.  NULL when out of memory. */
 struct process *tasks_add_process(struct task_table *tt, pid_t pid, pid_t ppid);
+/* The process's leader was reaped: it is no longer found by pid, and it is
+ * freed (p is invalid) now or when its last thread is removed. */
+void tasks_reap_process(struct task_table *tt, struct process *p);
 /* Add a thread of proc, in state.  NULL when out of memory. */
 struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,
 		       enum task_state state);
 /* The thread reported its exit: it no longer counts as live. */
 void tasks_set_exiting(struct task *t);
-/* Forget a thread (closes its files). */
+/* Forget a thread (closes its files; frees its process if reaped). */
 void tasks_remove(struct task_table *tt, struct task *t);
 
 #endif
