@@ -16,6 +16,10 @@ enum channel_scope {
 	CHANNEL_PER_THREAD,	/* one uint64 per thread-sample (counters) */
 };
 
+/* Most channels in one run: what a profile holds (PROFILE_MAX_CHANNELS);
+ * the PMU layer refuses more before the target starts. */
+#define CHANNEL_MAX_PER_RUN 64
+
 #define CHANNEL_NAME_MAX 64
 #define CHANNEL_SOURCE_MAX 32
 #define CHANNEL_UNIT_MAX 16

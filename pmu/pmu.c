@@ -40,7 +40,8 @@ const char *pmu_sysfs_root(void)
 }
 
 /* Refuse what would make the set ambiguous: a second instance of a
- * single-instance plug-in, or a channel name another instance already has. */
+ * single-instance plug-in, or a channel name given twice, in this
+ * instance or by another one. */
 static int check_unique(const struct pmu_set *set, const struct pmu_instance *in,
 			struct error *err)
 {
@@ -57,7 +58,28 @@ static int check_unique(const struct pmu_set *set, const struct pmu_instance *in
 							 in->ops->name, in->channels[b].name, old->ops->name,
 							 in->ops == old->ops ? "; list all items in one -p option" : "");
 	}
+	for (size_t a = 0; a < in->nchannels; a++)
+		for (size_t b = a + 1; b < in->nchannels; b++)
+			if (strcmp(in->channels[a].name, in->channels[b].name) == 0)
+				return error_set(err, "%s: channel '%s' is given twice (name each channel once)",
+						 in->ops->name, in->channels[a].name);
 	return 0;
+}
+
+/* A profile holds CHANNEL_MAX_PER_RUN channels: refuse more here, before
+ * the target starts, rather than drop any. */
+static int check_count(const struct pmu_set *set, const struct pmu_instance *in,
+		       struct error *err)
+{
+	size_t before = set->nsample + set->nthread;
+
+	if (before + in->nchannels <= CHANNEL_MAX_PER_RUN)
+		return 0;
+	if (before)
+		return error_set(err, "%s: %zu channels, with the %zu of the -p options before it, are more than the %d a run can record (record fewer; split them over several runs)",
+				 in->ops->name, in->nchannels, before, CHANNEL_MAX_PER_RUN);
+	return error_set(err, "%s: %zu channels are more than the %d a run can record (record fewer; split them over several runs)",
+			 in->ops->name, in->nchannels, CHANNEL_MAX_PER_RUN);
 }
 
 int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err)
@@ -84,7 +106,7 @@ int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err)
 	if (in->ops->init(&in->state, args, err) < 0)
 		return -1;
 	in->nchannels = in->ops->channels(in->state, &in->channels);
-	if (check_unique(set, in, err) < 0) {
+	if (check_count(set, in, err) < 0 || check_unique(set, in, err) < 0) {
 		in->ops->release(in->state);
 		return -1;
 	}
@@ -106,9 +128,9 @@ size_t pmu_set_channels(const struct pmu_set *set, struct channel_desc *out, siz
 	size_t n = 0;
 
 	for (size_t i = 0; i < set->n; i++)
-		for (size_t c = 0; c < set->inst[i].nchannels; c++)
+		for (size_t c = 0; c < set->inst[i].nchannels; c++, n++)
 			if (n < max)
-				out[n++] = set->inst[i].channels[c];
+				out[n] = set->inst[i].channels[c];
 	return n;
 }
 
@@ -139,13 +161,30 @@ void pmu_set_detach(struct pmu_set *set, pid_t tid)
 	}
 }
 
+/* After a read: a failure goes to the caller, a warning to stderr now
+ * (plug-in messages already start with the plug-in's name). */
+static int read_result(const struct pmu_set *set, int ret, const struct error *got,
+		       struct error *err)
+{
+	if (ret < 0) {
+		if (err)
+			*err = *got;
+		return -1;
+	}
+	if (got->msg[0])
+		warn_print(set->prog ? set->prog : "sampler", "%s", got->msg);
+	return 0;
+}
+
 int pmu_set_read(struct pmu_set *set, double *values, struct error *err)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pmu_instance *in = &set->inst[i];
+		struct error got;
 
-		/* plug-in messages already start with the plug-in's name */
-		if (in->nsample && in->ops->read(in->state, values, err) < 0)
+		got.msg[0] = '\0';
+		if (in->nsample &&
+		    read_result(set, in->ops->read(in->state, values, &got), &got, err) < 0)
 			return -1;
 		values += in->nsample;
 	}
@@ -156,8 +195,11 @@ int pmu_set_read_thread(struct pmu_set *set, pid_t tid, uint64_t *values, struct
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pmu_instance *in = &set->inst[i];
+		struct error got;
 
-		if (in->nthread && in->ops->read_thread(in->state, tid, values, err) < 0)
+		got.msg[0] = '\0';
+		if (in->nthread &&
+		    read_result(set, in->ops->read_thread(in->state, tid, values, &got), &got, err) < 0)
 			return -1;
 		values += in->nthread;
 	}

@@ -53,7 +53,12 @@ struct pmu_ops {
 	 * read, wraparound handled; NaN: reading missing).  read_thread() fills
 	 * one cumulative uint64 per CHANNEL_PER_THREAD channel.  Either may be
 	 * NULL when the plug-in has no channel of that scope.  A -1 return is a
-	 * fatal source failure (device gone); a missing reading is not. */
+	 * fatal source failure (device gone); a missing reading is not.  With
+	 * a 0 return, a plug-in may leave a warning in err (err->msg is "" on
+	 * entry): a source that misbehaves without stopping the run (sends
+	 * garbage, talks out of turn); the set prints it at once.  Each
+	 * plug-in says each thing once per run.  Neither may block longer
+	 * than the plug-in's own timeout: the target is stopped meanwhile. */
 	int (*read)(void *state, double *values, struct error *err);
 	int (*read_thread)(void *state, pid_t tid, uint64_t *values, struct error *err);
 
@@ -83,6 +88,7 @@ struct pmu_instance {
 };
 
 struct pmu_set {
+	const char *prog;	/* program named in warnings (NULL: "sampler") */
 	size_t n;
 	struct pmu_instance inst[PMU_SET_MAX];
 	size_t nsample;		/* totals over all instances */
@@ -91,13 +97,16 @@ struct pmu_set {
 
 /* Add "NAME[:ARGS]" to the set (initialises the plug-in).  Fails, with
  * nothing left open, on an unknown name, bad arguments, an init failure, a
- * second instance of a single-instance plug-in, or a channel name already
- * used by another instance (each channel name is unique in a run). */
+ * second instance of a single-instance plug-in, a channel name given twice
+ * (each channel name is unique in a run), or more than CHANNEL_MAX_PER_RUN
+ * channels in the set. */
 int pmu_set_add(struct pmu_set *set, const char *spec, struct error *err);
 
 /* All channels of the set in order: instance by instance, each instance's
  * channels in its own order.  Per-sample values and per-thread values are
- * passed around in that same order, restricted to their scope. */
+ * passed around in that same order, restricted to their scope.  Copies at
+ * most max and returns how many the set has (at most CHANNEL_MAX_PER_RUN,
+ * as pmu_set_add refuses more). */
 size_t pmu_set_channels(const struct pmu_set *set, struct channel_desc *out, size_t max);
 
 int pmu_set_attach(struct pmu_set *set, pid_t tid, struct error *err);

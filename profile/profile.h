@@ -25,7 +25,7 @@
 #define PROFILE_CMDLINE_MAX 4096
 #define PROFILE_PATH_MAX 4096
 #define PROFILE_COMM_MAX 16
-#define PROFILE_MAX_CHANNELS 64
+#define PROFILE_MAX_CHANNELS CHANNEL_MAX_PER_RUN
 /* Most threads in one sample, and most live threads (announced or sampled,
  * not yet exited) at any time: the reader refuses more, so that hostile
  * input cannot make it allocate without bound; the writer refuses more so

@@ -29,7 +29,7 @@
 
 struct probe {
 	struct pmu_set set;
-	struct channel_desc channels[64];
+	struct channel_desc channels[CHANNEL_MAX_PER_RUN];
 	size_t nchannels;
 	double *totals;
 	unsigned long *missing;
@@ -58,7 +58,7 @@ static void sleep_ms(unsigned ms)
 
 static void print_channels(struct probe *p)
 {
-	p->nchannels = pmu_set_channels(&p->set, p->channels, 64);
+	p->nchannels = pmu_set_channels(&p->set, p->channels, CHANNEL_MAX_PER_RUN);
 	for (size_t i = 0; i < p->nchannels; i++) {
 		const struct channel_desc *c = &p->channels[i];
 
@@ -182,7 +182,7 @@ static int run(struct probe *p, char **cmd, unsigned long nreads, unsigned inter
 
 int main(int argc, char **argv)
 {
-	struct probe p = { 0 };
+	struct probe p = { .set = { .prog = PROG } };
 	struct error err = { "" };
 	unsigned long nreads = 5;
 	unsigned interval_ms = 10;
