@@ -9,6 +9,14 @@
  * missing reading) and the run goes on.  Answers that come later are
  * recognised as stale and dropped, so readings never shift by one.  A lost
  * connection is re-opened, at most once a second.
+ *
+ * Every read happens while the target is stopped, so each is bounded in
+ * time (timeout_ms) and in bytes (SCPI_READ_BUDGET): a meter that sends
+ * more than any answer could be (it streams readings by itself, or one
+ * endless line) talks out of turn; that reading is missing, the connection
+ * is re-opened, and the run says so once.  So do answers that are not a
+ * number, and negative power: readings missing, one warning each, quoting
+ * what the meter sent.
  */
 #include "pmu.h"
 #include "args.h"
@@ -22,6 +30,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,6 +45,13 @@
 #define SCPI_RECONNECT_NS 1000000000LL
 #define SCPI_SETTLE_NS 20000000LL	/* quiet time after the first answer */
 #define SCPI_NAN_VALUE 9.91e37		/* SCPI's "not a number" */
+/* Most bytes taken from the meter in one read (an answer is one line of at
+ * most 255 bytes; a few unrequested lines may follow it). */
+#define SCPI_READ_BUDGET 4096
+#define SCPI_QUOTE_MAX 48		/* bytes of a bad answer a message quotes */
+
+/* take_line() and await_line(): the meter sent more than the budget. */
+#define SCPI_CHATTER (-2)
 
 struct scpi {
 	char address[160];	/* as given, for messages */
@@ -57,6 +74,10 @@ struct scpi {
 	size_t rx_len;
 	int overlong;		/* dropping the rest of a too long line */
 	char line[256];		/* the last whole line */
+	size_t budget;		/* bytes this read may still take */
+
+	/* what the run was already warned about (once each) */
+	int warned_chatter, warned_garbage, warned_negative;
 
 	struct channel_desc channel;
 };
@@ -347,25 +368,32 @@ static int next_line(struct scpi *scpi)
 	return 0;
 }
 
-/* Take what has arrived, without blocking.  Returns 1 when a whole line is
- * in scpi->line, 0 when none yet, -1 when the connection is gone. */
+/* Take what has arrived, without blocking, within the byte budget.
+ * Returns 1 when a whole line is in scpi->line, 0 when none yet, -1 when
+ * the connection is gone, SCPI_CHATTER when the budget is spent. */
 static int take_line(struct scpi *scpi)
 {
 	for (;;) {
+		size_t room;
 		ssize_t n;
 
 		if (next_line(scpi))
 			return 1;
-		n = read(scpi->fd, scpi->rx + scpi->rx_len, sizeof(scpi->rx) - scpi->rx_len);
+		if (scpi->budget == 0)
+			return SCPI_CHATTER;
+		room = sizeof(scpi->rx) - scpi->rx_len;	/* never 0 after next_line */
+		n = read(scpi->fd, scpi->rx + scpi->rx_len, room < scpi->budget ? room : scpi->budget);
 		if (n == 0)
 			return -1;
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -1;
 		scpi->rx_len += (size_t)n;
+		scpi->budget -= (size_t)n;
 	}
 }
 
-/* Wait until deadline for the next line; 1, 0 (timeout) or -1 (gone). */
+/* Wait until deadline for the next line; 1, 0 (timeout), -1 (gone) or
+ * SCPI_CHATTER. */
 static int await_line(struct scpi *scpi, long long deadline_ns)
 {
 	for (;;) {
@@ -383,7 +411,8 @@ static int await_line(struct scpi *scpi, long long deadline_ns)
 }
 
 /* Drop whatever arrived that answers nothing (extra lines, echoes), so
- * that the next line is the answer to the next query. */
+ * that the next line is the answer to the next query.  0, -1 (gone) or
+ * SCPI_CHATTER. */
 static int drain(struct scpi *scpi)
 {
 	int ret;
@@ -392,6 +421,38 @@ static int drain(struct scpi *scpi)
 		;
 	scpi->rx_len = 0;
 	return ret;
+}
+
+/* text as a C string literal would show it (printable ASCII as is, the rest
+ * as \xNN), cut to SCPI_QUOTE_MAX bytes with "..." after: what a meter
+ * sent, fit for a one-line message. */
+static const char *quote(const char *text, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0, i;
+
+	for (i = 0; text[i] && i < SCPI_QUOTE_MAX && o + 5 < size; i++) {
+		unsigned char ch = (unsigned char)text[i];
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '\'') {
+			out[o++] = (char)ch;
+			continue;
+		}
+		out[o++] = '\\';
+		if (ch == '\\' || ch == '\'') {
+			out[o++] = (char)ch;
+			continue;
+		}
+		out[o++] = 'x';
+		out[o++] = hex[ch >> 4];
+		out[o++] = hex[ch & 15];
+	}
+	if (text[i] && o + 4 <= size) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	return out;
 }
 
 /* One number, as SCPI instruments print them ("12.5", "+1.250E+01"). */
@@ -411,16 +472,57 @@ static int parse_reading(const char *text, double *value)
 	return 0;
 }
 
+/* Say once per run what made readings missing (err: the set prints it). */
+static void warn_once(int *warned, struct error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn_once(int *warned, struct error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*warned || !err)
+		return;
+	*warned = 1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* The reading in a fresh answer, or NaN: an answer that is not a number,
+ * or a negative power, is a missing reading. */
+static double answer_value(struct scpi *scpi, struct error *err)
+{
+	char quoted[4 * SCPI_QUOTE_MAX + 8];
+	double value;
+
+	if (parse_reading(scpi->line, &value) < 0) {
+		warn_once(&scpi->warned_garbage, err,
+			  "scpi: meter at %s answered '%s' to '%.*s', not a number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?)",
+			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+			  (int)scpi->query_len - 1, scpi->query);
+		return NAN;
+	}
+	if (scpi->channel.kind == CHANNEL_POWER && value < 0) {
+		warn_once(&scpi->warned_negative, err,
+			  "scpi: meter at %s answered '%s' to '%.*s', a negative power; such readings are recorded as missing (check the meter's wiring or current direction; unit=A or unit=V record signed values)",
+			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+			  (int)scpi->query_len - 1, scpi->query);
+		return NAN;
+	}
+	return value;
+}
+
 /* The answer to the outstanding query, or NaN.  Only an answer to the query
  * sent after the previous read is used; anything older is stale. */
-static double collect_answer(struct scpi *scpi)
+static double collect_answer(struct scpi *scpi, struct error *err)
 {
 	int fresh = scpi->sent_at + 1 == scpi->reads;
 	long long deadline = now_ns() + (fresh ? (long long)scpi->timeout_ms * 1000000 : 0);
-	double value = NAN;
 	int ret;
 
 	ret = await_line(scpi, deadline);
+	if (ret == SCPI_CHATTER)
+		return NAN;
 	if (ret < 0) {
 		scpi_disconnect(scpi);
 		return NAN;
@@ -428,17 +530,26 @@ static double collect_answer(struct scpi *scpi)
 	if (ret == 0)
 		return NAN;
 	scpi->outstanding = 0;
-	if (fresh && parse_reading(scpi->line, &value) < 0)
-		value = NAN;
-	return fresh ? value : NAN;
+	return fresh ? answer_value(scpi, err) : NAN;
+}
+
+/* The meter sent more than any answer could be: it talks out of turn.
+ * Whatever it said this time is no reading; start afresh. */
+static void on_chatter(struct scpi *scpi, struct error *err)
+{
+	warn_once(&scpi->warned_chatter, err,
+		  "scpi: meter at %s sent more than %d bytes between two samples without being asked; such readings are recorded as missing and the connection is re-opened (set the meter to answer queries only: turn off its continuous or streaming output)",
+		  scpi->address, SCPI_READ_BUDGET);
+	scpi_disconnect(scpi);
 }
 
 static int scpi_read(void *state, double *values, struct error *err)
 {
 	struct scpi *scpi = state;
+	int ret = 0;
 
-	(void)err;
 	scpi->reads++;
+	scpi->budget = SCPI_READ_BUDGET;
 	values[0] = NAN;
 	if (scpi->fd < 0) {
 		if (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
@@ -446,11 +557,15 @@ static int scpi_read(void *state, double *values, struct error *err)
 			return 0;
 	}
 	if (scpi->outstanding)
-		values[0] = collect_answer(scpi);
+		values[0] = collect_answer(scpi, err);
 	/* an unanswered query stays outstanding: its answer, when it comes,
 	 * is stale and dropped, then querying resumes */
-	if (scpi->fd >= 0 && !scpi->outstanding && (drain(scpi) < 0 || send_query(scpi) < 0))
+	if (scpi->fd >= 0 && !scpi->outstanding && ((ret = drain(scpi)) < 0 || send_query(scpi) < 0))
 		scpi_disconnect(scpi);
+	if (scpi->budget == 0 || ret == SCPI_CHATTER) {
+		values[0] = NAN;
+		on_chatter(scpi, err);
+	}
 	return 0;
 }
 
@@ -486,8 +601,14 @@ size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 		scpi->rx_len += n;
 		data += n;
 		len -= n;
-		while (next_line(scpi))
-			numbers += parse_reading(scpi->line, &value) == 0;
+		while (next_line(scpi)) {
+			char quoted[4 * SCPI_QUOTE_MAX + 8];
+
+			if (parse_reading(scpi->line, &value) == 0)
+				numbers++;
+			else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
+				abort();	/* never: the quote fits */
+		}
 	}
 	free(scpi);
 	return numbers;
@@ -495,28 +616,41 @@ size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 
 /* ---- set-up ------------------------------------------------------------------ */
 
+static int chatter_error(const struct scpi *scpi, struct error *err)
+{
+	return error_set(err, "scpi: meter at %s sends more than %d bytes without being asked (set it to answer queries only: turn off its continuous or streaming output)",
+			 scpi->address, SCPI_READ_BUDGET);
+}
+
 /* Ask once and insist on a number, so that a wrong address, baud rate or
  * query stops the run before the target starts. */
 static int handshake(struct scpi *scpi, struct error *err)
 {
+	char quoted[4 * SCPI_QUOTE_MAX + 8];
 	double value;
 	int ret;
 
 	if (send_query(scpi) < 0)
 		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",
 				 scpi->address, strerror(errno));
+	scpi->budget = SCPI_READ_BUDGET;
 	ret = await_line(scpi, now_ns() + (long long)SCPI_INIT_TIMEOUT_MS * 1000000);
+	if (ret == SCPI_CHATTER)
+		return chatter_error(scpi, err);
 	if (ret <= 0)
 		return error_set(err, "scpi: meter at %s %s '%.*s' within %d ms (check query=, the baud rate, and that the meter ends answers with a newline)",
 				 scpi->address, ret < 0 ? "closed the connection instead of answering" : "did not answer",
 				 (int)scpi->query_len - 1, scpi->query, SCPI_INIT_TIMEOUT_MS);
 	scpi->outstanding = 0;
 	if (parse_reading(scpi->line, &value) < 0)
-		return error_set(err, "scpi: meter at %s answered '%.40s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
-				 scpi->address, scpi->line, (int)scpi->query_len - 1, scpi->query);
+		return error_set(err, "scpi: meter at %s answered '%s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
+				 scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+				 (int)scpi->query_len - 1, scpi->query);
 	/* let lines that follow an answer (some meters add one) go by */
-	while (await_line(scpi, now_ns() + SCPI_SETTLE_NS) > 0)
+	while ((ret = await_line(scpi, now_ns() + SCPI_SETTLE_NS)) > 0)
 		;
+	if (ret == SCPI_CHATTER)
+		return chatter_error(scpi, err);
 	scpi->rx_len = 0;
 	if (send_query(scpi) < 0)
 		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",

@@ -289,8 +289,8 @@ static void warn_missing_readings(const struct context *ctx)
 
 		if (samples && missing)
 			warn_print(PROG, "%s: channel '%s': %" PRIu64 " of %" PRIu64
-				   " readings missing (the device stopped answering or went away; "
-				   "those samples carry no value, see stats missing=)",
+				   " readings missing (the device did not answer in time, sent no usable "
+				   "reading or went away; those samples carry no value, see stats missing=)",
 				   c->source, c->name, missing, samples);
 	}
 }

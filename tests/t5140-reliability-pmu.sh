@@ -1,8 +1,39 @@
 #!/bin/sh
 # Adversarial plug-in scenarios (issue 11; docs/RELIABILITY.md): more
-# channels than a profile holds, a channel given twice.
+# channels than a profile holds, a channel given twice, and SCPI meters that
+# stream unasked, answer garbage mid-run or report negative power.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
+
+FAKE_PIDS=
+trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
+
+# start_meter FILE ARGS...: a fake meter that publishes its port in FILE
+# (at the top level only: tests run in subshells).
+start_meter() {
+	file=$1
+	shift
+	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
+	FAKE_PIDS="$FAKE_PIDS $!"
+	for i in $(seq 100); do
+		[ -s "$file" ] && return 0
+		sleep 0.05
+	done
+	echo "fake meter did not start: $*" >&2
+	return 1
+}
+
+start_meter stream.port --tcp stream.port --stream-after 20 --log stream.log
+start_meter endless.port --tcp endless.port --endless-after 20 --log endless.log
+start_meter eager.port --tcp eager.port --stream-after 1
+start_meter garbage.port --tcp garbage.port --garbage-after 5
+start_meter garbage2.port --tcp garbage2.port --garbage-after 5
+start_meter negative.port --tcp negative.port --value -2.5
+meter() { echo "tcp://127.0.0.1:$(cat "$1.port")"; }
+
+# A fixed amount of work: it prints its own run time (runtime_s=...).
+WORKLOAD=$EXAMPLES/work
+runtime() { sed -n "s/^runtime_s=//p" "$1"; }
 
 # ---- channels ---------------------------------------------------------------
 
@@ -35,6 +66,74 @@ test_expect_success 'an event given twice in one -p is refused like two -p optio
 	run_status $PROBE -p perf:perf::TASK-CLOCK,perf::TASK-CLOCK 2>err &&
 	expect_eq 125 $rc "exit status of the probe" &&
 	one_error err "perf: channel .perf::TASK-CLOCK. is given twice"
+'
+
+# ---- a meter that talks out of turn ----------------------------------------
+
+# out_of_turn NAME: the workload alone, then under the sampler with meter
+# NAME, which streams after 20 answers; the target must not be held.
+out_of_turn() {
+	"$WORKLOAD" 1 300 >alone.$1 &&
+	timeout 120 "$SAMPLER" -f 200 -p "scpi:$(meter $1)" -o prof.$1 -- "$WORKLOAD" 1 300 >under.$1 2>err.$1 &&
+	cat alone.$1 under.$1 err.$1 $1.log &&
+	ratio=$(awk -v a=$(runtime alone.$1) -v u=$(runtime under.$1) "BEGIN { print u / a }") &&
+	expect_le 3 "$ratio" "run time under the sampler / alone (a held target: 10 or more)" &&
+	expect_eq 1 "$(grep -c "^sampler: warning: scpi: meter at $(meter $1) sent more than 4096 bytes between two samples without being asked; such readings are recorded as missing" err.$1)" "warnings about the chatter" &&
+	expect_ge 1 "$(field $1.log queries streams)" "streams the meter began" &&
+	$PROFILE dump prof.$1 >dump.$1 &&
+	expect_ge 1 "$(sample_nan dump.$1 1)" "missing readings"
+}
+
+test_expect_success 'a meter streaming readings unasked: the target runs on, one warning' '
+	out_of_turn stream
+'
+
+test_expect_success 'a meter sending one endless line: the target runs on, one warning' '
+	out_of_turn endless
+'
+
+test_expect_success 'a meter that streams from its first answer is refused before the target starts' '
+	run_status "$SAMPLER" -o prof -p "scpi:$(meter eager)" -- touch started 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "^sampler: error: scpi: meter at $(meter eager) sends more than 4096 bytes without being asked (set it to answer queries only" &&
+	test ! -e started
+'
+
+# ---- answers that are no reading -------------------------------------------
+
+test_expect_success 'garbage mid-run: readings missing, one warning quoting it escaped and cut' '
+	$PROBE -q -n 30 -i 2 -p "scpi:$(meter garbage),timeout_ms=2000" >out 2>err &&
+	cat out err &&
+	expect_eq 4 "$(field out "total name=scpi " value | awk "{ print \$1 / 12.5 }")" "readings before the garbage" &&
+	expect_eq 26 "$(field out "total name=scpi " missing)" "missing readings" &&
+	expect_eq 1 "$(wc -l <err)" "stderr lines" &&
+	expect_grep "^pmu-probe: warning: scpi: meter at $(meter garbage) answered .-113,\"Undefined header\"\\\\x01\\\\xff\\\\'"'"'\\\\\\\\xxxxx*\.\.\.. to .MEAS:POW?., not a number; such readings are recorded as missing" err
+'
+
+test_expect_success 'garbage mid-run under the sampler: the end says no usable reading, not that it stopped answering' '
+	"$SAMPLER" -f 200 -p "scpi:$(meter garbage2),timeout_ms=2000" -o prof -- "$EXAMPLES/busy" 0.3 2>err &&
+	cat err &&
+	expect_eq 1 "$(grep -c "not a number; such readings are recorded as missing" err)" "warnings about the answers" &&
+	expect_grep "readings missing (the device did not answer in time, sent no usable reading or went away" err &&
+	expect_no_grep "stopped answering" err
+'
+
+test_expect_success 'negative power: readings missing, one warning, no negative energy' '
+	"$SAMPLER" -f 200 -p "scpi:$(meter negative),timeout_ms=2000" -o prof -- "$EXAMPLES/busy" 0.3 2>err &&
+	cat err &&
+	expect_eq 1 "$(grep -c "^sampler: warning: scpi: meter at $(meter negative) answered .-2.5. to .MEAS:POW?., a negative power; such readings are recorded as missing" err)" "warnings" &&
+	$PROFILE dump prof >dump &&
+	samples=$(field dump stats samples) &&
+	expect_ge 10 "$samples" "samples" &&
+	expect_eq "$samples" "$(sample_nan dump 1)" "NaN readings" &&
+	expect_no_grep "^sample .* values=-" dump
+'
+
+test_expect_success 'a negative current or voltage is a reading (unit=A, unit=V)' '
+	$PROBE -q -n 10 -i 2 -p "scpi:$(meter negative),unit=A,timeout_ms=2000" >out 2>err &&
+	expect_eq -2.5 "$(field out "total name=scpi " mean)" "mean current" &&
+	expect_eq 0 "$(field out "total name=scpi " missing)" "missing readings" &&
+	test ! -s err
 '
 
 test_done

@@ -12,7 +12,13 @@ queues an error).  Options to misbehave:
   --drop-after N     close the TCP connection after every N answers
   --counting         answer 1, 2, 3, ... (the answer's number)
   --extra            send an unrequested line "extra" after every answer
-  --log FILE         write "queries=N answers=M" there after every query
+  --garbage-after N  after N answers, answer bytes that are no number (control
+                     characters, bytes >= 0x80, 100 bytes long)
+  --stream-after N   (TCP) after N answers on a connection, send reading after
+                     reading without pause, unasked, until the client goes away
+  --endless-after N  (TCP) the same, but one endless line without a newline
+  --log FILE         write "queries=N answers=M streams=S" there after every
+                     query and stream
 Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
 """
 import argparse
@@ -25,11 +31,17 @@ import time
 import tty
 
 
+# what --garbage-after answers: an error text with a control character, a
+# byte that is not UTF-8, a quote and a backslash, longer than a message quotes
+GARBAGE = b'-113,"Undefined header"\x01\xff\'\\' + b"x" * 70
+
+
 class Meter:
     def __init__(self, args):
         self.args = args
         self.queries = 0
         self.answers = 0
+        self.streams = 0
         self.buf = b""
 
     def answer(self, data):
@@ -49,7 +61,12 @@ class Meter:
                 time.sleep(self.args.delay_ms / 1000)
             self.answers += 1
             value = self.answers if self.args.counting else self.args.value
-            out += b"garbage\n" if self.args.garbage else f"{value}\r\n".encode()
+            if self.args.garbage:
+                out += b"garbage\n"
+            elif self.args.garbage_after is not None and self.answers > self.args.garbage_after:
+                out += GARBAGE + b"\r\n"
+            else:
+                out += f"{value}\r\n".encode()
             if self.args.extra:
                 out += b"extra\n"
             self.log()
@@ -58,7 +75,7 @@ class Meter:
     def log(self):
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
-                f.write(f"queries={self.queries} answers={self.answers}\n")
+                f.write(f"queries={self.queries} answers={self.answers} streams={self.streams}\n")
             os.replace(self.args.log + ".tmp", self.args.log)
 
 
@@ -89,9 +106,23 @@ def serve_tcp(meter, portfile):
                     conn.sendall(out)
                 if meter.args.drop_after and meter.answers - served >= meter.args.drop_after:
                     break
+                if meter.args.stream_after is not None and meter.answers - served >= meter.args.stream_after:
+                    stream(meter, conn, b"12.5\r\n" * 1000)
+                    break
+                if meter.args.endless_after is not None and meter.answers - served >= meter.args.endless_after:
+                    stream(meter, conn, b"1" * 8192)
+                    break
         except OSError:
             pass        # the client went away mid-answer: wait for the next
         conn.close()
+
+
+def stream(meter, conn, chunk):
+    """Send chunk after chunk, unasked, until the client goes away."""
+    meter.streams += 1
+    meter.log()
+    while True:
+        conn.sendall(chunk)     # OSError when the client closed: the caller's
 
 
 def serve_pty(meter, pathfile):
@@ -127,6 +158,9 @@ def main():
     p.add_argument("--drop-after", type=int)
     p.add_argument("--counting", action="store_true")
     p.add_argument("--extra", action="store_true")
+    p.add_argument("--garbage-after", type=int)
+    p.add_argument("--stream-after", type=int)
+    p.add_argument("--endless-after", type=int)
     p.add_argument("--log")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
