@@ -4,27 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 
-FAKE_PIDS=
-trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
-
-# start_meter FILE ARGS...: start a fake meter that publishes its port or
-# pty path in FILE, and wait until it has.  Call it at the top level only
-# (tests run in subshells: their FAKE_PIDS would not reach the trap).
-start_meter() {
-	file=$1
-	shift
-	# its own output goes to a file: an inherited pipe would hold the
-	# caller's $(...) open
-	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
-	FAKE_PIDS="$FAKE_PIDS $!"
-	for i in $(seq 100); do
-		[ -s "$file" ] && return 0
-		sleep 0.05
-	done
-	echo "fake meter did not start: $*" >&2
-	return 1
-}
-
 start_meter tcp.port --tcp tcp.port --value 12.5
 start_meter q.port --tcp q.port --log q.log
 start_meter pty.path --pty pty.path --value 3.25

@@ -5,24 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 
-FAKE_PIDS=
-trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
-
-# start_meter FILE ARGS...: a fake meter that publishes its port in FILE
-# (at the top level only: tests run in subshells).
-start_meter() {
-	file=$1
-	shift
-	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
-	FAKE_PIDS="$FAKE_PIDS $!"
-	for i in $(seq 100); do
-		[ -s "$file" ] && return 0
-		sleep 0.05
-	done
-	echo "fake meter did not start: $*" >&2
-	return 1
-}
-
 start_meter stream.port --tcp stream.port --stream-after 20 --log stream.log
 start_meter endless.port --tcp endless.port --endless-after 20 --log endless.log
 start_meter eager.port --tcp eager.port --stream-after 1

@@ -17,7 +17,7 @@ queues an error).  Options to misbehave:
   --stream-after N   (TCP) after N answers on a connection, send reading after
                      reading without pause, unasked, until the client goes away
   --endless-after N  (TCP) the same, but one endless line without a newline
-  --log FILE         write "queries=N answers=M streams=S" there after every
+  --log FILE         write "queries=N streams=S answers=M" there after every
                      query and stream
 Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
 """
@@ -75,7 +75,7 @@ class Meter:
     def log(self):
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
-                f.write(f"queries={self.queries} answers={self.answers} streams={self.streams}\n")
+                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}\n")
             os.replace(self.args.log + ".tmp", self.args.log)
 
 

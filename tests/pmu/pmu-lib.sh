@@ -43,3 +43,24 @@ sample_nan() {
 	sed -n 's/^sample .* values=\([^ ]*\).*/\1/p' "$1" |
 	awk -F, -v i="$2" '$i == "nan" { n++ } END { print n + 0 }'
 }
+
+# start_meter FILE ARGS...: start a fake SCPI meter (tests/fakes/fake-scpi.py
+# ARGS) that publishes its port or pty path in FILE, and wait until it has.
+# Call it at the top level only (tests run in subshells: their FAKE_PIDS
+# would not reach the trap); every meter is killed at exit.
+FAKE_PIDS=
+start_meter() {
+	file=$1
+	shift
+	trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
+	# its own output goes to a file: an inherited pipe would hold the
+	# caller's $(...) open
+	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
+	FAKE_PIDS="$FAKE_PIDS $!"
+	for i in $(seq 100); do
+		[ -s "$file" ] && return 0
+		sleep 0.05
+	done
+	echo "fake meter did not start: $*" >&2
+	return 1
+}
