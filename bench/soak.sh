@@ -8,6 +8,8 @@
 #      stop latency
 #   3. one thread at 10 kHz for 60 s: the sampler's resident size, sampled
 #      every second, and whether the profile is complete
+#   4. process churn: the sampler's peak resident size while a shell runs
+#      /bin/true 1,000 and 20,000 times (flat: within 2 MB)
 # SOAK_SCALE=0.1 shortens every run tenfold (a quick try of the script).
 # Runs only with SAMPLER_SOAK=1 (make soak sets it).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -121,7 +123,30 @@ fast() {
 		"stats samples $(stat_field fast.txt samples)"
 }
 
+# peak_kib N: the sampler's peak resident size (KiB) over a shell that
+# runs /bin/true N times; also checks every process was recorded.
+peak_kib() {
+	local kib
+	kib=$("$HW/hw-maxrss" "$SAMPLER" -f 1000 -o procs.prof -- \
+		sh -c "i=0; while [ \$i -lt $1 ]; do /bin/true; i=\$((i + 1)); done" |
+		sed -n 's/^maxrss_kib=//p')
+	$DUMP procs.prof >procs.txt
+	echo "$kib $(stat_field procs.txt processes)"
+}
+
+processes() {
+	local small large n
+	n=$(awk -v k="$SCALE" 'BEGIN { printf "%d", 20000 * k }')
+	echo "--- 4. process churn: sampler peak memory at 1000 and $n processes"
+	small=$(peak_kib 1000)
+	large=$(peak_kib "$n")
+	echo "sampler peak RSS: ${small% *} KiB at 1000 processes (${small#* } recorded)," \
+		"${large% *} KiB at $n (${large#* } recorded); difference" \
+		"$((${large% *} - ${small% *})) KiB (limit 2048)"
+}
+
 echo "sampler soak: $(nproc) CPUs, $(uname -r), $(date -u +%FT%TZ)"
 churn
 many
 fast
+processes

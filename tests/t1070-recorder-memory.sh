@@ -3,19 +3,11 @@
 # run ever started: a process and its maps are freed once it is reaped.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
+. "$ROOT/tests/hardening/hardening-lib.sh"
 
-# peak_kib CMD...: run CMD and print its peak resident size in KiB (its own
-# or its waited-for children's, whichever was larger; the shell loop the
-# sampler runs here stays far below the sampler).
+# peak_kib CMD...: CMD's peak resident size in KiB (tests/hardening/hw-maxrss)
 peak_kib() {
-	/usr/bin/python3 -c '
-import os, sys
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, ru = os.wait4(pid, 0)
-print(ru.ru_maxrss if os.waitstatus_to_exitcode(status) == 0 else "failed")
-' "$@"
+	"$HW/hw-maxrss" "$@" | sed -n "s/^maxrss_kib=//p"
 }
 
 # execs N: a shell that runs /bin/true N times
@@ -29,6 +21,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0"
 
 test_expect_success '1,000 processes: every one recorded' '
 	peak_kib "$SAMPLER" -f 100 -o p1k -- sh -c "$(execs 1000)" >rss1k &&
+	expect_ge 1000 "$(cat rss1k)" "peak KiB of the sampler" &&
 	dump p1k &&
 	expect_eq 1001 "$(stat_of p1k.txt processes)" "stats processes" &&
 	expect_eq 1000 "$(grep -c "^exec .* comm=true " p1k.txt)" "exec records of /bin/true"
