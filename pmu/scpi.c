@@ -56,6 +56,8 @@
 struct scpi {
 	char address[160];	/* as given, for messages */
 	char host[128], port[32];	/* tcp */
+	struct sockaddr_storage peer;	/* tcp: the address that answered first */
+	socklen_t peer_len;		/* 0: not resolved yet */
 	char device[PATH_MAX];		/* serial */
 	speed_t speed;
 	int tcp;
@@ -240,38 +242,58 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	return ret;
 }
 
-/* Non-blocking connect that gives up after timeout_ms. */
+/* A non-blocking connect to one address that gives up after timeout_ms:
+ * the socket, or -1 with errno set. */
+static int connect_to(const struct sockaddr *addr, socklen_t len, int timeout_ms)
+{
+	int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int errnum = 0;
+	socklen_t errlen = sizeof(errnum);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, addr, len) == 0)
+		return fd;
+	errnum = errno;
+	if (errnum == EINPROGRESS) {
+		errnum = ETIMEDOUT;
+		if (wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &errnum, &errlen) == 0 && errnum == 0)
+			return fd;
+	}
+	close(fd);
+	errno = errnum;
+	return -1;
+}
+
+/* Connect within timeout_ms.  The name is resolved once, at start (a
+ * resolver may take seconds): a re-connection, done while the target is
+ * stopped, goes to the address that answered then. */
 static int connect_tcp(struct scpi *scpi, int timeout_ms, struct error *err)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res, *ai;
 	int ret, fd = -1, errnum = 0;
 
+	if (scpi->peer_len) {
+		fd = connect_to((const struct sockaddr *)&scpi->peer, scpi->peer_len, timeout_ms);
+		errnum = errno;
+		goto out;
+	}
 	ret = getaddrinfo(scpi->host, scpi->port, &hints, &res);
 	if (ret)
 		return error_set(err, "scpi: cannot resolve %s: %s (check the host name and port)",
 				 scpi->address, gai_strerror(ret));
-	for (ai = res; ai; ai = ai->ai_next) {
-		socklen_t len = sizeof(errnum);
-
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			errnum = errno;
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = connect_to(ai->ai_addr, ai->ai_addrlen, timeout_ms);
 		errnum = errno;
-		if (errnum == EINPROGRESS) {
-			errnum = ETIMEDOUT;
-			if (wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
-			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &errnum, &len) == 0 && errnum == 0)
-				break;
+		if (fd >= 0 && ai->ai_addrlen <= sizeof(scpi->peer)) {
+			memcpy(&scpi->peer, ai->ai_addr, ai->ai_addrlen);
+			scpi->peer_len = ai->ai_addrlen;
 		}
-		close(fd);
-		fd = -1;
 	}
 	freeaddrinfo(res);
+out:
 	if (fd < 0)
 		return error_set(err, "scpi: cannot connect to %s: %s (is the meter on and listening there? check the address and port)",
 				 scpi->address, strerror(errnum));
