@@ -8,6 +8,7 @@
 
 #include "export.h"
 #include "symcache.h"
+#include "../common/stdfds.h"
 
 #define PROG "sampler-export"
 
@@ -119,6 +120,8 @@ int main(int argc, char **argv)
 	struct error err = { "" };
 	int ret;
 
+	if (stdfds_open() < 0)
+		return EXIT_FAILED;	/* no /dev/null: nowhere safe to write */
 	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
 		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
 	ret = parse_options(argc, argv, &ex, &opt, &err);

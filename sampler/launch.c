@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void child_exec(char *const argv[], const sigset_t *mask, int go_fd, int err_fd)
+static void child_exec(char *const argv[], const sigset_t *mask, int closed_fds,
+		       int go_fd, int err_fd)
 {
 	char go;
 	int e;
@@ -22,6 +23,10 @@ static void child_exec(char *const argv[], const sigset_t *mask, int go_fd, int 
 	while (read(go_fd, &go, 1) < 0 && errno == EINTR)
 		;
 	close(go_fd);
+	/* the command starts with the descriptors it was given, closed ones too */
+	for (int fd = 0; fd <= 2; fd++)
+		if (closed_fds & (1 << fd))
+			close(fd);
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)
@@ -82,7 +87,7 @@ static int wait_exec(pid_t pid, int *exit_status, struct error *err)
 	}
 }
 
-int launch_target(char *const argv[], const sigset_t *child_mask, pid_t *pid,
+int launch_target(char *const argv[], const sigset_t *child_mask, int closed_fds, pid_t *pid,
 		  int *exit_status, struct error *err)
 {
 	int go[2], fail[2], e = 0;
@@ -104,7 +109,7 @@ int launch_target(char *const argv[], const sigset_t *child_mask, pid_t *pid,
 	if (*pid == 0) {
 		close(go[1]);
 		close(fail[0]);
-		child_exec(argv, child_mask, go[0], fail[1]);
+		child_exec(argv, child_mask, closed_fds, go[0], fail[1]);
 	}
 	close(go[0]);
 	close(fail[1]);

@@ -17,8 +17,9 @@
  * yet) and 0 is returned.  On failure -1, err says why and *exit_status is
  * what the sampler should exit with: 127 command not found, 126 not
  * executable, 125 the sampler's own failure, 128+N the child died of N.
- * child_mask is the signal mask the target starts with. */
-int launch_target(char *const argv[], const sigset_t *child_mask, pid_t *pid,
+ * child_mask is the signal mask the target starts with; closed_fds (bit N:
+ * descriptor N, as stdfds_open returns) the ones of 0-2 it gets closed. */
+int launch_target(char *const argv[], const sigset_t *child_mask, int closed_fds, pid_t *pid,
 		  int *exit_status, struct error *err);
 
 /* Kill a launched target that must not go on, and reap it. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../common/error.h"
+#include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
 #include "engine.h"
@@ -342,10 +343,13 @@ static int run(struct context *ctx)
 int main(int argc, char **argv)
 {
 	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 } };
-	sigset_t block, old;
+	int closed_fds = stdfds_open();
 	struct error err;
+	sigset_t block, old;
 	int rc, status;
 
+	if (closed_fds < 0)
+		return EXIT_SAMPLER_FAILED;	/* no /dev/null: nowhere safe to write */
 	rc = parse_options(&ctx.opt, argc, argv, &err);
 	if (rc)
 		goto out_options;
@@ -362,7 +366,7 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	if (launch_target(ctx.opt.command, &old, &ctx.target, &status, &err) < 0) {
+	if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
 		error_print(PROG, &err);
 		pmu_set_release(&ctx.pmus);
 		return status;
