@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "procfs.h"
+
 static void child_exec(char *const argv[], const sigset_t *mask, int closed_fds,
 		       int go_fd, int err_fd)
 {
@@ -87,6 +89,23 @@ static int wait_exec(pid_t pid, int *exit_status, struct error *err)
 	}
 }
 
+/* PTRACE_SEIZE failed with e: say why, the likely reason first. */
+static int seize_failure(pid_t pid, int e, struct error *err)
+{
+	pid_t tracer = procfs_read_tracer(pid);
+	char comm[64];
+
+	if (e == EPERM && tracer > 0) {
+		procfs_read_comm(tracer, comm, sizeof(comm));
+		return error_set(err, "cannot trace the target: it is already traced by process %d (%s), "
+				 "which follows the sampler's children (run the sampler outside gdb, strace -f "
+				 "or another sampler: a process has one tracer at most)",
+				 (int)tracer, comm[0] ? comm : "?");
+	}
+	return error_set(err, "cannot trace the target: PTRACE_SEIZE: %s (ptrace may be forbidden here: check /proc/sys/kernel/yama/ptrace_scope, seccomp or container settings)",
+			 strerror(e));
+}
+
 int launch_target(char *const argv[], const sigset_t *child_mask, int closed_fds, pid_t *pid,
 		  int *exit_status, struct error *err)
 {
@@ -117,9 +136,9 @@ int launch_target(char *const argv[], const sigset_t *child_mask, int closed_fds
 		e = errno;
 		close(go[1]);
 		close(fail[0]);
+		seize_failure(*pid, e, err);
 		launch_kill(*pid);
-		return error_set(err, "cannot trace the target: PTRACE_SEIZE: %s (ptrace may be forbidden here: check /proc/sys/kernel/yama/ptrace_scope, seccomp or container settings)",
-				 strerror(e));
+		return -1;
 	}
 	close(go[1]);		/* the child may exec now */
 	do

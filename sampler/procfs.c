@@ -269,6 +269,33 @@ void procfs_read_cmdline(pid_t pid, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+/* The value after "KEY:" in /proc/PID/status, in base: 0, or -1. */
+static int read_status_field(pid_t pid, const char *key, int base, uint64_t *value)
+{
+	char name[64], buf[4096], *p;
+	size_t len = strlen(key);
+
+	snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
+	if (read_small(name, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, key, len) == 0 && p[len] == ':') {
+			*value = strtoull(p + len + 1, NULL, base);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+pid_t procfs_read_tracer(pid_t pid)
+{
+	uint64_t tracer;
+
+	return read_status_field(pid, "TracerPid", 10, &tracer) == 0 ? (pid_t)tracer : 0;
+}
+
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
 	char name[64], buf[2048], *p;

@@ -56,4 +56,7 @@ void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
 /* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
 
+/* The pid of the process tracing pid (TracerPid), 0 when none or unknown. */
+pid_t procfs_read_tracer(pid_t pid);
+
 #endif

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Targets that use ptrace themselves (issue 11 #11, docs/RELIABILITY.md
+# "Adversarial scenarios", sampler(1) LIMITATIONS): a process has one
+# tracer, and the sampler is the tracer of its whole target tree, so a
+# debugger, strace or a second sampler inside it cannot trace.  This is
+# inherent and documented; a nested sampler says what happened.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+test_expect_success 'a sampler under a sampler: its error says the target is already traced' '
+	run_status "$SAMPLER" -o outer -- "$SAMPLER" -o inner -- "$EXAMPLES/busy" 0.1 >out 2>err &&
+	expect_eq 125 "$rc" "status (the inner sampler failed)" &&
+	one_error_line err &&
+	expect_grep "cannot trace the target: it is already traced by process [0-9]* (sampler)" err &&
+	expect_no_grep "ptrace_scope" err &&
+	[ ! -e inner ] &&
+	dump outer &&
+	expect_eq 125 "$(stat_of outer.txt exit)" "stats exit"
+'
+
+if command -v strace >/dev/null; then
+	test_expect_success 'strace under the sampler cannot trace (documented limitation)' '
+		run_status "$SAMPLER" -o st -- strace -o /dev/null "$EXAMPLES/busy" 0.1 >out 2>err &&
+		expect_eq 1 "$rc" "status (strace failed)" &&
+		expect_grep "Operation not permitted" err &&
+		dump st
+	'
+else
+	test_skip 'strace under the sampler' 'strace is not installed'
+fi
+
+test_done
