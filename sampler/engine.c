@@ -269,6 +269,16 @@ static void hold(struct engine *e, struct task *t)
 	unpend(e, t);
 }
 
+/* The target (its first process) reached a signal-delivery stop for a
+ * signal the sampler forwards: tell the relay who sent it. */
+static void note_target_signal(struct engine *e, const struct task *t)
+{
+	siginfo_t info;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &info) == 0)
+		relay_note_target(&e->relay, &info, host_now_ns());
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 static void on_new_child(struct engine *e, struct task *parent, int event)
@@ -373,6 +383,8 @@ static void on_stop(struct engine *e, struct task *t, int status)
 	switch (event) {
 	case 0:			/* signal-delivery stop: pass it on */
 		t->inject_sig = sig;
+		if (t->proc->pid == e->root_pid && signals_forwarded(sig))
+			note_target_signal(e, t);
 		break;
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
@@ -685,16 +697,49 @@ static void take_sample(struct engine *e)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* A terminating signal for the sampler.  Typed at the terminal (SI_KERNEL)
- * it reached the whole foreground process group, the target included
- * unless it left our group; sent to the sampler alone, pass it on.  Either
- * way keep sampling until the target has exited, so that the profile is
- * complete. */
+/* Whether a process of the target's own tree sent it (kill(0, sig) of
+ * the target, or a signal to its parent): never sent back to the target. */
+static bool sent_by_tree(const struct engine *e, const siginfo_t *info)
+{
+	return info->si_code <= 0 && info->si_pid > 0 &&
+	       tasks_find_process(&e->tasks, info->si_pid) != NULL;
+}
+
+/* A signal the loop waited for (signals.h), held for a moment so that
+ * copies sent at once merge (signals.c), is due.  Pass it on when it
+ * reached the sampler alone: the target's own stops for it are handled
+ * first, so that relay_reached_target sees them.  Either way keep sampling
+ * until the target has exited, so that the profile is complete. */
 static void on_signal(struct engine *e, const siginfo_t *info)
 {
-	if (info->si_code == SI_KERNEL && getpgid(e->root_pid) == getpgrp())
+	if (sent_by_tree(e, info))
 		return;
-	kill(e->root_pid, info->si_signo);
+	drain(e);
+	if (e->root_done)
+		return;
+	if (!relay_reached_target(&e->relay, info, e->root_pid, host_now_ns()))
+		kill(e->root_pid, info->si_signo);
+}
+
+/* Wait until due for an event or a signal; act on the signals due. */
+static void wait_until(struct engine *e, uint64_t due)
+{
+	uint64_t now = host_now_ns(), held = relay_next_due(&e->relay);
+	struct timespec wait = { 0, 0 };
+	siginfo_t info;
+	int sig;
+
+	if (held && held < due)
+		due = held;
+	if (due > now) {
+		wait.tv_sec = (time_t)((due - now) / 1000000000u);
+		wait.tv_nsec = (long)((due - now) % 1000000000u);
+	}
+	sig = sigtimedwait(&e->wait_set, &info, &wait);
+	if (sig > 0 && sig != SIGCHLD)
+		relay_hold(&e->relay, &info, host_now_ns());
+	while (relay_take_due(&e->relay, host_now_ns(), &info))
+		on_signal(e, &info);
 }
 
 /* The target's first process exited while others it started still run:
@@ -719,9 +764,6 @@ int engine_run(struct engine *e, struct error *err)
 
 	while (!e->root_done) {
 		uint64_t now, due;
-		struct timespec wait;
-		siginfo_t info;
-		int sig;
 
 		drain(e);
 		if (e->root_done)
@@ -739,11 +781,7 @@ int engine_run(struct engine *e, struct error *err)
 			slot = next > slot ? next : slot + 1;
 			continue;
 		}
-		wait.tv_sec = (time_t)((due - now) / 1000000000u);
-		wait.tv_nsec = (long)((due - now) % 1000000000u);
-		sig = sigtimedwait(&e->wait_set, &info, &wait);
-		if (sig > 0 && sig != SIGCHLD)
-			on_signal(e, &info);
+		wait_until(e, due);
 	}
 	detach_rest(e);
 	if (e->write_failed) {
@@ -785,12 +823,7 @@ int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 	procfs_raise_fd_limit();
 	sigemptyset(&e->chld_set);
 	sigaddset(&e->chld_set, SIGCHLD);
-	sigemptyset(&e->wait_set);
-	sigaddset(&e->wait_set, SIGCHLD);
-	sigaddset(&e->wait_set, SIGINT);
-	sigaddset(&e->wait_set, SIGTERM);
-	sigaddset(&e->wait_set, SIGHUP);
-	sigaddset(&e->wait_set, SIGQUIT);
+	signals_wait_set(&e->wait_set);
 	tasks_init(&e->tasks, pmus->nthread);
 	if (alloc_channels(e) < 0)
 		return error_set(err, "out of memory");

@@ -12,6 +12,7 @@
 #include "../common/error.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "signals.h"
 #include "tasks.h"
 
 struct engine_stats {
@@ -43,6 +44,7 @@ struct engine {
 	size_t npending;
 	sigset_t chld_set;		/* SIGCHLD */
 	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
+	struct signal_relay relay;	/* pairs signals the command got too */
 
 	/* channels: all of them, and their totals */
 	uint32_t nchannels;
@@ -67,8 +69,8 @@ struct engine {
 int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 		struct profile_writer *writer, uint64_t start_ns, struct error *err);
 
-/* Sample until the target exits.  Signals in forward_set sent to the
- * sampler alone are passed on to the target.  Returns 0, or -1 when the
+/* Sample until the target exits.  Signals that reached the sampler alone
+ * are passed on to the target (signals.h).  Returns 0, or -1 when the
  * profile could not be written (err says why; the target ran to its end). */
 int engine_run(struct engine *e, struct error *err);
 

@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "host.h"
 #include "launch.h"
+#include "signals.h"
 #include "tune.h"
 
 #define PROG "sampler"
@@ -345,7 +346,7 @@ int main(int argc, char **argv)
 	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 } };
 	int closed_fds = stdfds_open();
 	struct error err;
-	sigset_t block, old;
+	sigset_t old;
 	int rc, status;
 
 	if (closed_fds < 0)
@@ -355,17 +356,9 @@ int main(int argc, char **argv)
 		goto out_options;
 	if (setup_pmus(&ctx, &err) < 0)
 		goto out_fail;
-	/* Signals are taken with sigtimedwait (SIGPIPE only blocked: a closed
-	 * output pipe is then a write error); the target starts with the mask
-	 * and dispositions the sampler was given. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGPIPE);
-	sigaddset(&block, SIGCHLD);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	/* The target starts with the mask and dispositions the sampler was
+	 * given (signals.h says what the sampler does with each signal). */
+	signals_block(&old);
 	if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
 		error_print(PROG, &err);
 		pmu_set_release(&ctx.pmus);

@@ -289,6 +289,11 @@ static int read_status_field(pid_t pid, const char *key, int base, uint64_t *val
 	return -1;
 }
 
+int procfs_read_pending(pid_t pid, uint64_t *mask)
+{
+	return read_status_field(pid, "ShdPnd", 16, mask);
+}
+
 pid_t procfs_read_tracer(pid_t pid)
 {
 	uint64_t tracer;

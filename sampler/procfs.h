@@ -56,6 +56,9 @@ void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
 /* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
 
+/* The signals pending for the whole process (ShdPnd: bit N-1 is signal
+ * N): 0, or -1 when it is gone. */
+int procfs_read_pending(pid_t pid, uint64_t *mask);
 /* The pid of the process tracing pid (TracerPid), 0 when none or unknown. */
 pid_t procfs_read_tracer(pid_t pid);
 
