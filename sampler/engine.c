@@ -11,6 +11,16 @@
  * (kept with PTRACE_LISTEN so job control works), clone/fork/vfork/exec/exit
  * events, and late interrupt traps.  Any stop of a thread the current
  * sample waits for counts as its stop for the sample: a stop is a stop.
+ *
+ * The run follows the target's whole tree: when the first process ends,
+ * its children go on being sampled until they end too (like strace -f).
+ * Detaching them then would not leave them as they were: a tracee held in
+ * PTRACE_LISTEN or waiting in vfork cannot be detached, and the
+ * PTRACE_O_EXITKILL that takes the tree down with a killed sampler would
+ * kill them.  Only when asked (HUP, INT, QUIT or TERM once the first
+ * process is gone) does the engine detach what is left, each thread at its
+ * next stop, so that each goes on exactly as it was: stopped ones stay
+ * stopped, a pending signal is delivered.
  */
 #include "engine.h"
 
@@ -269,6 +279,20 @@ static void hold(struct engine *e, struct task *t)
 	unpend(e, t);
 }
 
+/* Stop following a stopped thread: its exit record carries its final
+ * values, and it goes on untraced (with the signal it was stopped for; in
+ * a group-stop it stays stopped). */
+static void detach_task(struct engine *e, struct task *t)
+{
+	int sig = t->inject_sig;
+
+	thread_exits(e, t, true);
+	if (sig)
+		e->st.signals_delivered++;
+	ptrace(PTRACE_DETACH, t->tid, 0, sig);
+	tasks_remove(&e->tasks, t);
+}
+
 /* The target (its first process) reached a signal-delivery stop for a
  * signal the sampler forwards: tell the relay who sent it. */
 static void note_target_signal(struct engine *e, const struct task *t)
@@ -408,7 +432,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 		ptrace(PTRACE_CONT, t->tid, 0, 0);
 		return;
 	case PTRACE_EVENT_STOP:
-		if (is_stop_signal(sig)) {
+		if (is_stop_signal(sig) && !e->detaching) {
 			/* group-stop: stay stopped, but let SIGCONT through */
 			unpend(e, t);
 			t->state = TASK_GROUP_STOPPED;
@@ -421,7 +445,9 @@ static void on_stop(struct engine *e, struct task *t, int status)
 	}
 	/* During a snapshot every thread that stops is held for it, also one
 	 * the snapshot did not wait for (back from vfork or a group-stop). */
-	if (e->sampling)
+	if (e->detaching)
+		detach_task(e, t);	/* a group-stop goes on once untraced */
+	else if (e->sampling)
 		hold(e, t);
 	else
 		resume(e, t);
@@ -440,7 +466,6 @@ static void on_gone(struct engine *e, pid_t tid, int status)
 	tasks_reap_process(&e->tasks, p);	/* frees p: the leader is reaped */
 	if (tid == e->root_pid) {
 		e->root_done = true;
-		e->st.end_ns = host_now_ns();
 		e->st.exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
 						      : 128 + WTERMSIG(status);
 	}
@@ -476,8 +501,9 @@ static int drain(struct engine *e)
 		on_status(e, tid, status);
 		n++;
 	}
-	if (tid < 0 && errno == ECHILD && !e->root_done) {
+	if (tid < 0 && errno == ECHILD && !e->tree_done) {
 		e->root_done = true;	/* nothing left to wait for */
+		e->tree_done = true;
 		e->st.end_ns = host_now_ns();
 	}
 	return n;
@@ -676,7 +702,8 @@ static void take_sample(struct engine *e)
 				n++;
 		}
 	}
-	read_sample_channels(e);
+	if (n)		/* no sample, no readings: they are counted per sample */
+		read_sample_channels(e);
 	resume_all(e);
 	t1 = host_now_ns();
 	e->st.latency_ns += t1 - t0;
@@ -705,18 +732,39 @@ static bool sent_by_tree(const struct engine *e, const siginfo_t *info)
 	       tasks_find_process(&e->tasks, info->si_pid) != NULL;
 }
 
+/* Stop following: detach every thread at its next stop (detach_task).
+ * Threads held for nothing are interrupted; a thread waiting in vfork
+ * stops when its child has exec'd or exited, an exiting one is reaped. */
+static void stop_following(struct engine *e)
+{
+	e->detaching = true;
+	for (size_t i = e->tasks.ntasks; i-- > 0;) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->state == TASK_STOPPED)
+			detach_task(e, t);
+		else if (t->state == TASK_RUNNING || t->state == TASK_GROUP_STOPPED)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	}
+}
+
 /* A signal the loop waited for (signals.h), held for a moment so that
- * copies sent at once merge (signals.c), is due.  Pass it on when it
- * reached the sampler alone: the target's own stops for it are handled
- * first, so that relay_reached_target sees them.  Either way keep sampling
- * until the target has exited, so that the profile is complete. */
+ * copies sent at once merge (signals.c), is due.  While the target runs,
+ * pass it on when it reached the sampler alone: the target's own stops for
+ * it are handled first, so that relay_reached_target sees them.  Either
+ * way keep sampling until the target has exited, so that the profile is
+ * complete. */
 static void on_signal(struct engine *e, const siginfo_t *info)
 {
 	if (sent_by_tree(e, info))
 		return;
-	drain(e);
-	if (e->root_done)
+	if (!e->root_done)
+		drain(e);
+	if (e->root_done) {
+		if (signals_ends_run(info->si_signo) && !e->detaching)
+			stop_following(e);
 		return;
+	}
 	if (!relay_reached_target(&e->relay, info, e->root_pid, host_now_ns()))
 		kill(e->root_pid, info->si_signo);
 }
@@ -742,35 +790,22 @@ static void wait_until(struct engine *e, uint64_t due)
 		on_signal(e, &info);
 }
 
-/* The target's first process exited while others it started still run:
- * let them go on untraced. */
-static void detach_rest(struct engine *e)
-{
-	if (e->tasks.ntasks == 0)
-		return;
-	stop_all(e);
-	for (size_t i = 0; i < e->tasks.ntasks; i++) {
-		struct task *t = e->tasks.tasks[i];
-
-		if (t->state == TASK_STOPPED || t->state == TASK_GROUP_STOPPED)
-			ptrace(PTRACE_DETACH, t->tid, 0, t->inject_sig);
-	}
-}
-
 int engine_run(struct engine *e, struct error *err)
 {
 	double period = 1e9 / e->hz;
 	uint64_t slot = 1;
 
-	while (!e->root_done) {
+	while (!e->tree_done) {
 		uint64_t now, due;
 
 		drain(e);
-		if (e->root_done)
+		if (e->tree_done)
 			break;
 		now = host_now_ns();
 		due = e->st.start_ns + (uint64_t)(slot * period);
-		if (now >= due) {
+		if (e->detaching) {
+			due = now + STOP_WAIT_SLICE_NS;	/* no more samples */
+		} else if (now >= due) {
 			uint64_t next;
 
 			take_sample(e);
@@ -783,7 +818,6 @@ int engine_run(struct engine *e, struct error *err)
 		}
 		wait_until(e, due);
 	}
-	detach_rest(e);
 	if (e->write_failed) {
 		*err = e->write_err;
 		return -1;

@@ -39,7 +39,9 @@ struct engine {
 
 	struct task_table tasks;
 	pid_t root_pid;
-	bool root_done;
+	bool root_done;			/* the command (first process) was reaped */
+	bool tree_done;			/* nothing traced is left */
+	bool detaching;			/* asked to stop following what is left */
 	bool sampling;			/* inside a snapshot: pending stops are held */
 	size_t npending;
 	sigset_t chld_set;		/* SIGCHLD */
@@ -69,9 +71,12 @@ struct engine {
 int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 		struct profile_writer *writer, uint64_t start_ns, struct error *err);
 
-/* Sample until the target exits.  Signals that reached the sampler alone
- * are passed on to the target (signals.h).  Returns 0, or -1 when the
- * profile could not be written (err says why; the target ran to its end). */
+/* Sample until every process of the target's tree has ended (or, after
+ * the target itself ended, until HUP, INT, QUIT or TERM ask to stop
+ * following the rest: it is detached and goes on untraced).  Signals that
+ * reached the sampler alone are passed on to the target (signals.h).
+ * Returns 0, or -1 when the profile could not be written (err says why;
+ * the target ran to its end). */
 int engine_run(struct engine *e, struct error *err);
 
 /* The run's statistics in profile form (channel totals included). */
