@@ -8,7 +8,10 @@
 . "$ROOT/tests/recorder-lib.sh"
 
 test_expect_success 'a sampler under a sampler: its error says the target is already traced' '
-	run_status "$SAMPLER" -o outer -- "$SAMPLER" -o inner -- "$EXAMPLES/busy" 0.1 >out 2>err &&
+	# A sanitizer build of the inner sampler is traced too: its leak check
+	# (ptrace again) could not run, the limitation this script is about.
+	run_status "$SAMPLER" -o outer -- env ASAN_OPTIONS=detect_leaks=0 \
+		"$SAMPLER" -o inner -- "$EXAMPLES/busy" 0.1 >out 2>err &&
 	expect_eq 125 "$rc" "status (the inner sampler failed)" &&
 	one_error_line err &&
 	expect_grep "cannot trace the target: it is already traced by process [0-9]* (sampler)" err &&
