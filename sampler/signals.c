@@ -9,7 +9,12 @@
  * the command directly and the sampler too.  Passing the sampler's copy on
  * would deliver it twice.  The kernel does not say whether a signal was
  * addressed to a process or to its group (both arrive as SI_USER with the
- * sender's pid), so the sampler pairs copies instead:
+ * sender's pid), so the sampler pairs copies instead.  (Giving the command
+ * a process group of its own when no terminal is involved would avoid the
+ * pairing, but the command's own kill(0, sig) would then miss the group it
+ * was started in, and a job started in the background of a terminal could
+ * not be brought to the foreground with it.)
+ *
  *
  *   - every signal-delivery stop of the command for a forwarded signal is
  *     noted with its sender and si_code (the engine reports them here);
@@ -38,7 +43,6 @@
  */
 #include "signals.h"
 
-#include <string.h>
 #include <unistd.h>
 
 #include "procfs.h"
