@@ -702,7 +702,9 @@ static void take_sample(struct engine *e)
 				n++;
 		}
 	}
-	if (n)		/* no sample, no readings: they are counted per sample */
+	/* No reading without a sample: energy since the last reading goes
+	 * into the next sample that has a thread to carry it. */
+	if (n)
 		read_sample_channels(e);
 	resume_all(e);
 	t1 = host_now_ns();
