@@ -829,17 +829,24 @@ int engine_run(struct engine *e, struct error *err)
 
 /* ---- set-up and results ------------------------------------------------ */
 
-static int alloc_channels(struct engine *e)
+static int alloc_channels(struct engine *e, struct error *err)
 {
 	size_t ns = e->pmus->nsample ? e->pmus->nsample : 1;
 	size_t nt = e->pmus->nthread ? e->pmus->nthread : 1;
 
+	/* Arrays sized by the profile (an exit record's counters, the stats
+	 * totals) must hold every channel; the PMU set refuses more, too. */
+	if (e->pmus->nsample + e->pmus->nthread > PROFILE_MAX_CHANNELS)
+		return error_set(err, "%zu channels are more than the %d a run can record (record fewer; split them over several runs)",
+				 e->pmus->nsample + e->pmus->nthread, PROFILE_MAX_CHANNELS);
 	e->nchannels = (uint32_t)pmu_set_channels(e->pmus, e->channels, PROFILE_MAX_CHANNELS);
 	e->values = calloc(ns, sizeof(*e->values));
 	e->value_sum = calloc(ns, sizeof(*e->value_sum));
 	e->value_count = calloc(ns, sizeof(*e->value_count));
 	e->counter_sum = calloc(nt, sizeof(*e->counter_sum));
-	return e->values && e->value_sum && e->value_count && e->counter_sum ? 0 : -1;
+	if (!e->values || !e->value_sum || !e->value_count || !e->counter_sum)
+		return error_set(err, "out of memory");
+	return 0;
 }
 
 int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
@@ -861,8 +868,8 @@ int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 	sigaddset(&e->chld_set, SIGCHLD);
 	signals_wait_set(&e->wait_set);
 	tasks_init(&e->tasks, pmus->nthread);
-	if (alloc_channels(e) < 0)
-		return error_set(err, "out of memory");
+	if (alloc_channels(e, err) < 0)
+		return -1;
 	p = add_process(e, root, 0);
 	t = p ? add_thread(e, root, p, TASK_STOPPED) : NULL;
 	if (!t)
