@@ -792,10 +792,22 @@ static void wait_until(struct engine *e, uint64_t due)
 		on_signal(e, &info);
 }
 
+uint64_t engine_period_ns(double hz)
+{
+	double period;
+
+	if (!isfinite(hz) || !(hz > 0))
+		return 0;
+	period = 1e9 / hz;
+	/* checked before the conversion, which is undefined out of range */
+	if (!(period >= (double)ENGINE_MIN_PERIOD_NS && period <= (double)ENGINE_MAX_PERIOD_NS))
+		return 0;
+	return (uint64_t)llround(period);
+}
+
 int engine_run(struct engine *e, struct error *err)
 {
-	double period = 1e9 / e->hz;
-	uint64_t slot = 1;
+	uint64_t period = e->period_ns, slot = 1;
 
 	while (!e->tree_done) {
 		uint64_t now, due;
@@ -804,7 +816,7 @@ int engine_run(struct engine *e, struct error *err)
 		if (e->tree_done)
 			break;
 		now = host_now_ns();
-		due = e->st.start_ns + (uint64_t)(slot * period);
+		due = e->st.start_ns + slot * period;
 		if (e->detaching) {
 			due = now + STOP_WAIT_SLICE_NS;	/* no more samples */
 		} else if (now >= due) {
@@ -812,7 +824,7 @@ int engine_run(struct engine *e, struct error *err)
 
 			take_sample(e);
 			now = host_now_ns();
-			next = (uint64_t)((now - e->st.start_ns) / period) + 1;
+			next = (now - e->st.start_ns) / period + 1;
 			if (next > slot + 1)
 				e->st.missed_slots += next - slot - 1;
 			slot = next > slot ? next : slot + 1;
@@ -857,6 +869,10 @@ int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 
 	memset(e, 0, sizeof(*e));
 	e->hz = hz;
+	e->period_ns = engine_period_ns(hz);
+	if (!e->period_ns)
+		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", hz,
+				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
 	e->pmus = pmus;
 	e->writer = writer;
 	e->root_pid = root;

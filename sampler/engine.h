@@ -15,6 +15,16 @@
 #include "signals.h"
 #include "tasks.h"
 
+/* The sampling period is a whole number of nanoseconds within these
+ * bounds: 10 us (100 kHz; even one thread takes longer to stop) to 1000 s
+ * (0.001 Hz). */
+#define ENGINE_MIN_PERIOD_NS 10000ull
+#define ENGINE_MAX_PERIOD_NS 1000000000000ull
+
+/* The period of hz samples per second in ns, or 0 when it is outside the
+ * bounds (NaN, infinite, zero and negative hz included). */
+uint64_t engine_period_ns(double hz);
+
 struct engine_stats {
 	uint64_t start_ns, end_ns;
 	uint64_t samples, thread_samples, missed_slots, latency_ns;
@@ -26,6 +36,7 @@ struct engine_stats {
 
 struct engine {
 	double hz;
+	uint64_t period_ns;
 	struct pmu_set *pmus;
 	struct profile_writer *writer;	/* NULL: nothing is written */
 	bool write_failed;

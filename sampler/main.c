@@ -29,7 +29,6 @@
 
 #define PROG "sampler"
 #define EXIT_SAMPLER_FAILED 125
-#define MAX_HZ 100000.0
 
 struct options {
 	const char *output;
@@ -64,7 +63,7 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed);\n"
 		"                        without it nothing is written\n"
-		"  -f, --frequency HZ    samples per second, 0 < HZ <= 100000 (default 1000)\n"
+		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
 		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
 		"  -d, --debug           print run statistics on stderr at the end\n"
 		"      --format FORMAT   native (default) or pperf (the original tool's layout)\n"
@@ -95,9 +94,9 @@ static int parse_hz(const char *arg, double *hz, struct error *err)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > MAX_HZ)
-		return error_set(err, "bad frequency '%s' (use a number of Hz, 0 < HZ <= 100000, e.g. -f 1000)",
-				 arg);
+	if (errno || end == arg || *end || engine_period_ns(v) == 0)
+		return error_set(err, "bad frequency '%s' (use a number of Hz from %g to %g, e.g. -f 1000)",
+				 arg, 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
 	*hz = v;
 	return 0;
 }
