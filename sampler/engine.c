@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "signals.h"
+#include "tasks.h"
 #include "tune.h"
 
 /* How long a sample waits for a thread that does not stop (a thread in an
@@ -57,7 +59,62 @@
 /* Refresh a process's maps for an unknown PC at most this often. */
 #define MAP_REFRESH_EVERY 100
 
-/* ---- records ----------------------------------------------------------- */
+/* One per-sample channel: what the samples carried. */
+struct channel_tally {
+	double sum;			/* of the readings present */
+	uint64_t count;			/* readings present */
+	uint64_t missing;		/* readings missing (NaN) */
+};
+
+struct engine {
+	double hz;
+	uint64_t period_ns;
+	struct pmu_set *pmus;
+	struct profile_writer *writer;	/* NULL: nothing (more) is written */
+	bool write_failed;
+	struct error write_err;
+	bool pmu_failed;
+	struct error pmu_err;
+
+	bool follow_cpu;		/* keep the sampler on its target's CPU */
+	int cpu;			/* where it is pinned now, or -1 */
+	int ncpus;			/* online CPUs */
+
+	struct task_table tasks;
+	pid_t root_pid;
+	bool root_done;			/* the command (first process) was reaped */
+	bool tree_done;			/* nothing traced is left */
+	bool detaching;			/* asked to stop following what is left */
+	bool sampling;			/* inside a snapshot: pending stops are held */
+	size_t npending;
+	sigset_t chld_set;		/* SIGCHLD */
+	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
+	struct signal_relay relay;	/* pairs signals the command got too */
+
+	/* channels: all of them, and what the records carried */
+	uint32_t nchannels;
+	struct channel_desc channels[PROFILE_MAX_CHANNELS];
+	double *values;			/* per-sample readings of this sample */
+	struct channel_tally *tally;	/* per per-sample channel */
+	uint64_t *counter_sum;		/* per-thread channels: sum of deltas */
+
+	/* the snapshot being assembled */
+	struct profile_thread_sample *ts;
+	uint64_t *ts_counters;
+	size_t ts_alloc;
+	struct profile_exit exit_rec;	/* the exit being written (1 KiB: not on the stack) */
+
+	struct {
+		uint64_t start_ns, end_ns;
+		uint64_t samples, thread_samples, missed_slots, latency_ns;
+		uint64_t signals_delivered;
+		uint32_t threads_seen, processes_seen;
+		int exit_status;
+		uint64_t stuck_samples;
+	} st;
+};
+
+/* ---- writing ----------------------------------------------------------- */
 
 /* Every record goes through here: the first write failure stops writing
  * (the target still runs to its end) and is reported at the end. */
@@ -99,23 +156,89 @@ static void emit_thread(struct engine *e, const struct task *t, uint64_t now)
 		record_result(e, profile_write_thread(e->writer, &rec, &e->write_err));
 }
 
+/* ---- accounting --------------------------------------------------------
+ * Every reading that goes into a record is counted here and only here, so
+ * the stats totals are exactly what the records add up to. */
+
+/* Read a stopped thread's cumulative counters into values (nothing gained
+ * when unreadable) and count what they gained since its previous record. */
+static void read_counters(struct engine *e, struct task *t, uint64_t *values)
+{
+	size_t nc = e->tasks.ncounters;
+
+	if (!nc)
+		return;
+	if (pmu_set_read_thread(e->pmus, t->tid, values, NULL) < 0)
+		memcpy(values, t->counters, nc * sizeof(*values));
+	for (size_t c = 0; c < nc; c++) {
+		if (values[c] >= t->counters[c])
+			e->counter_sum[c] += values[c] - t->counters[c];
+		t->counters[c] = values[c];
+	}
+}
+
+/* Read the per-sample channels into e->values while the sample's threads
+ * are stopped; only for a sample that is taken (energy read and then not
+ * recorded would be in the totals but in no sample). */
+static void read_sample_channels(struct engine *e)
+{
+	size_t n = e->pmus->nsample;
+	struct error err;
+
+	if (!n)
+		return;
+	if (pmu_set_read(e->pmus, e->values, &err) < 0) {
+		for (size_t i = 0; i < n; i++)
+			e->values[i] = NAN;
+		if (!e->pmu_failed) {
+			e->pmu_failed = true;
+			e->pmu_err = err;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(e->values[i])) {
+			e->tally[i].missing++;
+			continue;
+		}
+		e->tally[i].sum += e->values[i];
+		e->tally[i].count++;
+	}
+}
+
+/* The totals in profile form: energy adds up, other readings average. */
+static void channel_totals(const struct engine *e, struct profile_stats *out)
+{
+	size_t s = 0, c = 0;
+
+	out->nchannels = e->nchannels;
+	for (uint32_t i = 0; i < e->nchannels; i++) {
+		const struct channel_desc *ch = &e->channels[i];
+
+		if (ch->scope == CHANNEL_PER_THREAD) {
+			out->channel_totals[i] = (double)e->counter_sum[c++];
+			continue;
+		}
+		if (ch->kind == CHANNEL_ENERGY)
+			out->channel_totals[i] = e->tally[s].sum;
+		else
+			out->channel_totals[i] = e->tally[s].count ?
+				e->tally[s].sum / (double)e->tally[s].count : NAN;
+		out->missing_readings += e->tally[s].missing;
+		s++;
+	}
+}
+
+/* ---- records ----------------------------------------------------------- */
+
 /* Read the CPU time and counters of a thread at its exit stop (still
  * alive, counters still attached): what it did after its last sample. */
 static void read_final(struct engine *e, struct task *t, struct profile_exit *rec)
 {
-	size_t nc = e->tasks.ncounters;
-
 	rec->final = true;
 	rec->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	if (rec->cpu_ns < t->cpu_ns)	/* unreadable: nothing more than we had */
 		rec->cpu_ns = t->cpu_ns;
-	if (!nc)
-		return;
-	if (pmu_set_read_thread(e->pmus, t->tid, rec->counters, NULL) < 0)
-		memcpy(rec->counters, t->counters, nc * sizeof(*t->counters));
-	for (size_t c = 0; c < nc; c++)
-		if (rec->counters[c] >= t->counters[c])
-			e->counter_sum[c] += rec->counters[c] - t->counters[c];
+	read_counters(e, t, rec->counters);
 }
 
 static void emit_exit(struct engine *e, struct task *t, uint64_t now, bool readable)
@@ -589,50 +712,15 @@ static int grow_snapshot(struct engine *e)
 static int snap_thread(struct engine *e, struct task *t, struct profile_thread_sample *out,
 		       uint64_t *counters)
 {
-	size_t nc = e->tasks.ncounters;
-
 	if (t->state == TASK_STOPPED && read_pc(t->tid, &t->pc) < 0)
 		return -1;
 	t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
-	if (nc) {
-		if (pmu_set_read_thread(e->pmus, t->tid, counters, NULL) < 0)
-			memcpy(counters, t->counters, nc * sizeof(*counters));
-		for (size_t c = 0; c < nc; c++) {
-			if (counters[c] >= t->counters[c])
-				e->counter_sum[c] += counters[c] - t->counters[c];
-			t->counters[c] = counters[c];
-		}
-	}
+	read_counters(e, t, counters);
 	*out = (struct profile_thread_sample){
 		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = t->cpu_ns,
 		.counters = counters,
 	};
 	return 0;
-}
-
-static void read_sample_channels(struct engine *e)
-{
-	size_t n = e->pmus->nsample;
-	struct error err;
-
-	if (!n)
-		return;
-	if (pmu_set_read(e->pmus, e->values, &err) < 0) {
-		for (size_t i = 0; i < n; i++)
-			e->values[i] = NAN;
-		if (!e->pmu_failed) {
-			e->pmu_failed = true;
-			e->pmu_err = err;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(e->values[i])) {
-			e->st.missing_readings++;
-			continue;
-		}
-		e->value_sum[i] += e->values[i];
-		e->value_count[i]++;
-	}
 }
 
 /* A PC outside every known map: something was mapped since (dlopen, JIT). */
@@ -805,7 +893,7 @@ uint64_t engine_period_ns(double hz)
 	return (uint64_t)llround(period);
 }
 
-int engine_run(struct engine *e, struct error *err)
+void engine_run(struct engine *e)
 {
 	uint64_t period = e->period_ns, slot = 1;
 
@@ -832,11 +920,6 @@ int engine_run(struct engine *e, struct error *err)
 		}
 		wait_until(e, due);
 	}
-	if (e->write_failed) {
-		*err = e->write_err;
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- set-up and results ------------------------------------------------ */
@@ -853,41 +936,39 @@ static int alloc_channels(struct engine *e, struct error *err)
 				 e->pmus->nsample + e->pmus->nthread, PROFILE_MAX_CHANNELS);
 	e->nchannels = (uint32_t)pmu_set_channels(e->pmus, e->channels, PROFILE_MAX_CHANNELS);
 	e->values = calloc(ns, sizeof(*e->values));
-	e->value_sum = calloc(ns, sizeof(*e->value_sum));
-	e->value_count = calloc(ns, sizeof(*e->value_count));
+	e->tally = calloc(ns, sizeof(*e->tally));
 	e->counter_sum = calloc(nt, sizeof(*e->counter_sum));
-	if (!e->values || !e->value_sum || !e->value_count || !e->counter_sum)
+	if (!e->values || !e->tally || !e->counter_sum)
 		return error_set(err, "out of memory");
 	return 0;
 }
 
-int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
-		struct profile_writer *writer, uint64_t start_ns, struct error *err)
+static int engine_start(struct engine *e, const struct engine_config *cfg, struct error *err)
 {
 	struct process *p;
 	struct task *t;
 
-	memset(e, 0, sizeof(*e));
-	e->hz = hz;
-	e->period_ns = engine_period_ns(hz);
-	if (!e->period_ns)
-		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", hz,
-				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
-	e->pmus = pmus;
-	e->writer = writer;
-	e->root_pid = root;
+	e->hz = cfg->hz;
+	e->period_ns = engine_period_ns(cfg->hz);
+	e->pmus = cfg->pmus;
+	e->writer = cfg->writer;
+	e->follow_cpu = cfg->follow_cpu;
+	e->root_pid = cfg->root;
 	e->cpu = -1;
 	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	e->st.start_ns = start_ns;
+	e->st.start_ns = cfg->start_ns;
+	tasks_init(&e->tasks, e->pmus->nthread);
+	if (!e->period_ns)
+		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", cfg->hz,
+				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
 	procfs_raise_fd_limit();
 	sigemptyset(&e->chld_set);
 	sigaddset(&e->chld_set, SIGCHLD);
 	signals_wait_set(&e->wait_set);
-	tasks_init(&e->tasks, pmus->nthread);
 	if (alloc_channels(e, err) < 0)
 		return -1;
-	p = add_process(e, root, 0);
-	t = p ? add_thread(e, root, p, TASK_STOPPED) : NULL;
+	p = add_process(e, cfg->root, 0);
+	t = p ? add_thread(e, cfg->root, p, TASK_STOPPED) : NULL;
 	if (!t)
 		return error_set(err, "out of memory");
 	if (e->pmu_failed) {
@@ -898,47 +979,70 @@ int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
 	return 0;
 }
 
-void engine_profile_stats(const struct engine *e, struct profile_stats *out)
+struct engine *engine_new(const struct engine_config *cfg, struct error *err)
 {
-	size_t s = 0, c = 0;
+	struct engine *e = calloc(1, sizeof(*e));
 
-	memset(out, 0, sizeof(*out));
+	if (!e) {
+		if (cfg->writer)
+			profile_writer_abandon(cfg->writer);
+		error_set(err, "out of memory");
+		return NULL;
+	}
+	if (engine_start(e, cfg, err) < 0) {
+		engine_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+int engine_finish(struct engine *e, struct engine_stats *stats, struct error *err)
+{
+	struct profile_stats *out = &stats->profile;
+	size_t s = 0;
+
+	memset(stats, 0, sizeof(*stats));
 	out->wall_ns = e->st.end_ns > e->st.start_ns ? e->st.end_ns - e->st.start_ns : 0;
 	out->latency_ns = e->st.latency_ns;
 	out->samples = e->st.samples;
 	out->thread_samples = e->st.thread_samples;
 	out->missed_slots = e->st.missed_slots;
-	out->missing_readings = e->st.missing_readings;
 	out->signals_delivered = e->st.signals_delivered;
 	out->threads_seen = e->st.threads_seen;
 	out->processes_seen = e->st.processes_seen;
 	out->exit_status = e->st.exit_status;
-	out->nchannels = e->nchannels;
-	for (uint32_t i = 0; i < e->nchannels; i++) {
-		const struct channel_desc *ch = &e->channels[i];
+	channel_totals(e, out);
+	for (uint32_t i = 0; i < e->nchannels; i++)
+		if (e->channels[i].scope == CHANNEL_PER_SAMPLE)
+			stats->channel_missing[i] = e->tally[s++].missing;
+	stats->stuck_samples = e->st.stuck_samples;
+	stats->pmu_failed = e->pmu_failed;
+	stats->pmu_err = e->pmu_err;
+	if (e->writer) {
+		struct profile_writer *w = e->writer;
 
-		if (ch->scope == CHANNEL_PER_THREAD) {
-			out->channel_totals[i] = (double)e->counter_sum[c++];
-		} else if (ch->kind == CHANNEL_ENERGY) {
-			out->channel_totals[i] = e->value_sum[s++];
-		} else {
-			out->channel_totals[i] = e->value_count[s] ?
-				e->value_sum[s] / (double)e->value_count[s] : NAN;
-			s++;
-		}
+		e->writer = NULL;
+		if (profile_writer_finish(w, out, &e->write_err) < 0)
+			e->write_failed = true;
 	}
+	if (e->write_failed) {
+		*err = e->write_err;
+		return -1;
+	}
+	return 0;
 }
 
 void engine_free(struct engine *e)
 {
+	if (!e)
+		return;
 	tasks_free(&e->tasks);
 	free(e->values);
-	free(e->value_sum);
-	free(e->value_count);
+	free(e->tally);
 	free(e->counter_sum);
 	free(e->ts);
 	free(e->ts_counters);
 	if (e->writer)
 		profile_writer_abandon(e->writer);
-	e->writer = NULL;
+	free(e);
 }

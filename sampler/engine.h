@@ -1,10 +1,13 @@
 /* engine.h - the ptrace sampling loop: stop every thread of the target
  * together at the target frequency, snapshot TID, PC, CPU time and PMU
- * readings, let them go on, and follow threads, processes and execs. */
+ * readings, let them go on, and follow threads, processes and execs.
+ *
+ * A closed box: engine_new() takes over the launched target, engine_run()
+ * samples it to its end, engine_finish() completes the profile and says
+ * what the run measured, engine_free() lets go. */
 #ifndef SAMPLER_ENGINE_H
 #define SAMPLER_ENGINE_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,8 +15,6 @@
 #include "../common/error.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
-#include "signals.h"
-#include "tasks.h"
 
 /* The sampling period is a whole number of nanoseconds within these
  * bounds: 10 us (100 kHz; even one thread takes longer to stop) to 1000 s
@@ -25,73 +26,43 @@
  * bounds (NaN, infinite, zero and negative hz included). */
 uint64_t engine_period_ns(double hz);
 
-struct engine_stats {
-	uint64_t start_ns, end_ns;
-	uint64_t samples, thread_samples, missed_slots, latency_ns;
-	uint64_t missing_readings, signals_delivered;
-	uint32_t threads_seen, processes_seen;
-	int exit_status;
-	uint64_t stuck_samples;		/* samples taken without a thread that would not stop */
-};
+struct engine;
 
-struct engine {
-	double hz;
-	uint64_t period_ns;
-	struct pmu_set *pmus;
+struct engine_config {
+	pid_t root;			/* the target, held in its exec stop */
+	double hz;			/* samples per second (engine_period_ns) */
+	uint64_t start_ns;		/* host_now_ns() of the schedule's slot 0 */
+	struct pmu_set *pmus;		/* attached to every thread; stays the caller's */
 	struct profile_writer *writer;	/* NULL: nothing is written */
-	bool write_failed;
-	struct error write_err;
-	bool pmu_failed;
-	struct error pmu_err;
-
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
-	int cpu;			/* where it is pinned now, or -1 */
-	int ncpus;			/* online CPUs */
-
-	struct task_table tasks;
-	pid_t root_pid;
-	bool root_done;			/* the command (first process) was reaped */
-	bool tree_done;			/* nothing traced is left */
-	bool detaching;			/* asked to stop following what is left */
-	bool sampling;			/* inside a snapshot: pending stops are held */
-	size_t npending;
-	sigset_t chld_set;		/* SIGCHLD */
-	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
-	struct signal_relay relay;	/* pairs signals the command got too */
-
-	/* channels: all of them, and their totals */
-	uint32_t nchannels;
-	struct channel_desc channels[PROFILE_MAX_CHANNELS];
-	double *values;			/* per-sample readings of this sample */
-	double *value_sum;		/* per-sample channels: sum of present readings */
-	uint64_t *value_count;
-	uint64_t *counter_sum;		/* per-thread channels: sum of deltas */
-
-	/* the snapshot being assembled */
-	struct profile_thread_sample *ts;
-	uint64_t *ts_counters;
-	size_t ts_alloc;
-	struct profile_exit exit_rec;	/* the exit being written (1 KiB: not on the stack) */
-
-	struct engine_stats st;
 };
 
-/* Take over the target, held in its exec stop: write its process, exec,
- * thread and map records, attach the PMU plug-ins.  start_ns is when
- * sampling begins (the schedule's slot 0). */
-int engine_init(struct engine *e, pid_t root, double hz, struct pmu_set *pmus,
-		struct profile_writer *writer, uint64_t start_ns, struct error *err);
+/* What a run measured, beyond what the profile's stats record holds. */
+struct engine_stats {
+	struct profile_stats profile;	/* as written to the profile */
+	uint64_t stuck_samples;		/* samples that left out a thread which did not stop in 1 s */
+	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
+	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
+	struct error pmu_err;
+};
+
+/* Take over the target: write its process, exec, thread and map records,
+ * attach the PMU plug-ins, and let it run.  The engine owns the writer from
+ * here on, also when this fails (NULL, err says why; the target is still
+ * held and the caller kills it). */
+struct engine *engine_new(const struct engine_config *cfg, struct error *err);
 
 /* Sample until every process of the target's tree has ended (or, after
  * the target itself ended, until HUP, INT, QUIT or TERM ask to stop
  * following the rest: it is detached and goes on untraced).  Signals that
- * reached the sampler alone are passed on to the target (signals.h).
- * Returns 0, or -1 when the profile could not be written (err says why;
- * the target ran to its end). */
-int engine_run(struct engine *e, struct error *err);
+ * reached the sampler alone are passed on to the target (signals.h).  A
+ * write failure stops the writing, not the run: engine_finish reports it. */
+void engine_run(struct engine *e);
 
-/* The run's statistics in profile form (channel totals included). */
-void engine_profile_stats(const struct engine *e, struct profile_stats *out);
+/* Once, after engine_run: the run's statistics, and the profile completed
+ * with them.  Returns 0, or -1 when the profile could not be written (err
+ * says why; stats are filled in either way). */
+int engine_finish(struct engine *e, struct engine_stats *stats, struct error *err);
 
 void engine_free(struct engine *e);
 

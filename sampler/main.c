@@ -7,14 +7,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/error.h"
@@ -25,6 +22,7 @@
 #include "host.h"
 #include "launch.h"
 #include "signals.h"
+#include "summary.h"
 #include "tune.h"
 
 #define PROG "sampler"
@@ -46,8 +44,7 @@ struct context {
 	struct options opt;
 	struct pmu_set pmus;
 	struct profile_info info;
-	struct profile_writer *writer;
-	struct engine engine;
+	struct profile_writer *writer;	/* until the engine takes it */
 	struct tune_state tuned;
 	pid_t target;
 	int argc;
@@ -235,39 +232,6 @@ static int open_writer(struct context *ctx, struct error *err)
 	return ctx->writer ? 0 : -1;
 }
 
-static void print_debug(const struct context *ctx, const struct profile_stats *st, uint64_t bytes)
-{
-	double wall = (double)st->wall_ns / 1e9;
-	double hz = ctx->opt.hz;
-	double ideal_samples = wall * hz;
-	double achieved = wall > 0 ? (double)st->samples / wall : 0;
-	double per_sample = st->samples ? (double)st->latency_ns / (double)st->samples / 1e3 : 0;
-	double per_ts = st->thread_samples ? (double)bytes / (double)st->thread_samples : 0;
-
-	fprintf(stderr,
-		"sampler: wall time: %.6f s actual, %.6f s ideal (samples / frequency)\n"
-		"sampler: samples: %" PRIu64 " actual, %.0f ideal (wall time x frequency), %" PRIu64 " missed slots\n"
-		"sampler: frequency: %.3f Hz target, %.3f Hz achieved (%.1f%%)\n"
-		"sampler: stop latency: %.6f s total, %.2f us per sample (mean)\n"
-		"sampler: threads: %" PRIu32 " seen, %" PRIu64 " thread-samples; processes: %" PRIu32 " seen\n"
-		"sampler: signals delivered to the target: %" PRIu64 "\n"
-		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
-		"sampler: scheduling: %s\n",
-		wall, hz > 0 ? (double)st->samples / hz : 0,
-		st->samples, ideal_samples, st->missed_slots,
-		hz, achieved, hz > 0 ? 100.0 * achieved / hz : 0,
-		(double)st->latency_ns / 1e9, per_sample,
-		st->threads_seen, st->thread_samples, st->processes_seen,
-		st->signals_delivered,
-		bytes, per_ts, ctx->opt.output ? "" : " (no -o: nothing written)",
-		ctx->tuned.summary);
-	/* A normal-priority sampler gets no more CPU than each busy thread. */
-	if (!ctx->tuned.realtime && ctx->opt.tune.nice == TUNE_NICE_NONE && !ctx->opt.tune.idle &&
-	    hz > 0 && st->samples >= 10 && achieved < 0.5 * hz)
-		fprintf(stderr, "sampler: hint: the sampler got too little CPU next to the target's busy threads; "
-			"--idle or --nice 19 for the target (or root, for SCHED_FIFO) keeps the rate\n");
-}
-
 static uint64_t file_size(const char *path)
 {
 	struct stat sb;
@@ -276,68 +240,39 @@ static uint64_t file_size(const char *path)
 }
 
 /* Sample the launched target to its end and complete the profile. */
-
-/* A source that stops answering or disappears mid-run does not stop the run
- * (its samples carry NaN); say so once per channel at the end. */
-static void warn_missing_readings(const struct context *ctx)
-{
-	const struct profile_info *info = &ctx->info;
-	uint64_t samples = ctx->engine.st.samples;
-
-	for (uint32_t i = 0; i < info->nsample_channels; i++) {
-		const struct channel_desc *c = &info->channels[info->sample_channel[i]];
-		uint64_t missing = samples - ctx->engine.value_count[i];
-
-		if (samples && missing)
-			warn_print(PROG, "%s: channel '%s': %" PRIu64 " of %" PRIu64
-				   " readings missing (the device did not answer in time, sent no usable "
-				   "reading or went away; those samples carry no value, see stats missing=)",
-				   c->source, c->name, missing, samples);
-	}
-}
-
 static int run(struct context *ctx)
 {
-	struct profile_stats st;
+	struct engine_config cfg = {
+		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
+		.pmus = &ctx->pmus, .writer = ctx->writer,
+		.follow_cpu = tune_follows_target(&ctx->opt.tune),
+	};
+	struct summary_run sum = {
+		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,
+		.tuned = &ctx->tuned, .written = ctx->opt.output != NULL, .debug = ctx->opt.debug,
+	};
+	struct engine_stats st;
+	struct engine *engine;
 	struct error err;
-	uint64_t bytes = 0;
-	int status;
 
-	if (engine_init(&ctx->engine, ctx->target, ctx->opt.hz, &ctx->pmus, ctx->writer,
-			ctx->info.host.start_ns, &err) < 0) {
-		ctx->writer = NULL;	/* the engine owns it now */
-		engine_free(&ctx->engine);
+	engine = engine_new(&cfg, &err);
+	ctx->writer = NULL;	/* the engine owns it now */
+	if (!engine) {
 		launch_kill(ctx->target);
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
 	}
-	ctx->writer = NULL;
-	ctx->engine.follow_cpu = tune_follows_target(&ctx->opt.tune);
-	status = engine_run(&ctx->engine, &err) < 0 ? -1 : 0;
-	engine_profile_stats(&ctx->engine, &st);
-	if (ctx->engine.pmu_failed)
-		warn_print(PROG, "PMU readings missing: %s", ctx->engine.pmu_err.msg);
-	warn_missing_readings(ctx);
-	if (ctx->engine.writer) {
-		struct profile_writer *w = ctx->engine.writer;
-
-		ctx->engine.writer = NULL;
-		if (profile_writer_finish(w, &st, &err) < 0)
-			status = -1;
-		bytes = file_size(ctx->opt.output);
-	}
-	if (ctx->opt.debug) {
-		print_debug(ctx, &st, bytes);
-		if (ctx->engine.st.stuck_samples)
-			fprintf(stderr, "sampler: samples that left out a thread which did not stop within 1 s: %" PRIu64 "\n",
-				ctx->engine.st.stuck_samples);
-	}
-	engine_free(&ctx->engine);
-	if (status < 0) {
+	engine_run(engine);
+	sum.failed = engine_finish(engine, &st, &err) < 0;
+	engine_free(engine);
+	if (sum.written)
+		sum.bytes = file_size(ctx->opt.output);
+	summary_print(PROG, &sum, &st);
+	if (sum.failed) {
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
 	}
-	return st.exit_status;
+	return st.profile.exit_status;
 }
 
 int main(int argc, char **argv)
