@@ -110,7 +110,7 @@ struct engine {
 		uint64_t signals_delivered;
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
-		uint64_t stuck_samples;
+		uint64_t held_slots, blocked_thread_samples, stuck_samples;
 	} st;
 };
 
@@ -493,7 +493,16 @@ static void on_exec(struct engine *e, struct task *t)
 	refresh_maps(e, p, now, true);
 }
 
-static int read_pc(pid_t tid, uint64_t *pc)
+/* Linux's return values of a system call cut short by a stop, to be
+ * restarted (kernel-internal, so not in any user header), and EINTR. */
+static bool interrupted_syscall(int64_t ret, int64_t nr)
+{
+	return nr >= 0 && (ret == -EINTR || (ret >= -516 && ret <= -512));
+}
+
+/* The PC of a stopped thread, and whether the stop found it blocked in a
+ * system call (sleeping, waiting) rather than running or runnable. */
+static int read_regs(pid_t tid, uint64_t *pc, bool *blocked)
 {
 #if defined(__x86_64__)
 	struct user_regs_struct regs;
@@ -501,10 +510,15 @@ static int read_pc(pid_t tid, uint64_t *pc)
 
 	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
 		return -1;
-	if (iov.iov_len == sizeof(regs))
+	if (iov.iov_len == sizeof(regs)) {
 		*pc = regs.rip;
-	else			/* a 32-bit tracee: eip is the 13th word */
-		*pc = ((const uint32_t *)&regs)[12];
+		*blocked = interrupted_syscall((int64_t)regs.rax, (int64_t)regs.orig_rax);
+	} else {	/* a 32-bit tracee: eax, orig_eax, eip are words 6, 11, 12 */
+		const int32_t *w = (const int32_t *)&regs;
+
+		*pc = (uint32_t)w[12];
+		*blocked = interrupted_syscall(w[6], w[11]);
+	}
 #elif defined(__aarch64__)
 	struct user_regs_struct regs;	/* glibc: regs[31], sp, pc, pstate */
 	struct iovec iov = { &regs, sizeof(regs) };
@@ -512,6 +526,9 @@ static int read_pc(pid_t tid, uint64_t *pc)
 	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
 		return -1;
 	*pc = regs.pc;
+	/* no syscall number in this regset: x0 holding a restart code is
+	 * taken as one (user code seldom holds exactly those values) */
+	*blocked = interrupted_syscall((int64_t)regs.regs[0], 0);
 #else
 #error "sampler: reading the PC is implemented for x86-64 and aarch64 only"
 #endif
@@ -526,6 +543,7 @@ static bool is_stop_signal(int sig)
 static void on_stop(struct engine *e, struct task *t, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
+	bool blocked;
 
 	switch (event) {
 	case 0:			/* signal-delivery stop: pass it on */
@@ -541,7 +559,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 			/* It cannot stop again until the child execs or exits;
 			 * meanwhile samples show it where it waits. */
 			t->in_vfork = true;
-			read_pc(t->tid, &t->pc);
+			read_regs(t->tid, &t->pc, &blocked);
 		}
 		break;
 	case PTRACE_EVENT_VFORK_DONE:
@@ -712,8 +730,12 @@ static int grow_snapshot(struct engine *e)
 static int snap_thread(struct engine *e, struct task *t, struct profile_thread_sample *out,
 		       uint64_t *counters)
 {
-	if (t->state == TASK_STOPPED && read_pc(t->tid, &t->pc) < 0)
+	bool blocked = true;	/* waiting in vfork */
+
+	if (t->state == TASK_STOPPED && read_regs(t->tid, &t->pc, &blocked) < 0)
 		return -1;
+	if (blocked)
+		e->st.blocked_thread_samples++;
 	t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	read_counters(e, t, counters);
 	*out = (struct profile_thread_sample){
@@ -797,8 +819,10 @@ static void take_sample(struct engine *e)
 	resume_all(e);
 	t1 = host_now_ns();
 	e->st.latency_ns += t1 - t0;
-	if (n == 0)
-		return;		/* everything stopped by job control */
+	if (n == 0) {
+		e->st.held_slots++;	/* all stopped by job control, or exiting */
+		return;
+	}
 	if (e->follow_cpu && e->st.samples % FOLLOW_EVERY == 0)
 		follow_target(e);
 	e->st.samples++;
@@ -1015,7 +1039,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	for (uint32_t i = 0; i < e->nchannels; i++)
 		if (e->channels[i].scope == CHANNEL_PER_SAMPLE)
 			stats->channel_missing[i] = e->tally[s++].missing;
+	stats->held_slots = e->st.held_slots;
+	stats->blocked_thread_samples = e->st.blocked_thread_samples;
 	stats->stuck_samples = e->st.stuck_samples;
+	stats->ncpus = e->ncpus;
 	stats->pmu_failed = e->pmu_failed;
 	stats->pmu_err = e->pmu_err;
 	if (e->writer) {

@@ -1,10 +1,113 @@
-/* summary.c - the end of a run on stderr. */
+/* summary.c - the end of a run on stderr.
+ *
+ * The rate warning says what the sampler measured, so that its advice fits
+ * the run.  A thread that a stop found in user code (or waiting for a CPU)
+ * was running: running threads compete with a normal-priority sampler for
+ * the CPUs, and lowering the target's priority (--idle, --nice) gives the
+ * sampler its CPU back.  A thread that a stop found in a blocking system
+ * call was blocked: it takes no CPU, but still has to wake up and report its
+ * stop, so the time a sample holds the target grows with the number of
+ * threads, and only fewer threads or a longer period help.
+ */
 #include "summary.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "../common/error.h"
+
+/* A run of fewer slots says too little about its rate (its first sample
+ * comes one period after the start). */
+#define RATE_MIN_SLOTS 20
+/* A sample that holds the target this share of the period or more is the
+ * bottleneck itself. */
+#define STOP_SHARE_LIMIT 0.5
+
+/* What the rate warning and -d report, from the engine's counts. */
+struct rate {
+	double wall_s;		/* of the run */
+	double achieved;	/* slots served per second */
+	double threads;		/* per sample, mean */
+	double running;		/* of them, not blocked in a system call at the stop */
+	double stop_us;		/* per sample, mean time the target was held stopped */
+	double held_share;	/* of the run's time, the target held stopped */
+};
+
+static void measure(const struct engine_stats *st, struct rate *r)
+{
+	const struct profile_stats *p = &st->profile;
+	double samples = (double)p->samples;
+	double slots = (double)(p->samples + st->held_slots);
+
+	r->wall_s = (double)p->wall_ns / 1e9;
+	/* a slot in which job control held every thread is served, too */
+	r->achieved = r->wall_s > 0 ? slots / r->wall_s : 0;
+	r->threads = samples > 0 ? (double)p->thread_samples / samples : 0;
+	r->running = samples > 0 ?
+		(double)(p->thread_samples - st->blocked_thread_samples) / samples : 0;
+	r->stop_us = slots > 0 ? (double)p->latency_ns / slots / 1e3 : 0;
+	r->held_share = p->wall_ns ? (double)p->latency_ns / (double)p->wall_ns : 0;
+}
+
+/* The largest of 1, 2 and 5 times a power of ten not above x: a frequency
+ * to suggest. */
+static double round_down_125(double x)
+{
+	double p;
+
+	if (!(x >= 1e9 / ENGINE_MAX_PERIOD_NS))
+		return 1e9 / ENGINE_MAX_PERIOD_NS;
+	p = pow(10, floor(log10(x)));
+	return x >= 5 * p ? 5 * p : x >= 2 * p ? 2 * p : p;
+}
+
+static const char *fmt_hz(char *buf, size_t size, double hz)
+{
+	snprintf(buf, size, hz >= 100 ? "%.0f" : "%.3g", hz);
+	return buf;
+}
+
+/* The reason for a low rate and its fix, from what was measured. */
+static void rate_advice(const struct summary_run *run, const struct engine_stats *st,
+			const struct rate *r, char *out, size_t size)
+{
+	double period_us = 1e6 / run->hz;
+	char lower[32];
+
+	if (r->running >= st->ncpus && !run->tuned->realtime && !run->tune->idle) {
+		snprintf(out, size, "%.1f running threads on %d CPUs left the sampler, at normal priority, too little CPU; run the target with %s, or the sampler as root",
+			 r->running, st->ncpus,
+			 run->tune->nice == TUNE_NICE_NONE ? "--idle or --nice 19" : "--idle");
+	} else if (r->stop_us >= STOP_SHARE_LIMIT * period_us) {
+		fmt_hz(lower, sizeof(lower), round_down_125(STOP_SHARE_LIMIT * 1e6 / r->stop_us));
+		snprintf(out, size, "stopping %.0f threads took %.0f us of each %.0f us period; profile fewer threads, or use -f %s or lower",
+			 r->threads, r->stop_us, period_us, lower);
+	} else {
+		fmt_hz(lower, sizeof(lower), round_down_125(r->achieved));
+		snprintf(out, size, "the sampler got too little CPU to keep up; use -f %s or lower%s",
+			 lower, run->tuned->realtime ? "" : ", or run the sampler as root");
+	}
+}
+
+/* One line when the run fell short of its target frequency, like perf's
+ * warning about lost samples. */
+static void warn_rate(const char *prog, const struct summary_run *run,
+		      const struct engine_stats *st)
+{
+	char advice[256], achieved[32], target[32];
+	struct rate r;
+
+	measure(st, &r);
+	if (run->failed || r.wall_s * run->hz < RATE_MIN_SLOTS ||
+	    r.achieved >= SUMMARY_RATE_WARN_SHARE * run->hz)
+		return;
+	rate_advice(run, st, &r, advice, sizeof(advice));
+	warn_print(prog, "sampled at %s Hz, %.0f%% of the %s Hz asked (per sample: %.1f threads, %.1f running and %.1f blocked, held stopped %.0f us; the target was held stopped %.0f%% of the time): %s",
+		   fmt_hz(achieved, sizeof(achieved), r.achieved), 100 * r.achieved / run->hz,
+		   fmt_hz(target, sizeof(target), run->hz), r.threads, r.running,
+		   r.threads - r.running, r.stop_us, 100 * r.held_share, advice);
+}
 
 /* A source that stops answering or disappears mid-run does not stop the run
  * (its samples carry NaN); say so once per channel. */
@@ -29,34 +132,34 @@ static void warn_readings(const char *prog, const struct summary_run *run,
 static void print_debug(const struct summary_run *run, const struct engine_stats *st)
 {
 	const struct profile_stats *p = &st->profile;
-	double wall = (double)p->wall_ns / 1e9;
 	double hz = run->hz;
-	double achieved = wall > 0 ? (double)p->samples / wall : 0;
-	double per_sample = p->samples ? (double)p->latency_ns / (double)p->samples / 1e3 : 0;
-	double per_ts = p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0;
+	struct rate r;
 
+	measure(st, &r);
 	fprintf(stderr,
 		"sampler: wall time: %.6f s actual, %.6f s ideal (samples / frequency)\n"
 		"sampler: samples: %" PRIu64 " actual, %.0f ideal (wall time x frequency), %" PRIu64 " missed slots\n"
 		"sampler: frequency: %.3f Hz target, %.3f Hz achieved (%.1f%%)\n"
-		"sampler: stop latency: %.6f s total, %.2f us per sample (mean)\n"
+		"sampler: stop latency: %.6f s total, %.2f us per sample (mean); target held stopped %.1f%% of the time\n"
 		"sampler: threads: %" PRIu32 " seen, %" PRIu64 " thread-samples; processes: %" PRIu32 " seen\n"
+		"sampler: threads per sample: %.1f, %.1f running and %.1f blocked (in a system call at the stop)\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
 		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
 		"sampler: scheduling: %s\n",
-		wall, hz > 0 ? (double)p->samples / hz : 0,
-		p->samples, wall * hz, p->missed_slots,
-		hz, achieved, hz > 0 ? 100.0 * achieved / hz : 0,
-		(double)p->latency_ns / 1e9, per_sample,
+		r.wall_s, (double)p->samples / hz,
+		p->samples, r.wall_s * hz, p->missed_slots,
+		hz, r.wall_s > 0 ? (double)p->samples / r.wall_s : 0,
+		r.wall_s > 0 ? 100.0 * (double)p->samples / r.wall_s / hz : 0,
+		(double)p->latency_ns / 1e9, r.stop_us, 100 * r.held_share,
 		p->threads_seen, p->thread_samples, p->processes_seen,
+		r.threads, r.running, r.threads - r.running,
 		p->signals_delivered,
-		run->bytes, per_ts, run->written ? "" : " (no -o: nothing written)",
+		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
+		run->written ? "" : " (no -o: nothing written)",
 		run->tuned->summary);
-	/* A normal-priority sampler gets no more CPU than each busy thread. */
-	if (!run->tuned->realtime && run->tune->nice == TUNE_NICE_NONE && !run->tune->idle &&
-	    hz > 0 && p->samples >= 10 && achieved < 0.5 * hz)
-		fprintf(stderr, "sampler: hint: the sampler got too little CPU next to the target's busy threads; "
-			"--idle or --nice 19 for the target (or root, for SCHED_FIFO) keeps the rate\n");
+	if (st->held_slots)
+		fprintf(stderr, "sampler: slots without a thread to sample (stopped by job control, or exiting): %" PRIu64 "\n",
+			st->held_slots);
 	if (st->stuck_samples)
 		fprintf(stderr, "sampler: samples that left out a thread which did not stop within 1 s: %" PRIu64 "\n",
 			st->stuck_samples);
@@ -66,6 +169,7 @@ void summary_print(const char *prog, const struct summary_run *run,
 		   const struct engine_stats *st)
 {
 	warn_readings(prog, run, st);
+	warn_rate(prog, run, st);
 	if (run->debug)
 		print_debug(run, st);
 }

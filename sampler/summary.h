@@ -1,5 +1,7 @@
 /* summary.h - what the sampler says about a run at its end: a warning per
- * channel with missing readings and, with -d, the run's statistics. */
+ * channel with missing readings, one warning when the sampling rate fell
+ * short of the target (what was measured, and the fix that applies), and
+ * with -d the run's statistics. */
 #ifndef SAMPLER_SUMMARY_H
 #define SAMPLER_SUMMARY_H
 
@@ -9,6 +11,9 @@
 #include "../profile/profile.h"
 #include "engine.h"
 #include "tune.h"
+
+/* A run below this share of its target frequency gets the rate warning. */
+#define SUMMARY_RATE_WARN_SHARE 0.9
 
 struct summary_run {
 	double hz;				/* the target frequency */

@@ -18,7 +18,8 @@ test_expect_success 'as nobody: a complete profile, at normal priority' '
 	expect_grep "^threads: 4" out &&
 	expect_grep "scheduling: normal priority" err &&
 	expect_no_grep "CPU latency request" err &&
-	expect_no_grep "error\|warning" err &&
+	grep -v "^sampler: warning: sampled at " err >other || true &&
+	expect_no_grep "error\|warning" other &&
 	dump nobody/p &&
 	expect_eq 4 "$(field_values nobody/p.txt ts tid | sort -u | wc -l)" "threads sampled" &&
 	expect_ge 10 "$(records nobody/p.txt sample)" "samples" &&
