@@ -110,7 +110,7 @@ struct engine {
 		uint64_t signals_delivered;
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
-		uint64_t held_slots, blocked_thread_samples, stuck_samples;
+		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns;
 	} st;
 };
 
@@ -814,8 +814,12 @@ static void take_sample(struct engine *e)
 	}
 	/* No reading without a sample: energy since the last reading goes
 	 * into the next sample that has a thread to carry it. */
-	if (n)
+	if (n) {
+		uint64_t r0 = host_now_ns();
+
 		read_sample_channels(e);
+		e->st.pmu_read_ns += host_now_ns() - r0;
+	}
 	resume_all(e);
 	t1 = host_now_ns();
 	e->st.latency_ns += t1 - t0;
@@ -1042,6 +1046,7 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->held_slots = e->st.held_slots;
 	stats->blocked_thread_samples = e->st.blocked_thread_samples;
 	stats->stuck_samples = e->st.stuck_samples;
+	stats->pmu_read_ns = e->st.pmu_read_ns;
 	stats->ncpus = e->ncpus;
 	stats->pmu_failed = e->pmu_failed;
 	stats->pmu_err = e->pmu_err;

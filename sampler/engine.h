@@ -43,6 +43,7 @@ struct engine_stats {
 	uint64_t held_slots;		/* slots without a sample: no thread to stop (job control, exit) */
 	uint64_t blocked_thread_samples; /* of threads the stop found blocked in a system call */
 	uint64_t stuck_samples;		/* samples that left out a thread which did not stop in 1 s */
+	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */

@@ -31,6 +31,7 @@ struct rate {
 	double threads;		/* per sample, mean */
 	double running;		/* of them, not blocked in a system call at the stop */
 	double stop_us;		/* per sample, mean time the target was held stopped */
+	double pmu_us;		/* of it, reading the per-sample channels */
 	double held_share;	/* of the run's time, the target held stopped */
 };
 
@@ -47,6 +48,7 @@ static void measure(const struct engine_stats *st, struct rate *r)
 	r->running = samples > 0 ?
 		(double)(p->thread_samples - st->blocked_thread_samples) / samples : 0;
 	r->stop_us = slots > 0 ? (double)p->latency_ns / slots / 1e3 : 0;
+	r->pmu_us = slots > 0 ? (double)st->pmu_read_ns / slots / 1e3 : 0;
 	r->held_share = p->wall_ns ? (double)p->latency_ns / (double)p->wall_ns : 0;
 }
 
@@ -81,12 +83,20 @@ static void rate_advice(const struct summary_run *run, const struct engine_stats
 			 run->tune->nice == TUNE_NICE_NONE ? "--idle or --nice 19" : "--idle");
 	} else if (r->stop_us >= STOP_SHARE_LIMIT * period_us) {
 		fmt_hz(lower, sizeof(lower), round_down_125(STOP_SHARE_LIMIT * 1e6 / r->stop_us));
-		snprintf(out, size, "stopping %.0f threads took %.0f us of each %.0f us period; profile fewer threads, or use -f %s or lower",
-			 r->threads, r->stop_us, period_us, lower);
+		if (r->pmu_us >= STOP_SHARE_LIMIT * r->stop_us)
+			snprintf(out, size, "reading the PMU channels took %.0f us of each %.0f us period (a slow or absent device); use -f %s or lower",
+				 r->pmu_us, period_us, lower);
+		else
+			snprintf(out, size, "stopping %.0f thread%s took %.0f us of each %.0f us period; profile fewer threads, or use -f %s or lower",
+				 r->threads, r->threads < 1.5 ? "" : "s", r->stop_us, period_us, lower);
 	} else {
 		fmt_hz(lower, sizeof(lower), round_down_125(r->achieved));
-		snprintf(out, size, "the sampler got too little CPU to keep up; use -f %s or lower%s",
-			 lower, run->tuned->realtime ? "" : ", or run the sampler as root");
+		if (run->tuned->realtime)
+			snprintf(out, size, "samples came late though a stop took %.0f us of each %.0f us period on average (other load on the machine?); use -f %s or lower",
+				 r->stop_us, period_us, lower);
+		else
+			snprintf(out, size, "samples came late: the sampler, at normal priority, got too little CPU; use -f %s or lower, or run the sampler as root",
+				 lower);
 	}
 }
 
@@ -140,7 +150,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		"sampler: wall time: %.6f s actual, %.6f s ideal (samples / frequency)\n"
 		"sampler: samples: %" PRIu64 " actual, %.0f ideal (wall time x frequency), %" PRIu64 " missed slots\n"
 		"sampler: frequency: %.3f Hz target, %.3f Hz achieved (%.1f%%)\n"
-		"sampler: stop latency: %.6f s total, %.2f us per sample (mean); target held stopped %.1f%% of the time\n"
+		"sampler: stop latency: %.6f s total, %.2f us per sample (mean, %.2f us of it reading PMU channels); target held stopped %.1f%% of the time\n"
 		"sampler: threads: %" PRIu32 " seen, %" PRIu64 " thread-samples; processes: %" PRIu32 " seen\n"
 		"sampler: threads per sample: %.1f, %.1f running and %.1f blocked (in a system call at the stop)\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
@@ -150,7 +160,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		p->samples, r.wall_s * hz, p->missed_slots,
 		hz, r.wall_s > 0 ? (double)p->samples / r.wall_s : 0,
 		r.wall_s > 0 ? 100.0 * (double)p->samples / r.wall_s / hz : 0,
-		(double)p->latency_ns / 1e9, r.stop_us, 100 * r.held_share,
+		(double)p->latency_ns / 1e9, r.stop_us, r.pmu_us, 100 * r.held_share,
 		p->threads_seen, p->thread_samples, p->processes_seen,
 		r.threads, r.running, r.threads - r.running,
 		p->signals_delivered,

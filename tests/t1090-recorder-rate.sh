@@ -41,9 +41,9 @@ check_rate_warning() {
 	if awk -v r="$running" -v n="$ncpus" "BEGIN { exit !(r >= n) }" && [ "${4:-}" = unprivileged ]; then
 		expect_grep "on $ncpus CPUs left the sampler, at normal priority, too little CPU; run the target with --idle or --nice 19, or the sampler as root$" "$1"
 	elif awk -v s="$stop" -v t="$3" "BEGIN { exit !(s >= 0.5 * 1e6 / t) }"; then
-		expect_grep ": stopping [0-9]* threads took $stop us of each [0-9]* us period; profile fewer threads, or use -f [0-9.]* or lower$" "$1"
+		expect_grep ": stopping [0-9]* threads\{0,1\} took $stop us of each [0-9]* us period; profile fewer threads, or use -f [0-9.]* or lower$\|: reading the PMU channels took [0-9]* us of each [0-9]* us period" "$1"
 	else
-		expect_grep ": the sampler got too little CPU to keep up; use -f [0-9.]* or lower" "$1"
+		expect_grep ": samples came late.*; use -f [0-9.]* or lower" "$1"
 	fi
 }
 
