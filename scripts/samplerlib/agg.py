@@ -38,232 +38,232 @@ CACHE_FORMAT = 1
 
 
 class RunAgg:
-	"""One profile, aggregated per (pid, tid, dso, symbol)."""
+    """One profile, aggregated per (pid, tid, dso, symbol)."""
 
-	def __init__(self):
-		self.path = None
-		self.host = {}
-		self.processes = {}
-		self.stats = {}
-		self.energy = []	# [{name, kind, unit}] energy/power channels
-		self.readings = []	# current/voltage channels
-		self.counters = []	# counter channels
-		self.keys = {}		# (pid, tid, dso, symbol) -> accumulator
-		self.samples = 0
-		self.width = BASE
+    def __init__(self):
+        self.path = None
+        self.host = {}
+        self.processes = {}
+        self.stats = {}
+        self.energy = []  # [{name, kind, unit}] energy/power channels
+        self.readings = []  # current/voltage channels
+        self.counters = []  # counter channels
+        self.keys = {}    # (pid, tid, dso, symbol) -> accumulator
+        self.samples = 0
+        self.width = BASE
 
-	def off_reading(self, k):
-		return BASE + PER_ENERGY * len(self.energy) + 2 * k
+    def off_reading(self, k):
+        return BASE + PER_ENERGY * len(self.energy) + 2 * k
 
-	def off_counter(self, m):
-		return BASE + PER_ENERGY * len(self.energy) + 2 * len(self.readings) + m
+    def off_counter(self, m):
+        return BASE + PER_ENERGY * len(self.energy) + 2 * len(self.readings) + m
 
-	def to_json(self):
-		return {"format": CACHE_FORMAT, "version": VERSION, "host": self.host,
-			"processes": {str(k): v for k, v in self.processes.items()},
-			"stats": self.stats, "energy": self.energy, "readings": self.readings,
-			"counters": self.counters, "samples": self.samples,
-			"keys": [[list(k), v] for k, v in self.keys.items()]}
+    def to_json(self):
+        return {"format": CACHE_FORMAT, "version": VERSION, "host": self.host,
+                "processes": {str(k): v for k, v in self.processes.items()},
+                "stats": self.stats, "energy": self.energy, "readings": self.readings,
+                "counters": self.counters, "samples": self.samples,
+                "keys": [[list(k), v] for k, v in self.keys.items()]}
 
-	@classmethod
-	def from_json(cls, data, path):
-		run = cls()
-		run.path = path
-		run.host = data["host"]
-		run.processes = {int(k): v for k, v in data["processes"].items()}
-		run.stats = data["stats"]
-		run.energy, run.readings, run.counters = data["energy"], data["readings"], data["counters"]
-		run.samples = data["samples"]
-		run.keys = {tuple(k): v for k, v in data["keys"]}
-		run.width = run.off_counter(len(run.counters))
-		return run
+    @classmethod
+    def from_json(cls, data, path):
+        run = cls()
+        run.path = path
+        run.host = data["host"]
+        run.processes = {int(k): v for k, v in data["processes"].items()}
+        run.stats = data["stats"]
+        run.energy, run.readings, run.counters = data["energy"], data["readings"], data["counters"]
+        run.samples = data["samples"]
+        run.keys = {tuple(k): v for k, v in data["keys"]}
+        run.width = run.off_counter(len(run.counters))
+        return run
 
-	def channel_names(self):
-		return [c["name"] for c in self.energy]
+    def channel_names(self):
+        return [c["name"] for c in self.energy]
 
-	def comm(self, pid):
-		p = self.processes.get(int(pid))
-		return p.get("comm", "?") if p else "?"
+    def comm(self, pid):
+        p = self.processes.get(int(pid))
+        return p.get("comm", "?") if p else "?"
 
 
 def _describe(ch):
-	return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
+    return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
 
 
 def cpu_fractions(cpus):
-	"""The exporter's attribution rule: by CPU-time share in the interval,
-	equally among the sample's threads when none of them ran."""
-	total = sum(cpus)
-	if total > 0:
-		return [c / total for c in cpus]
-	return [1.0 / len(cpus)] * len(cpus)
+    """The exporter's attribution rule: by CPU-time share in the interval,
+    equally among the sample's threads when none of them ran."""
+    total = sum(cpus)
+    if total > 0:
+        return [c / total for c in cpus]
+    return [1.0 / len(cpus)] * len(cpus)
 
 
 def cell(text, scale):
-	"""A CSV cell in SI units, None when empty (reading missing)."""
-	if not text or text == "nan":
-		return None
-	return float(text) * scale
+    """A CSV cell in SI units, None when empty (reading missing)."""
+    if not text or text == "nan":
+        return None
+    return float(text) * scale
 
 
 def aggregate(profile, prog):
-	"""Read every row of profile into a RunAgg."""
-	run = RunAgg()
-	run.path = profile.path
-	run.host = profile.host
-	run.processes = profile.processes
-	energy = profile.channels_of(csvprof.ENERGY_LIKE)
-	readings = profile.channels_of(csvprof.READINGS)
-	counters = profile.channels_of(("counter",))
-	run.energy = [_describe(c) for c in energy]
-	run.readings = [_describe(c) for c in readings]
-	run.counters = [_describe(c) for c in counters]
-	run.width = run.off_counter(len(counters))
-	ecols = [(c.column, c.scale, c.kind == "power", BASE + PER_ENERGY * j) for j, c in enumerate(energy)]
-	rcols = [(c.column, c.scale, run.off_reading(k)) for k, c in enumerate(readings)]
-	ccols = [(c.column, c.scale, run.off_counter(m)) for m, c in enumerate(counters)]
-	if profile.dso_col is not None and profile.symbol_col is not None:
-		key_of = operator.itemgetter(1, 2, profile.dso_col, profile.symbol_col)
-	else:	# a CSV exported without --symbols: functions are PCs
-		key_of = operator.itemgetter(1, 2, 3, 3)
-	keys = run.keys
-	width = run.width
-	progress = Progress(prog, "samples read")
-	nsamples = 0
-	try:
-		for buf in profile.samples(progress):
-			nsamples += 1
-			wall = float(buf[0][5]) * 1e-9
-			cpus = [float(r[4]) * 1e-9 for r in buf]
-			frac = cpu_fractions(cpus) if len(buf) > 1 else (1.0,)
-			# per channel: (attributed values per row, sample energy) or None
-			evals = []
-			for col, scale, is_power, off in ecols:
-				if is_power:
-					p = cell(buf[0][col], scale)
-					if p is None:
-						evals.append(None)
-						continue
-					es = p * wall
-					evals.append(([es * f for f in frac], es))
-				else:
-					try:
-						vals = [float(r[col]) * scale for r in buf]
-					except ValueError:	# empty cells: reading missing
-						if any(r[col] for r in buf):
-							raise
-						evals.append(None)
-						continue
-					evals.append((vals, sum(vals)))
-			for i, r in enumerate(buf):
-				key = key_of(r)
-				acc = keys.get(key)
-				if acc is None:
-					acc = keys[key] = [0.0] * width
-				c = cpus[i]
-				acc[0] += 1
-				acc[1] += c
-				acc[2] += c * c
-				acc[3] += wall
-				for (col, scale, is_power, off), ev in zip(ecols, evals):
-					if ev is None:
-						continue
-					e = ev[0][i]
-					es = ev[1]
-					acc[off] += e
-					acc[off + 1] += e * e
-					acc[off + 2] += es
-					acc[off + 3] += es * es
-					acc[off + 4] += es * wall
-					acc[off + 5] += wall
-					acc[off + 6] += wall * wall
-				for col, scale, off in rcols:
-					v = cell(r[col], scale)
-					if v is not None:
-						acc[off] += v
-						acc[off + 1] += 1
-				for col, scale, off in ccols:
-					v = r[col]
-					if v:
-						acc[off] += float(v) * scale
-	except ValueError as e:
-		raise SamplerError("%s: sample %d: bad number (%s; the file is damaged)"
-				   % (profile.path, nsamples, str(e).split(": ", 1)[-1][:40]))
-	except IndexError:
-		raise SamplerError("%s: sample %d: row too short (the file is damaged)" % (profile.path, nsamples))
-	finally:
-		progress.done()
-	run.samples = nsamples
-	run.stats = profile.stats
-	if profile.dso_col is None:
-		run.keys = {(pid, tid, "[unknown]", pc): acc for (pid, tid, _, pc), acc in keys.items()}
-	else:
-		run.keys = {(pid, tid, unescape(dso), unescape(sym)): acc for (pid, tid, dso, sym), acc in keys.items()}
-	if not keys:
-		why = ("it was cut short before its first complete sample" if profile.truncated else
-		       "the run was too short; raise -f or run longer")
-		raise SamplerError("%s: the profile holds no samples (%s)" % (profile.path, why))
-	return run
+    """Read every row of profile into a RunAgg."""
+    run = RunAgg()
+    run.path = profile.path
+    run.host = profile.host
+    run.processes = profile.processes
+    energy = profile.channels_of(csvprof.ENERGY_LIKE)
+    readings = profile.channels_of(csvprof.READINGS)
+    counters = profile.channels_of(("counter",))
+    run.energy = [_describe(c) for c in energy]
+    run.readings = [_describe(c) for c in readings]
+    run.counters = [_describe(c) for c in counters]
+    run.width = run.off_counter(len(counters))
+    ecols = [(c.column, c.scale, c.kind == "power", BASE + PER_ENERGY * j) for j, c in enumerate(energy)]
+    rcols = [(c.column, c.scale, run.off_reading(k)) for k, c in enumerate(readings)]
+    ccols = [(c.column, c.scale, run.off_counter(m)) for m, c in enumerate(counters)]
+    if profile.dso_col is not None and profile.symbol_col is not None:
+        key_of = operator.itemgetter(1, 2, profile.dso_col, profile.symbol_col)
+    else:  # a CSV exported without --symbols: functions are PCs
+        key_of = operator.itemgetter(1, 2, 3, 3)
+    keys = run.keys
+    width = run.width
+    progress = Progress(prog, "samples read")
+    nsamples = 0
+    try:
+        for buf in profile.samples(progress):
+            nsamples += 1
+            wall = float(buf[0][5]) * 1e-9
+            cpus = [float(r[4]) * 1e-9 for r in buf]
+            frac = cpu_fractions(cpus) if len(buf) > 1 else (1.0,)
+            # per channel: (attributed values per row, sample energy) or None
+            evals = []
+            for col, scale, is_power, off in ecols:
+                if is_power:
+                    p = cell(buf[0][col], scale)
+                    if p is None:
+                        evals.append(None)
+                        continue
+                    es = p * wall
+                    evals.append(([es * f for f in frac], es))
+                else:
+                    try:
+                        vals = [float(r[col]) * scale for r in buf]
+                    except ValueError:  # empty cells: reading missing
+                        if any(r[col] for r in buf):
+                            raise
+                        evals.append(None)
+                        continue
+                    evals.append((vals, sum(vals)))
+            for i, r in enumerate(buf):
+                key = key_of(r)
+                acc = keys.get(key)
+                if acc is None:
+                    acc = keys[key] = [0.0] * width
+                c = cpus[i]
+                acc[0] += 1
+                acc[1] += c
+                acc[2] += c * c
+                acc[3] += wall
+                for (col, scale, is_power, off), ev in zip(ecols, evals):
+                    if ev is None:
+                        continue
+                    e = ev[0][i]
+                    es = ev[1]
+                    acc[off] += e
+                    acc[off + 1] += e * e
+                    acc[off + 2] += es
+                    acc[off + 3] += es * es
+                    acc[off + 4] += es * wall
+                    acc[off + 5] += wall
+                    acc[off + 6] += wall * wall
+                for col, scale, off in rcols:
+                    v = cell(r[col], scale)
+                    if v is not None:
+                        acc[off] += v
+                        acc[off + 1] += 1
+                for col, scale, off in ccols:
+                    v = r[col]
+                    if v:
+                        acc[off] += float(v) * scale
+    except ValueError as e:
+        raise SamplerError("%s: sample %d: bad number (%s; the file is damaged)"
+                           % (profile.path, nsamples, str(e).split(": ", 1)[-1][:40]))
+    except IndexError:
+        raise SamplerError("%s: sample %d: row too short (the file is damaged)" % (profile.path, nsamples))
+    finally:
+        progress.done()
+    run.samples = nsamples
+    run.stats = profile.stats
+    if profile.dso_col is None:
+        run.keys = {(pid, tid, "[unknown]", pc): acc for (pid, tid, _, pc), acc in keys.items()}
+    else:
+        run.keys = {(pid, tid, unescape(dso), unescape(sym)): acc for (pid, tid, dso, sym), acc in keys.items()}
+    if not keys:
+        why = ("it was cut short before its first complete sample" if profile.truncated else
+               "the run was too short; raise -f or run longer")
+        raise SamplerError("%s: the profile holds no samples (%s)" % (profile.path, why))
+    return run
 
 
 def _cache_dir():
-	base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-	return os.path.join(base, "sampler", "report")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "sampler", "report")
 
 
 def _cache_key(path, symbols):
-	h = hashlib.sha256()
-	with open(path, "rb") as f:
-		for block in iter(lambda: f.read(1 << 20), b""):
-			h.update(block)
-	h.update(("|%s|%d|%d" % (VERSION, CACHE_FORMAT, symbols)).encode())
-	try:	# a rebuilt exporter may symbolize differently
-		st = os.stat(tools.find_program("sampler-export"))
-		h.update(("|%d|%d" % (st.st_size, int(st.st_mtime))).encode())
-	except (SamplerError, OSError):
-		pass
-	return h.hexdigest()
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    h.update(("|%s|%d|%d" % (VERSION, CACHE_FORMAT, symbols)).encode())
+    try:  # a rebuilt exporter may symbolize differently
+        st = os.stat(tools.find_program("sampler-export"))
+        h.update(("|%d|%d" % (st.st_size, int(st.st_mtime))).encode())
+    except (SamplerError, OSError):
+        pass
+    return h.hexdigest()
 
 
 def load(path, prog, symbols=True, use_cache=True):
-	"""Aggregate one profile, through the cache when allowed."""
-	check_readable(path)
-	cache_file = None
-	if use_cache and os.environ.get("SAMPLER_NO_CACHE") is None:
-		cache_file = os.path.join(_cache_dir(), _cache_key(path, symbols) + ".json")
-		try:
-			with open(cache_file, "r", encoding="utf-8") as f:
-				data = json.load(f)
-			if data.get("format") == CACHE_FORMAT and data.get("version") == VERSION:
-				return RunAgg.from_json(data, path)
-		except (OSError, ValueError, KeyError, TypeError):
-			pass
-	run = aggregate(csvprof.Profile(path, symbols=symbols), prog)
-	if cache_file:
-		_store(cache_file, run)
-	return run
+    """Aggregate one profile, through the cache when allowed."""
+    check_readable(path)
+    cache_file = None
+    if use_cache and os.environ.get("SAMPLER_NO_CACHE") is None:
+        cache_file = os.path.join(_cache_dir(), _cache_key(path, symbols) + ".json")
+        try:
+            with open(cache_file, "r", encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("format") == CACHE_FORMAT and data.get("version") == VERSION:
+                return RunAgg.from_json(data, path)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    run = aggregate(csvprof.Profile(path, symbols=symbols), prog)
+    if cache_file:
+        _store(cache_file, run)
+    return run
 
 
 def _store(cache_file, run):
-	"""Best effort: a cache that cannot be written only costs speed."""
-	try:
-		os.makedirs(os.path.dirname(cache_file), exist_ok=True)
-		tmp = "%s.tmp%d" % (cache_file, os.getpid())
-		with open(tmp, "w", encoding="utf-8") as f:
-			json.dump(run.to_json(), f, separators=(",", ":"))
-		os.replace(tmp, cache_file)
-	except (OSError, ValueError):
-		pass
+    """Best effort: a cache that cannot be written only costs speed."""
+    try:
+        os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+        tmp = "%s.tmp%d" % (cache_file, os.getpid())
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(run.to_json(), f, separators=(",", ":"))
+        os.replace(tmp, cache_file)
+    except (OSError, ValueError):
+        pass
 
 
 def check_same_channels(runs):
-	"""Runs aggregated together must have the same energy channels."""
-	first = runs[0].channel_names()
-	for run in runs[1:]:
-		if run.channel_names() != first:
-			raise SamplerError("%s has channels %s but %s has %s (compare profiles recorded with the same -p)"
-					   % (run.path, ",".join(run.channel_names()) or "none",
-					      runs[0].path, ",".join(first) or "none"))
+    """Runs aggregated together must have the same energy channels."""
+    first = runs[0].channel_names()
+    for run in runs[1:]:
+        if run.channel_names() != first:
+            raise SamplerError("%s has channels %s but %s has %s (compare profiles recorded with the same -p)"
+                               % (run.path, ",".join(run.channel_names()) or "none",
+                                  runs[0].path, ",".join(first) or "none"))
 
 
 # ---- grouping ------------------------------------------------------------
@@ -272,61 +272,61 @@ BY_KINDS = ("function", "dso", "thread", "process")
 
 
 def _ordinals(run):
-	"""pid -> process ordinal, (pid, tid) -> thread ordinal, by first
-	appearance; they name threads and processes across runs."""
-	procs, threads = {}, {}
-	for pid, tid, _, _ in run.keys:
-		if pid not in procs:
-			procs[pid] = sum(1 for p in procs if run.comm(p) == run.comm(pid)) + 1
-		if (pid, tid) not in threads:
-			threads[(pid, tid)] = sum(1 for (p, _) in threads if p == pid) + 1
-	return procs, threads
+    """pid -> process ordinal, (pid, tid) -> thread ordinal, by first
+    appearance; they name threads and processes across runs."""
+    procs, threads = {}, {}
+    for pid, tid, _, _ in run.keys:
+        if pid not in procs:
+            procs[pid] = sum(1 for p in procs if run.comm(p) == run.comm(pid)) + 1
+        if (pid, tid) not in threads:
+            threads[(pid, tid)] = sum(1 for (p, _) in threads if p == pid) + 1
+    return procs, threads
 
 
 def group(run, by, single):
-	"""{group key: accumulator}, {group key: (label, dso)} for one run.
+    """{group key: accumulator}, {group key: (label, dso)} for one run.
 
-	Thread and process keys are run-independent (comm and ordinals) so that
-	several runs line up; a single run is labelled with its real ids."""
-	procs, threads = _ordinals(run)
-	groups, labels = {}, {}
-	for (pid, tid, dso, symbol), acc in run.keys.items():
-		if by == "function":
-			gk = (dso, symbol)
-			label = (symbol, dso)
-		elif by == "dso":
-			gk = (dso,)
-			label = (dso, "")
-		elif by == "thread":
-			comm = run.comm(pid)
-			gk = (comm, procs[pid], threads[(pid, tid)])
-			label = ("%s %s" % (tid, comm) if single else
-				 "%s#%d.%d" % (comm, procs[pid], threads[(pid, tid)]), "")
-		else:
-			comm = run.comm(pid)
-			gk = (comm, procs[pid])
-			label = ("%s %s" % (pid, comm) if single else "%s#%d" % (comm, procs[pid]), "")
-		g = groups.get(gk)
-		if g is None:
-			groups[gk] = list(acc)
-			labels[gk] = label
-		else:
-			for i, v in enumerate(acc):
-				g[i] += v
-	return groups, labels
+    Thread and process keys are run-independent (comm and ordinals) so that
+    several runs line up; a single run is labelled with its real ids."""
+    procs, threads = _ordinals(run)
+    groups, labels = {}, {}
+    for (pid, tid, dso, symbol), acc in run.keys.items():
+        if by == "function":
+            gk = (dso, symbol)
+            label = (symbol, dso)
+        elif by == "dso":
+            gk = (dso,)
+            label = (dso, "")
+        elif by == "thread":
+            comm = run.comm(pid)
+            gk = (comm, procs[pid], threads[(pid, tid)])
+            label = ("%s %s" % (tid, comm) if single else
+                     "%s#%d.%d" % (comm, procs[pid], threads[(pid, tid)]), "")
+        else:
+            comm = run.comm(pid)
+            gk = (comm, procs[pid])
+            label = ("%s %s" % (pid, comm) if single else "%s#%d" % (comm, procs[pid]), "")
+        g = groups.get(gk)
+        if g is None:
+            groups[gk] = list(acc)
+            labels[gk] = label
+        else:
+            for i, v in enumerate(acc):
+                g[i] += v
+    return groups, labels
 
 
 def totals(run):
-	tot = [0.0] * run.width
-	for acc in run.keys.values():
-		for i, v in enumerate(acc):
-			tot[i] += v
-	return tot
+    tot = [0.0] * run.width
+    for acc in run.keys.values():
+        for i, v in enumerate(acc):
+            tot[i] += v
+    return tot
 
 
 def safe_div(a, b):
-	return a / b if b else 0.0
+    return a / b if b else 0.0
 
 
 def nan_if_zero(a, b):
-	return a / b if b else math.nan
+    return a / b if b else math.nan

@@ -16,95 +16,95 @@ import math
 from . import agg, stats
 
 def channel_fields(runs):
-	first = runs[0]
-	return first.energy, first.readings, first.counters
+    first = runs[0]
+    return first.energy, first.readings, first.counters
 
 
 def _per_run_values(acc, tot, run):
-	"""Plain values of one group in one run (0 when absent)."""
-	v = {}
-	v["samples"] = acc[agg.N]
-	v["share"] = 100 * agg.safe_div(acc[agg.N], tot[agg.N])
-	v["cpu_s"] = acc[agg.CPU]
-	v["cpu_share"] = 100 * agg.safe_div(acc[agg.CPU], tot[agg.CPU])
-	for j, ch in enumerate(run.energy):
-		off = agg.BASE + agg.PER_ENERGY * j
-		name = ch["name"]
-		v[name + "_J"] = acc[off + agg.E]
-		v[name + "_share"] = 100 * agg.safe_div(acc[off + agg.E], tot[off + agg.E])
-		v[name + "_W"] = agg.nan_if_zero(acc[off + agg.SE], acc[off + agg.SW])
-	for k, ch in enumerate(run.readings):
-		off = run.off_reading(k)
-		v["%s_%s" % (ch["name"], ch["unit"])] = agg.nan_if_zero(acc[off], acc[off + 1])
-	for m, ch in enumerate(run.counters):
-		v[ch["name"]] = acc[run.off_counter(m)]
-	return v
+    """Plain values of one group in one run (0 when absent)."""
+    v = {}
+    v["samples"] = acc[agg.N]
+    v["share"] = 100 * agg.safe_div(acc[agg.N], tot[agg.N])
+    v["cpu_s"] = acc[agg.CPU]
+    v["cpu_share"] = 100 * agg.safe_div(acc[agg.CPU], tot[agg.CPU])
+    for j, ch in enumerate(run.energy):
+        off = agg.BASE + agg.PER_ENERGY * j
+        name = ch["name"]
+        v[name + "_J"] = acc[off + agg.E]
+        v[name + "_share"] = 100 * agg.safe_div(acc[off + agg.E], tot[off + agg.E])
+        v[name + "_W"] = agg.nan_if_zero(acc[off + agg.SE], acc[off + agg.SW])
+    for k, ch in enumerate(run.readings):
+        off = run.off_reading(k)
+        v["%s_%s" % (ch["name"], ch["unit"])] = agg.nan_if_zero(acc[off], acc[off + 1])
+    for m, ch in enumerate(run.counters):
+        v[ch["name"]] = acc[run.off_counter(m)]
+    return v
 
 
 def _sampling_var(acc, run):
-	"""Variance of one run's totals from the sampling (compound Poisson)."""
-	var = {"samples": acc[agg.N], "cpu_s": acc[agg.CPU2]}
-	for j, ch in enumerate(run.energy):
-		off = agg.BASE + agg.PER_ENERGY * j
-		var[ch["name"] + "_J"] = acc[off + agg.E2]
-		sw = acc[off + agg.SW]
-		if sw > 0:
-			p = acc[off + agg.SE] / sw
-			num = acc[off + agg.SE2] - 2 * p * acc[off + agg.SEW] + p * p * acc[off + agg.SW2]
-			var[ch["name"] + "_W"] = max(0.0, num) / (sw * sw)
-		else:
-			var[ch["name"] + "_W"] = math.nan
-	return var
+    """Variance of one run's totals from the sampling (compound Poisson)."""
+    var = {"samples": acc[agg.N], "cpu_s": acc[agg.CPU2]}
+    for j, ch in enumerate(run.energy):
+        off = agg.BASE + agg.PER_ENERGY * j
+        var[ch["name"] + "_J"] = acc[off + agg.E2]
+        sw = acc[off + agg.SW]
+        if sw > 0:
+            p = acc[off + agg.SE] / sw
+            num = acc[off + agg.SE2] - 2 * p * acc[off + agg.SEW] + p * p * acc[off + agg.SW2]
+            var[ch["name"] + "_W"] = max(0.0, num) / (sw * sw)
+        else:
+            var[ch["name"] + "_W"] = math.nan
+    return var
 
 
 def rows(runs, by, confidence):
-	"""The rows for runs (all of the same program), sorted by samples."""
-	z = stats.z_of(confidence)
-	single = len(runs) == 1
-	grouped = [agg.group(run, by, single) for run in runs]
-	tots = [agg.totals(run) for run in runs]
-	width = runs[0].width
-	keys = {}
-	for groups, labels in grouped:
-		for gk in groups:
-			keys.setdefault(gk, labels[gk])
-	zero = [0.0] * width
-	pooled_tot = [sum(t[i] for t in tots) for i in range(width)]
-	out = []
-	for gk, (name, dso) in keys.items():
-		accs = [g[0].get(gk, zero) for g in grouped]
-		per_run = [_per_run_values(acc, tot, run) for acc, tot, run in zip(accs, tots, runs)]
-		pooled = [sum(a[i] for a in accs) for i in range(width)]
-		row = {"name": name, "dso": dso}
-		var = {}
-		for field in per_run[0]:
-			vals = [v[field] for v in per_run if not (isinstance(v[field], float) and math.isnan(v[field]))]
-			m, sd = stats.mean_sd(vals) if vals else (math.nan, None)
-			row[field] = m
-			if not single:
-				row[field + "_sd"] = sd
-				var[field] = (sd * sd / len(vals)) if sd is not None else math.nan
-		if single:
-			var = _sampling_var(accs[0], runs[0])
-		row["_var"] = var
-		lo, hi = stats.wilson(pooled[agg.N], pooled_tot[agg.N], z)
-		row["share_lo"], row["share_hi"] = 100 * lo, 100 * hi
-		_, lo, hi = stats.ratio_share(pooled[agg.CPU], pooled[agg.CPU2], pooled_tot[agg.CPU], pooled_tot[agg.CPU2], z)
-		row["cpu_share_lo"], row["cpu_share_hi"] = 100 * lo, 100 * hi
-		for j, ch in enumerate(runs[0].energy):
-			off = agg.BASE + agg.PER_ENERGY * j
-			_, lo, hi = stats.ratio_share(pooled[off + agg.E], pooled[off + agg.E2],
-						      pooled_tot[off + agg.E], pooled_tot[off + agg.E2], z)
-			row[ch["name"] + "_share_lo"], row[ch["name"] + "_share_hi"] = 100 * lo, 100 * hi
-		out.append(row)
-	out.sort(key=lambda r: (-r["samples"], r["name"]))
-	return out
+    """The rows for runs (all of the same program), sorted by samples."""
+    z = stats.z_of(confidence)
+    single = len(runs) == 1
+    grouped = [agg.group(run, by, single) for run in runs]
+    tots = [agg.totals(run) for run in runs]
+    width = runs[0].width
+    keys = {}
+    for groups, labels in grouped:
+        for gk in groups:
+            keys.setdefault(gk, labels[gk])
+    zero = [0.0] * width
+    pooled_tot = [sum(t[i] for t in tots) for i in range(width)]
+    out = []
+    for gk, (name, dso) in keys.items():
+        accs = [g[0].get(gk, zero) for g in grouped]
+        per_run = [_per_run_values(acc, tot, run) for acc, tot, run in zip(accs, tots, runs)]
+        pooled = [sum(a[i] for a in accs) for i in range(width)]
+        row = {"name": name, "dso": dso}
+        var = {}
+        for field in per_run[0]:
+            vals = [v[field] for v in per_run if not (isinstance(v[field], float) and math.isnan(v[field]))]
+            m, sd = stats.mean_sd(vals) if vals else (math.nan, None)
+            row[field] = m
+            if not single:
+                row[field + "_sd"] = sd
+                var[field] = (sd * sd / len(vals)) if sd is not None else math.nan
+        if single:
+            var = _sampling_var(accs[0], runs[0])
+        row["_var"] = var
+        lo, hi = stats.wilson(pooled[agg.N], pooled_tot[agg.N], z)
+        row["share_lo"], row["share_hi"] = 100 * lo, 100 * hi
+        _, lo, hi = stats.ratio_share(pooled[agg.CPU], pooled[agg.CPU2], pooled_tot[agg.CPU], pooled_tot[agg.CPU2], z)
+        row["cpu_share_lo"], row["cpu_share_hi"] = 100 * lo, 100 * hi
+        for j, ch in enumerate(runs[0].energy):
+            off = agg.BASE + agg.PER_ENERGY * j
+            _, lo, hi = stats.ratio_share(pooled[off + agg.E], pooled[off + agg.E2],
+                                          pooled_tot[off + agg.E], pooled_tot[off + agg.E2], z)
+            row[ch["name"] + "_share_lo"], row[ch["name"] + "_share_hi"] = 100 * lo, 100 * hi
+        out.append(row)
+    out.sort(key=lambda r: (-r["samples"], r["name"]))
+    return out
 
 
 def total_row(runs):
-	"""Whole-profile totals (mean over runs) for the table's last line."""
-	vals = [_per_run_values(agg.totals(run), agg.totals(run), run) for run in runs]
-	row = {"name": "total", "dso": ""}
-	for field in vals[0]:
-		row[field] = sum(v[field] for v in vals) / len(vals)
-	return row
+    """Whole-profile totals (mean over runs) for the table's last line."""
+    vals = [_per_run_values(agg.totals(run), agg.totals(run), run) for run in runs]
+    row = {"name": "total", "dso": ""}
+    for field in vals[0]:
+        row[field] = sum(v[field] for v in vals) / len(vals)
+    return row

@@ -14,60 +14,60 @@ from statistics import NormalDist
 
 
 def z_of(confidence):
-	return NormalDist().inv_cdf(0.5 + confidence / 2)
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 def wilson(k, n, z):
-	"""(low, high) of the proportion k/n, Wilson score interval."""
-	if n <= 0:
-		return (0.0, 0.0)
-	p = k / n
-	denom = 1 + z * z / n
-	centre = (p + z * z / (2 * n)) / denom
-	half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-	return (max(0.0, centre - half), min(1.0, centre + half))
+    """(low, high) of the proportion k/n, Wilson score interval."""
+    if n <= 0:
+        return (0.0, 0.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def ratio_share(part, part_sq, total, total_sq, z):
-	"""(share, low, high) of part/total where part sums a subset of the
-	per-sample values x_i (part_sq, total_sq: sums of x_i^2)."""
-	if total <= 0:
-		return (0.0, 0.0, 0.0)
-	s = part / total
-	var_num = (1 - s) ** 2 * part_sq + s * s * max(0.0, total_sq - part_sq)
-	half = z * math.sqrt(max(0.0, var_num)) / total
-	return (s, max(0.0, s - half), min(1.0, s + half))
+    """(share, low, high) of part/total where part sums a subset of the
+    per-sample values x_i (part_sq, total_sq: sums of x_i^2)."""
+    if total <= 0:
+        return (0.0, 0.0, 0.0)
+    s = part / total
+    var_num = (1 - s) ** 2 * part_sq + s * s * max(0.0, total_sq - part_sq)
+    half = z * math.sqrt(max(0.0, var_num)) / total
+    return (s, max(0.0, s - half), min(1.0, s + half))
 
 
 def mean_sd(values):
-	"""Mean and sample standard deviation (None for fewer than 2 values)."""
-	n = len(values)
-	if n == 0:
-		return (0.0, None)
-	m = sum(values) / n
-	if n < 2:
-		return (m, None)
-	return (m, math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)))
+    """Mean and sample standard deviation (None for fewer than 2 values)."""
+    n = len(values)
+    if n == 0:
+        return (0.0, None)
+    m = sum(values) / n
+    if n < 2:
+        return (m, None)
+    return (m, math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)))
 
 
 def t_quantile(confidence, df):
-	"""Student t quantile, by the Cornish-Fisher expansion (good to ~1e-3
-	for df >= 2; exact enough for flagging)."""
-	z = z_of(confidence)
-	if df is None or df <= 0 or df > 1000:
-		return z
-	if df == 1:
-		return math.tan(math.pi * confidence / 2)
-	g1 = (z ** 3 + z) / 4
-	g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-	g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-	return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+    """Student t quantile, by the Cornish-Fisher expansion (good to ~1e-3
+    for df >= 2; exact enough for flagging)."""
+    z = z_of(confidence)
+    if df is None or df <= 0 or df > 1000:
+        return z
+    if df == 1:
+        return math.tan(math.pi * confidence / 2)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
 
 
 def significant(base, base_var, new, new_var, threshold):
-	"""True when |new - base| exceeds threshold * the difference's sd."""
-	sd = math.sqrt(max(0.0, base_var) + max(0.0, new_var))
-	diff = abs(new - base)
-	if sd == 0:
-		return diff > 0
-	return diff > threshold * sd
+    """True when |new - base| exceeds threshold * the difference's sd."""
+    sd = math.sqrt(max(0.0, base_var) + max(0.0, new_var))
+    diff = abs(new - base)
+    if sd == 0:
+        return diff > 0
+    return diff > threshold * sd

@@ -13,81 +13,81 @@ from .fileio import Output
 
 
 def _value(row, field):
-	v = row.get(field)
-	if isinstance(v, float) and math.isnan(v):
-		return None
-	return v
+    v = row.get(field)
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
 
 
 def _text(row, column):
-	field, _, fmt = column
-	v = _value(row, field)
-	if v is None:
-		return "-"
-	if callable(fmt):
-		return fmt(row)
-	return fmt % v
+    field, _, fmt = column
+    v = _value(row, field)
+    if v is None:
+        return "-"
+    if callable(fmt):
+        return fmt(row)
+    return fmt % v
 
 
 def text(columns, rows, footer=None):
-	cells = [[c[1] for c in columns]]
-	for row in rows:
-		cells.append([_text(row, c) for c in columns])
-	if footer:
-		cells.append([_text(footer, c) if footer.get(c[0]) is not None else "" for c in columns])
-	widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-	out = io.StringIO()
-	for n, r in enumerate(cells):
-		if footer and n == len(cells) - 1:
-			out.write("-" * (sum(widths) + 2 * (len(widths) - 1)) + "\n")
-		parts = []
-		for i, cell in enumerate(r):
-			# first column left-aligned (names), numbers right-aligned
-			parts.append(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]))
-		out.write("  ".join(parts).rstrip() + "\n")
-	return out.getvalue()
+    cells = [[c[1] for c in columns]]
+    for row in rows:
+        cells.append([_text(row, c) for c in columns])
+    if footer:
+        cells.append([_text(footer, c) if footer.get(c[0]) is not None else "" for c in columns])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    out = io.StringIO()
+    for n, r in enumerate(cells):
+        if footer and n == len(cells) - 1:
+            out.write("-" * (sum(widths) + 2 * (len(widths) - 1)) + "\n")
+        parts = []
+        for i, cell in enumerate(r):
+            # first column left-aligned (names), numbers right-aligned
+            parts.append(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]))
+        out.write("  ".join(parts).rstrip() + "\n")
+    return out.getvalue()
 
 
 def to_csv(fields, rows):
-	out = io.StringIO()
-	w = csv.writer(out, lineterminator="\n")
-	w.writerow(fields)
-	for row in rows:
-		w.writerow(["" if _value(row, f) is None else _fmt_csv(_value(row, f)) for f in fields])
-	return out.getvalue()
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(fields)
+    for row in rows:
+        w.writerow(["" if _value(row, f) is None else _fmt_csv(_value(row, f)) for f in fields])
+    return out.getvalue()
 
 
 def _fmt_csv(v):
-	if isinstance(v, float):
-		return "%.6g" % v if abs(v) < 1e15 else repr(v)
-	return str(v)
+    if isinstance(v, float):
+        return "%.6g" % v if abs(v) < 1e15 else repr(v)
+    return str(v)
 
 
 def to_json(meta, fields, rows):
-	clean = [{f: _value(row, f) for f in fields} for row in rows]
-	doc = dict(meta)
-	doc["rows"] = clean
-	return json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n"
+    clean = [{f: _value(row, f) for f in fields} for row in rows]
+    doc = dict(meta)
+    doc["rows"] = clean
+    return json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n"
 
 
 def clean_nan(obj):
-	"""Replace NaN floats by None, recursively (JSON has no NaN)."""
-	if isinstance(obj, float) and math.isnan(obj):
-		return None
-	if isinstance(obj, dict):
-		return {k: clean_nan(v) for k, v in obj.items()}
-	if isinstance(obj, (list, tuple)):
-		return [clean_nan(v) for v in obj]
-	return obj
+    """Replace NaN floats by None, recursively (JSON has no NaN)."""
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: clean_nan(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean_nan(v) for v in obj]
+    return obj
 
 
 def emit(args, fields, rows, meta, text_out):
-	"""Write rows as args asks (--csv, --json or text, to -o or stdout).
-	meta() gives the JSON document's other keys; text_out() the whole text."""
-	with Output(args.output) as out:
-		if args.csv:
-			out.write(to_csv(fields, rows))
-		elif args.json:
-			out.write(to_json(meta(), fields, rows))
-		else:
-			out.write(text_out())
+    """Write rows as args asks (--csv, --json or text, to -o or stdout).
+    meta() gives the JSON document's other keys; text_out() the whole text."""
+    with Output(args.output) as out:
+        if args.csv:
+            out.write(to_csv(fields, rows))
+        elif args.json:
+            out.write(to_json(meta(), fields, rows))
+        else:
+            out.write(text_out())

@@ -13,48 +13,48 @@ from .cli import SamplerError
 
 
 def _script_dir():
-	return os.path.dirname(os.path.realpath(sys.argv[0]))
+    return os.path.dirname(os.path.realpath(sys.argv[0]))
 
 
 def find_program(name):
-	env = os.environ.get("SAMPLER_BIN_DIR")
-	if env:
-		path = os.path.join(env, name)
-		if os.access(path, os.X_OK):
-			return path
-		raise SamplerError("%s not found in SAMPLER_BIN_DIR=%s (unset it or point it at the directory holding %s)"
-				   % (name, env, name))
-	here = _script_dir()
-	for d in (os.path.join(here, "..", "build"), here):
-		path = os.path.join(d, name)
-		if os.path.isfile(path) and os.access(path, os.X_OK):
-			return os.path.normpath(path)
-	path = shutil.which(name)
-	if path:
-		return path
-	raise SamplerError("%s not found in ../build, next to this script or in PATH (run make, or set SAMPLER_BIN_DIR)"
-			   % name)
+    env = os.environ.get("SAMPLER_BIN_DIR")
+    if env:
+        path = os.path.join(env, name)
+        if os.access(path, os.X_OK):
+            return path
+        raise SamplerError("%s not found in SAMPLER_BIN_DIR=%s (unset it or point it at the directory holding %s)"
+                           % (name, env, name))
+    here = _script_dir()
+    for d in (os.path.join(here, "..", "build"), here):
+        path = os.path.join(d, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.normpath(path)
+    path = shutil.which(name)
+    if path:
+        return path
+    raise SamplerError("%s not found in ../build, next to this script or in PATH (run make, or set SAMPLER_BIN_DIR)"
+                       % name)
 
 
 def start(name, args, stdin=None, stdout=subprocess.PIPE):
-	"""Start a program; its stderr is captured for the error message."""
-	argv = [find_program(name)] + list(args)
-	try:
-		return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
-	except OSError as e:
-		raise SamplerError("cannot run %s: %s" % (argv[0], e.strerror))
+    """Start a program; its stderr is captured for the error message."""
+    argv = [find_program(name)] + list(args)
+    try:
+        return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
+    except OSError as e:
+        raise SamplerError("cannot run %s: %s" % (argv[0], e.strerror))
 
 
 def check_finished(proc, name, ok=(0,)):
-	"""Wait for proc; a failure becomes one SamplerError line."""
-	err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
-	status = proc.wait()
-	if status in ok:
-		return status
-	lines = [l for l in err.splitlines() if l.strip()]
-	why = lines[-1] if lines else "exit status %d" % status
-	# The program's line already says "name: error: ...": keep its words.
-	marker = "error: "
-	if marker in why:
-		why = why.split(marker, 1)[1]
-	raise SamplerError("%s failed: %s" % (name, why))
+    """Wait for proc; a failure becomes one SamplerError line."""
+    err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+    status = proc.wait()
+    if status in ok:
+        return status
+    lines = [l for l in err.splitlines() if l.strip()]
+    why = lines[-1] if lines else "exit status %d" % status
+    # The program's line already says "name: error: ...": keep its words.
+    marker = "error: "
+    if marker in why:
+        why = why.split(marker, 1)[1]
+    raise SamplerError("%s failed: %s" % (name, why))

@@ -13,68 +13,68 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture
 def timeline_profile(app, tmp_path):
-	need("sampler-profile", "sampler-export")
-	counter = ("instructions", "counter", "", 1, "thread")
-	p = ProfileText(app, channels=[ENERGY, counter])
-	total = 0
-	for k in range(400):
-		func = "f20" if k < 200 else "f50"
-		total += 1000 if func == "f20" else 3000
-		p.sample([(100, func, 1_000_000, (total,))], [5000 if func == "f20" else 9000])
-	return p.build(tmp_path / "t.prof")
+    need("sampler-profile", "sampler-export")
+    counter = ("instructions", "counter", "", 1, "thread")
+    p = ProfileText(app, channels=[ENERGY, counter])
+    total = 0
+    for k in range(400):
+        func = "f20" if k < 200 else "f50"
+        total += 1000 if func == "f20" else 3000
+        p.sample([(100, func, 1_000_000, (total,))], [5000 if func == "f20" else 9000])
+    return p.build(tmp_path / "t.prof")
 
 
 def png_size(path):
-	data = open(path, "rb").read()
-	assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG signature"
-	length, kind = struct.unpack(">I4s", data[8:16])
-	assert kind == b"IHDR" and length == 13
-	return struct.unpack(">II", data[16:24])
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG signature"
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert kind == b"IHDR" and length == 13
+    return struct.unpack(">II", data[16:24])
 
 
 def svg_texts(data):
-	root = ET.fromstring(data)
-	assert root.tag == SVG + "svg"
-	return ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+    root = ET.fromstring(data)
+    assert root.tag == SVG + "svg"
+    return ["".join(t.itertext()) for t in root.iter(SVG + "text")]
 
 
 def test_timeline_png(timeline_profile, tmp_path):
-	out = tmp_path / "t.png"
-	run("sampler-plot", timeline_profile, "-o", out)
-	width, height = png_size(out)
-	assert 600 <= width <= 2000 and 400 <= height <= 2000
+    out = tmp_path / "t.png"
+    run("sampler-plot", timeline_profile, "-o", out)
+    width, height = png_size(out)
+    assert 600 <= width <= 2000 and 400 <= height <= 2000
 
 
 def test_timeline_svg_has_titles_units_legends(timeline_profile, tmp_path):
-	out = tmp_path / "t.svg"
-	run("sampler-plot", timeline_profile, "-o", out, "--title", "my run")
-	texts = svg_texts(out.read_bytes())
-	for want in ("my run", "Power over the run", "power (W)", "time since start (s)",
-		     "share of samples (%)", "instructions (1/s)", "package-0 (energy)", "f20", "f50"):
-		assert want in texts, (want, texts)
+    out = tmp_path / "t.svg"
+    run("sampler-plot", timeline_profile, "-o", out, "--title", "my run")
+    texts = svg_texts(out.read_bytes())
+    for want in ("my run", "Power over the run", "power (W)", "time since start (s)",
+                 "share of samples (%)", "instructions (1/s)", "package-0 (energy)", "f20", "f50"):
+        assert want in texts, (want, texts)
 
 
 def test_distribution_bars_and_violin(app, tmp_path):
-	need("sampler-profile", "sampler-export")
-	runs = [split_profile(app, tmp_path / ("r%d.prof" % i), {"f20": 200 + 10 * i, "f30": 300, "f50": 500 - 10 * i},
-			      {"f20": 3000, "f30": 1000, "f50": 2000}) for i in range(3)]
-	out = tmp_path / "bars.svg"
-	run("sampler-plot", "--kind", "bars", "-o", out, *runs)
-	texts = svg_texts(out.read_bytes())
-	assert "CPU time (s)" in texts and "package-0 energy (J)" in texts
-	assert {"f20", "f30", "f50"} <= set(texts)
-	out = tmp_path / "violin.png"
-	run("sampler-plot", "--kind", "violin", "-o", out, *runs)
-	assert png_size(out)[0] > 300
+    need("sampler-profile", "sampler-export")
+    runs = [split_profile(app, tmp_path / ("r%d.prof" % i), {"f20": 200 + 10 * i, "f30": 300, "f50": 500 - 10 * i},
+                          {"f20": 3000, "f30": 1000, "f50": 2000}) for i in range(3)]
+    out = tmp_path / "bars.svg"
+    run("sampler-plot", "--kind", "bars", "-o", out, *runs)
+    texts = svg_texts(out.read_bytes())
+    assert "CPU time (s)" in texts and "package-0 energy (J)" in texts
+    assert {"f20", "f30", "f50"} <= set(texts)
+    out = tmp_path / "violin.png"
+    run("sampler-plot", "--kind", "violin", "-o", out, *runs)
+    assert png_size(out)[0] > 300
 
 
 def test_compressed_svg(timeline_profile, tmp_path):
-	out = tmp_path / "t.svg.bz2"
-	run("sampler-plot", timeline_profile, "-o", out)
-	assert "Power over the run" in svg_texts(bz2.decompress(out.read_bytes()))
+    out = tmp_path / "t.svg.bz2"
+    run("sampler-plot", timeline_profile, "-o", out)
+    assert "Power over the run" in svg_texts(bz2.decompress(out.read_bytes()))
 
 
 def test_unknown_image_format(timeline_profile, tmp_path):
-	proc = run("sampler-plot", timeline_profile, "-o", tmp_path / "t.gif", ok=False)
-	assert proc.returncode == 1 and "unknown image format" in proc.stderr
-	assert not (tmp_path / "t.gif").exists()
+    proc = run("sampler-plot", timeline_profile, "-o", tmp_path / "t.gif", ok=False)
+    assert proc.returncode == 1 and "unknown image format" in proc.stderr
+    assert not (tmp_path / "t.gif").exists()

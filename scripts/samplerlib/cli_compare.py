@@ -1,0 +1,171 @@
+"""sampler-compare - per-function change in time, energy and power."""
+
+import math
+import os
+import sys
+
+from . import agg, cli, metrics, stats, table
+
+PROG = "sampler-compare"
+
+DESCRIPTION = """\
+Compare a base profile with a new one: per function (or --by dso, thread,
+process) the change in CPU time (s), energy (J) and mean power (W) of every
+energy or power channel, absolute and relative.
+
+A change is flagged (+ for an increase, - for a decrease) when it lies
+beyond the confidence interval of the difference AND is at least
+--min-change percent.  With one run per side the interval comes from the
+sampling statistics (compound-Poisson variance: sum of squares of the
+per-sample CPU time or energy; ratio-estimator variance for power); with
+several runs per side from the run-to-run spread (Welch, Student t).
+
+Several NEW profiles are runs of the new build; --base-runs N makes the
+first N profiles runs of the base (e.g. --base-runs 3 a1 a2 a3 b1 b2 b3)."""
+
+METRICS = (("cpu_s", "time", "s", "%.3f"),)
+
+
+def parse_args(argv):
+    p = cli.Parser(prog=PROG, description=DESCRIPTION,
+                   formatter_class=cli.argparse.RawDescriptionHelpFormatter)
+    p.add_argument("base", metavar="BASE")
+    p.add_argument("new", nargs="+", metavar="NEW")
+    p.add_argument("--base-runs", type=cli.positive_int, default=1, metavar="N",
+                   help="the first N profiles are runs of the base (default 1)")
+    p.add_argument("--by", choices=agg.BY_KINDS, default="function", help="group by (default function)")
+    p.add_argument("--confidence", type=cli.confidence, default=0.95, metavar="LEVEL",
+                   help="confidence level for flagging (default 0.95)")
+    p.add_argument("--min-change", type=float, default=5.0, metavar="PCT",
+                   help="flag only changes of at least PCT %% (default 5)")
+    p.add_argument("--min-share", type=cli.percent, default=0.0, metavar="PCT",
+                   help="hide functions below PCT %% of samples in both")
+    p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
+    p.add_argument("--sort", default="change", metavar="KEY",
+                   help="change (largest absolute time change, default), name, or a column name of --csv")
+    p.add_argument("--changed", action="store_true", help="show only flagged rows")
+    cli.add_table_options(p)
+    args = p.parse_args(argv)
+    profiles = [args.base] + args.new
+    if args.base_runs >= len(profiles):
+        raise cli.SamplerError("--base-runs %d leaves no NEW profile (give more profiles)" % args.base_runs)
+    args.base_profiles = profiles[:args.base_runs]
+    args.new_profiles = profiles[args.base_runs:]
+    return args
+
+
+def metric_list(runs):
+    out = list(METRICS)
+    for ch in runs[0].energy:
+        out.append((ch["name"] + "_J", ch["name"] + " energy", "J", "%.3f"))
+        out.append((ch["name"] + "_W", ch["name"] + " power", "W", "%.2f"))
+    return out
+
+
+def threshold(args, nbase, nnew):
+    if nbase == 1 and nnew == 1:
+        return stats.z_of(args.confidence)
+    df = max(1, min(n for n in (nbase, nnew) if n > 1) - 1)
+    return stats.t_quantile(args.confidence, df)
+
+
+def compare_rows(base_rows, new_rows, mlist, args, thr):
+    bmap = {(r["name"], r["dso"]): r for r in base_rows}
+    nmap = {(r["name"], r["dso"]): r for r in new_rows}
+    keys = list(bmap) + [k for k in nmap if k not in bmap]
+    out = []
+    for key in keys:
+        b, n = bmap.get(key), nmap.get(key)
+        row = {"name": key[0], "dso": key[1],
+               "base_share": b["share"] if b else 0.0, "new_share": n["share"] if n else 0.0}
+        changed = []
+        for field, what, _, _ in mlist:
+            bv = b[field] if b else 0.0
+            nv = n[field] if n else 0.0
+            bvar = b["_var"].get(field, math.nan) if b else 0.0
+            nvar = n["_var"].get(field, math.nan) if n else 0.0
+            row["base_" + field], row["new_" + field] = bv, nv
+            delta = nv - bv if not (math.isnan(bv) or math.isnan(nv)) else math.nan
+            row[field + "_delta"] = delta
+            row[field + "_rel"] = 100 * delta / bv if bv and not math.isnan(delta) else math.nan
+            flag = ""
+            if not math.isnan(delta) and not math.isnan(bvar) and not math.isnan(nvar):
+                rel = abs(row[field + "_rel"]) if bv else math.inf
+                if stats.significant(bv, bvar, nv, nvar, thr) and rel >= args.min_change:
+                    flag = "+" if delta > 0 else "-"
+            row[field + "_flag"] = flag
+            if flag:
+                changed.append(what + flag)
+        row["changed"] = " ".join(changed)
+        out.append(row)
+    return out
+
+
+def fields_of(mlist, by):
+    fields = ["name"] + (["dso"] if by == "function" else []) + ["base_share", "new_share"]
+    for field, _, _, _ in mlist:
+        fields += ["base_" + field, "new_" + field, field + "_delta", field + "_rel", field + "_flag"]
+    return fields + ["changed"]
+
+
+def _rel(field):
+    def show(row):
+        rel = row[field + "_rel"]
+        if rel != rel:
+            return "new" if row["base_" + field] == 0 else "-"
+        return "%+.1f%%" % rel
+    return show
+
+
+def text_columns(mlist, by):
+    cols = [("name", by, "%s")]
+    for field, _, unit, fmt in mlist:
+        cols += [("base_" + field, "base %s" % unit, fmt),
+                 ("new_" + field, "new %s" % unit, fmt),
+                 (field + "_delta", "Δ" + unit, fmt.replace("%", "%+")),
+                 (field + "_rel", "Δ%", _rel(field)),
+                 (field + "_flag", "!", "%s")]
+    return cols
+
+
+def sort_rows(rows, key):
+    if key == "change":
+        rows.sort(key=lambda r: -abs(r["cpu_s_delta"]))
+    elif key == "name":
+        rows.sort(key=lambda r: r["name"])
+    elif rows and key in rows[0]:
+        rows.sort(key=lambda r: -(r[key] if isinstance(r[key], float) and r[key] == r[key] else -1e300))
+    else:
+        raise cli.SamplerError("unknown sort key %r (use change, name or a --csv column name)" % key)
+    return rows
+
+
+def text_header(args, nbase, nnew):
+    return ("# base: %s\n# new:  %s\n# ! = change beyond the %g%% interval (%s) and >= %g%%\n"
+            % (" ".join(args.base_profiles), " ".join(args.new_profiles), 100 * args.confidence,
+               "sampling statistics" if nbase == nnew == 1 else "run-to-run spread", args.min_change))
+
+
+def run(argv):
+    args = parse_args(argv)
+    base = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.base_profiles]
+    new = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.new_profiles]
+    agg.check_same_channels(base + new)
+    mlist = metric_list(base)
+    thr = threshold(args, len(base), len(new))
+    rows = compare_rows(metrics.rows(base, args.by, args.confidence),
+                        metrics.rows(new, args.by, args.confidence), mlist, args, thr)
+    rows = [r for r in sort_rows(rows, args.sort)
+            if max(r["base_share"], r["new_share"]) >= args.min_share and (r["changed"] or not args.changed)]
+    if args.top:
+        rows = rows[:args.top]
+    fields = fields_of(mlist, args.by)
+    table.emit(args, fields, rows,
+               lambda: {"base": args.base_profiles, "new": args.new_profiles, "by": args.by,
+                        "confidence": args.confidence, "min_change": args.min_change, "threshold": thr},
+               lambda: text_header(args, len(base), len(new)) + table.text(text_columns(mlist, args.by), rows))
+    return 0
+
+
+def main():
+    return cli.run_main(PROG, run)
