@@ -4,7 +4,9 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
-VERSION := 0.1.0
+# The one version number lives in scripts/samplerlib/__init__.py (the Python
+# package's build reads it there too).
+VERSION := $(shell sed -n 's/^VERSION = "\(.*\)"$$/\1/p' scripts/samplerlib/__init__.py)
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -14,7 +16,8 @@ LDLIBS  :=
 # Debian packages every part needs (make deps installs the missing ones).
 DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-dev \
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
-	valgrind util-linux libc6-dbg
+	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
+	python3-pyflakes flake8
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
@@ -96,15 +99,32 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 scripts/sampler-report scripts/sampler-compare scripts/sampler-plot \
-		scripts/sampler-import $(DESTDIR)$(PREFIX)/bin/
-	install -d $(DESTDIR)$(PREFIX)/lib/sampler/python/samplerlib
-	install -m 644 scripts/samplerlib/*.py $(DESTDIR)$(PREFIX)/lib/sampler/python/samplerlib/
 	install -m 644 docs/sampler.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(MAKE) install-scripts
+
+# The Python scripts are a Python project (scripts/pyproject.toml): pip puts
+# the package samplerlib where $(PYTHON) finds it under PREFIX and makes the
+# four commands its entry points, offline.  With a PREFIX whose packages
+# directory is not on $(PYTHON)'s path, the commands need PYTHONPATH set to
+# $(PYTHON_SITE) (or use `pip install ./scripts` in a venv instead).
+PYTHON ?= /usr/bin/python3
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sys; print(next((p for p in sys.path \
+	if p.startswith("$(PREFIX)/lib/") and p.endswith("-packages")), "$(PREFIX)/lib/sampler/python"))')
+PIP_OFFLINE := --quiet --no-deps --no-build-isolation --no-index --no-compile --disable-pip-version-check
+
+install-scripts:
+	rm -rf $(BUILD)/pip-target
+	$(PYTHON) -m pip install $(PIP_OFFLINE) --target $(BUILD)/pip-target ./scripts
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PYTHON_SITE)
+	rm -rf $(DESTDIR)$(PYTHON_SITE)/samplerlib $(DESTDIR)$(PYTHON_SITE)/sampler_tools-*.dist-info
+	cp -R $(BUILD)/pip-target/samplerlib $(BUILD)/pip-target/sampler_tools-*.dist-info \
+		$(DESTDIR)$(PYTHON_SITE)/
+	install -m 755 $(BUILD)/pip-target/bin/sampler-* $(DESTDIR)$(PREFIX)/bin/
+	rm -rf $(BUILD)/pip-target
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all programs deps check check-asan asan-build soak demo bench install clean
+.PHONY: all programs deps check check-asan asan-build soak demo bench install install-scripts clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

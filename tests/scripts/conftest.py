@@ -49,7 +49,7 @@ def need(*progs):
 
 def run(prog, *args, ok=True):
     """Run scripts/PROG; with ok, fail the test on a non-zero status."""
-    proc = subprocess.run([os.path.join(SCRIPTS, prog)] + [str(a) for a in args],
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, prog)] + [str(a) for a in args],
                           capture_output=True, text=True, timeout=120)
     if ok and proc.returncode != 0:
         raise AssertionError("%s %s: status %d, stderr: %s"

@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -118,7 +119,7 @@ def test_missing_program(tmp_path, monkeypatch):
 
 def test_help_for_every_script():
     for prog in ("sampler-report", "sampler-compare", "sampler-plot", "sampler-import"):
-        proc = subprocess.run([os.path.join(SCRIPTS, prog), "--help"], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, prog), "--help"], capture_output=True, text=True)
         assert proc.returncode == 0 and proc.stdout.startswith("usage: " + prog)
     report_help = run("sampler-report", "--help").stdout
     assert "Wilson" in report_help and "ratio estimator" in report_help
