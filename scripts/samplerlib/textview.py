@@ -14,19 +14,37 @@ import subprocess
 from . import tools
 from .cli import SamplerError
 
-_ESCAPES = {" ": "%20", "%": "%25", "\n": "%0A", "=": "%3D", ",": "%2C", "\t": "%09", "\r": "%0D"}
-_ESCAPE_RE = re.compile("[ %\n=,\t\r]")
-_UNESCAPE_RE = re.compile("%([0-9A-Fa-f]{2})")
+# The escape rule (docs/FORMAT.md, the same in the C writers): every byte
+# <= 0x20, 0x7f, '%', '=' and ',' is written as %XX (upper-case hex); every
+# other byte, UTF-8 or not, is written as it is.  Text is handled as str
+# decoded from UTF-8 with errors="surrogateescape", so any byte round-trips.
+_ESCAPE_RE = re.compile(rb"[\x00-\x20\x7f%=,]")
+_UNESCAPE_RE = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
+def to_bytes(value):
+    """str (surrogate-escaped), bytes or a number -> the bytes it stands for."""
+    if isinstance(value, bytes):
+        return value
+    return str(value).encode("utf-8", "surrogateescape")
+
+
+def to_text(data):
+    """bytes -> str that gives the same bytes back (to_bytes)."""
+    return data.decode("utf-8", "surrogateescape")
 
 
 def escape(value):
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], str(value))
+    """The text form of one value: a str without blanks, commas or '='."""
+    return to_text(_ESCAPE_RE.sub(lambda m: b"%%%02X" % m.group(0)[0], to_bytes(value)))
 
 
 def unescape(value):
-    if "%" not in value:
-        return value
-    return _UNESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), value)
+    """Undo escape(): str or bytes in, str out (bytes >= 0x80 kept)."""
+    data = to_bytes(value)
+    if b"%" in data:
+        data = _UNESCAPE_RE.sub(lambda m: bytes([int(m.group(1), 16)]), data)
+    return to_text(data)
 
 
 def parse_fields(words):
@@ -39,9 +57,16 @@ def parse_fields(words):
     return fields
 
 
+def split_words(line):
+    """A text-view line's words: escaped values hold no blank, so the
+    words are separated by single spaces (str.split() would also cut at
+    Unicode blanks such as U+00A0 inside a value)."""
+    return [w for w in line.rstrip("\r\n").split(" ") if w]
+
+
 def parse_line(line):
     """"type k=v ..." -> (type, {k: v}) with values unescaped."""
-    words = line.split()
+    words = split_words(line)
     if not words:
         return None, {}
     return words[0], parse_fields(words[1:])
@@ -67,7 +92,7 @@ def dump(path):
     `truncated` line; a truncated profile is read up to its last good record)."""
     proc = tools.start("sampler-profile", ["dump", path])
     for raw in proc.stdout:
-        line = raw.decode("utf-8", "replace")
+        line = to_text(raw)
         if line.startswith("truncated "):
             continue
         yield line
@@ -90,7 +115,7 @@ class Builder:
 
     def write(self, line):
         try:
-            self.proc.stdin.write(line.encode("utf-8"))
+            self.proc.stdin.write(to_bytes(line))
         except BrokenPipeError:
             self.finish()  # reports the builder's own error line
             raise SamplerError("sampler-profile build stopped reading its input")
