@@ -1,70 +1,170 @@
-"""Plain and bzip2 files, and progress on a terminal.
+"""Plain and bzip2 files, pipes, and progress on a terminal.
 
 Input is bzip2 when its content says so (magic "BZh"), whatever its name;
-output is bzip2 when its name ends in ".bz2".
+output is bzip2 when its name ends in ".bz2".  Decompression is bounded:
+no reader here holds more than a block of decompressed data, whatever the
+compression ratio (a few KB of bzip2 can hold GBs of zeros).
 """
 
 import bz2
 import io
 import os
+import shutil
+import stat
 import sys
+import tempfile
 import time
 
 from .cli import SamplerError
 
 BZ2_MAGIC = b"BZh"
+HEAD_MAX_COMPRESSED = 2 << 20   # bzip2 blocks are < 1 MB compressed
+
+
+def _kind(mode):
+    """What a non-regular file is, in words, or None for a regular file/FIFO."""
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return None
 
 
 def check_readable(path):
-    if not os.path.exists(path):
+    """One clear error line unless path is a readable profile-like input:
+    a non-empty regular file or a pipe ("-" is standard input)."""
+    if path == "-":
+        return
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
         raise SamplerError("%s: no such file (check the path)" % path)
-    if os.path.isdir(path):
+    except OSError as e:
+        raise SamplerError("%s: cannot access: %s (check the path and its permissions)"
+                           % (path, e.strerror))
+    if stat.S_ISDIR(st.st_mode):
         raise SamplerError("%s: is a directory (give a profile file)" % path)
+    kind = _kind(st.st_mode)
+    if kind:
+        raise SamplerError("%s: is %s, not a profile (give a profile file or a pipe)" % (path, kind))
     if not os.access(path, os.R_OK):
         raise SamplerError("%s: permission denied (make it readable)" % path)
-    if os.path.getsize(path) == 0:
+    if stat.S_ISREG(st.st_mode) and st.st_size == 0:
         raise SamplerError("%s: empty file (the run wrote nothing; record it again)" % path)
 
 
+def is_pipe(path):
+    """True for "-" and named pipes: content that can be read only once."""
+    if path == "-":
+        return True
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+class Spool:
+    """A pipe's content copied to a private temporary file, so that it can
+    be read again (the exporter reads a profile twice) and hashed for the
+    cache.  Use as a context manager; the file is removed at exit."""
+
+    def __init__(self, path):
+        self.source = path
+        self.dir = tempfile.mkdtemp(prefix="sampler-pipe.")
+        self.path = os.path.join(self.dir, "input")
+        try:
+            src = sys.stdin.buffer if path == "-" else open(path, "rb")
+            with open(self.path, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+            if src is not sys.stdin.buffer:
+                src.close()
+        except BaseException:
+            self.close()
+            raise
+        if os.path.getsize(self.path) == 0:
+            self.close()
+            raise SamplerError("%s: the pipe gave no data (check what writes into it)"
+                               % ("standard input" if path == "-" else path))
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+
 def head_bytes(path, n=64):
-    """The first n bytes of the content (decompressed when bzip2)."""
+    """The first n bytes of the content (decompressed when bzip2), reading
+    and decompressing no more than it takes to get them."""
     with open(path, "rb") as f:
         raw = f.read(4096)
-    if raw.startswith(BZ2_MAGIC):
+        if not raw.startswith(BZ2_MAGIC):
+            return raw[:n]
+        dec = bz2.BZ2Decompressor()
+        out = b""
+        used = len(raw)
         try:
-            return bz2.BZ2Decompressor().decompress(raw)[:n]
+            while len(out) < n and not dec.eof:
+                out += dec.decompress(raw, max_length=n - len(out))
+                raw = b""
+                if dec.needs_input:
+                    raw = f.read(65536)
+                    used += len(raw)
+                    if not raw or used > HEAD_MAX_COMPRESSED:
+                        break
         except (OSError, EOFError, ValueError):
-            return b""
-    return raw[:n]
+            pass
+        return out[:n]
 
 
-def open_text_in(path):
-    """Open a text file, plain or bzip2, for reading."""
+def open_bytes_in(path):
+    """Open a file, plain or bzip2, for reading bytes (decompressed in
+    bounded steps)."""
     check_readable(path)
     with open(path, "rb") as f:
         magic = f.read(3)
     if magic == BZ2_MAGIC:
-        return io.TextIOWrapper(bz2.open(path, "rb"), encoding="utf-8", errors="replace", newline="")
-    return open(path, "r", encoding="utf-8", errors="replace", newline="")
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def open_text_in(path):
+    """Open a text file, plain or bzip2, for reading (any byte is kept:
+    undecodable ones as surrogate escapes)."""
+    return io.TextIOWrapper(open_bytes_in(path), encoding="utf-8", errors="surrogateescape",
+                            newline="")
 
 
 class Output:
     """A text output: stdout for None or "-", bzip2 for names ending .bz2.
 
     Written to a temporary name and renamed at close, so a failed run never
-    leaves half a file under the requested name."""
+    leaves half a file under the requested name.  Text holding bytes that
+    are not UTF-8 (surrogate escapes) is written as those bytes."""
 
     def __init__(self, path):
         self.path = path if path not in (None, "-") else None
         if self.path is None:
             self.f = sys.stdout
+            try:
+                self.f.reconfigure(errors="surrogateescape")
+            except (AttributeError, ValueError):
+                pass
             return
         self.tmp = "%s.tmp%d" % (self.path, os.getpid())
         try:
             if self.path.endswith(".bz2"):
-                self.f = io.TextIOWrapper(bz2.open(self.tmp, "wb"), encoding="utf-8", newline="")
+                self.f = io.TextIOWrapper(bz2.open(self.tmp, "wb"), encoding="utf-8",
+                                          errors="surrogateescape", newline="")
             else:
-                self.f = open(self.tmp, "w", encoding="utf-8", newline="")
+                self.f = open(self.tmp, "w", encoding="utf-8", errors="surrogateescape",
+                              newline="")
         except OSError as e:
             raise SamplerError("cannot write %s: %s (check the directory exists and is writable)"
                                % (self.path, e.strerror))
@@ -91,13 +191,16 @@ class Output:
 
 
 class Progress:
-    """Progress on stderr, only when stderr is a terminal, at most 4 Hz."""
+    """Progress of long work on stderr, only when stderr is a terminal:
+    from one second after the start, at most 4 times a second."""
 
-    def __init__(self, prog, what):
+    def __init__(self, prog, what, total=None):
         self.enabled = sys.stderr.isatty()
         self.prog = prog
         self.what = what
-        self.last = 0.0
+        self.total = total
+        self.start = time.monotonic()
+        self.last = self.start + 0.75
         self.shown = False
 
     def update(self, count):
@@ -108,7 +211,11 @@ class Progress:
             return
         self.last = now
         self.shown = True
-        sys.stderr.write("\r%s: %s: %d" % (self.prog, self.what, count))
+        if self.total:
+            text = "%s: %d of %d (%.0f%%)" % (self.what, count, self.total, 100.0 * count / self.total)
+        else:
+            text = "%s: %d" % (self.what, count)
+        sys.stderr.write("\r%s: %s" % (self.prog, text))
         sys.stderr.flush()
 
     def done(self):
