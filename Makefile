@@ -6,7 +6,7 @@ DESTDIR ?=
 BUILD   ?= build
 # The one version number lives in scripts/samplerlib/__init__.py (the Python
 # package's build reads it there too).
-VERSION := $(shell sed -n 's/^VERSION = "\(.*\)"$$/\1/p' scripts/samplerlib/__init__.py)
+VERSION := $(shell sed -n 's/^VERSION = "\([^"]*\)".*/\1/p' scripts/samplerlib/__init__.py)
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g

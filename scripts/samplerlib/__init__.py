@@ -9,9 +9,23 @@ Modules (each one concern):
   stats    confidence intervals and run-to-run spread
   agg      per-function (dso, thread, process) aggregation and its cache
   table    text / CSV / JSON output of row tables
+  meter    equipment tables and timeline integrals (sampler-import)
+  elfmap   maps from /proc/PID/maps or an ELF file (sampler-import)
+  cli_report, cli_compare, cli_plot, cli_import
+           the four commands (main() is each one's entry point)
 
 The profile's binary format is never parsed here: profiles are read through
 `sampler-export --format csv` and written through `sampler-profile build`.
 """
 
-VERSION = "0.1.0"
+import os
+import sys
+
+VERSION = "0.1.0"   # the project's one version number (the Makefile reads it)
+
+try:
+    import numpy  # noqa: F401  (every script aggregates with it)
+except ImportError:
+    sys.stderr.write("%s: error: numpy is not available to %s (apt-get install python3-numpy)\n"
+                     % (os.path.basename(sys.argv[0]) or "samplerlib", sys.executable))
+    sys.exit(1)

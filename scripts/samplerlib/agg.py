@@ -1,9 +1,13 @@
 """Aggregation of thread-samples per (pid, tid, dso, symbol), and from
 there per function, DSO, thread or process, over one or several runs.
 
-One pass over the CSV rows; a sample's rows are consecutive (same time_ns).
-For every key the accumulator holds sums (see LAYOUT below), so every
-grouping and every statistic is computed from it without a second pass.
+One pass over the CSV rows, in blocks of numpy arrays; a sample's rows are
+consecutive (same time_ns).  For every key the accumulator holds sums (see
+the layout below), so every grouping and every statistic is computed from it
+without a second pass.  Sample counts and the sampling statistics count
+thread-samples (CSV v2 kind `sample`); CPU time and counters add the `exit`
+rows too (what threads ran after their last sample), so that their totals
+are the profile's stats totals.
 The per-profile result is cached under ~/.cache/sampler/report, keyed by
 the SHA-256 of the profile's bytes (and the exporter used), so a second
 report, compare or plot of the same profile skips export and symbolization.
@@ -20,12 +24,13 @@ ended in it divided by their duration (time-weighted mean system power).
 import hashlib
 import json
 import math
-import operator
 import os
+
+import numpy as np
 
 from . import VERSION, csvprof, tools
 from .cli import SamplerError
-from .fileio import Progress, check_readable
+from .fileio import Progress, Spool, check_readable, is_pipe
 from .textview import unescape
 
 # Accumulator layout: base fields, then 7 per energy-like channel, then 2
@@ -34,7 +39,7 @@ N, CPU, CPU2, WALL = range(4)
 BASE = 4
 E, E2, SE, SE2, SEW, SW, SW2 = range(7)
 PER_ENERGY = 7
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2   # 2: CSV v2 exit rows in the CPU and counter sums
 
 
 class RunAgg:
@@ -45,10 +50,11 @@ class RunAgg:
         self.host = {}
         self.processes = {}
         self.stats = {}
-        self.energy = []  # [{name, kind, unit}] energy/power channels
+        self.energy = []    # [{name, kind, unit}] energy/power channels
         self.readings = []  # current/voltage channels
         self.counters = []  # counter channels
-        self.keys = {}    # (pid, tid, dso, symbol) -> accumulator
+        self.energy_channels = self.reading_channels = self.counter_channels = []
+        self.keys = {}      # (pid, tid, dso, symbol) -> accumulator
         self.samples = 0
         self.width = BASE
 
@@ -90,116 +96,209 @@ def _describe(ch):
     return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
 
 
-def cpu_fractions(cpus):
-    """The exporter's attribution rule: by CPU-time share in the interval,
-    equally among the sample's threads when none of them ran."""
-    total = sum(cpus)
-    if total > 0:
-        return [c / total for c in cpus]
-    return [1.0 / len(cpus)] * len(cpus)
+class Samples:
+    """The thread-samples of a block of rows, grouped into samples
+    (consecutive rows with the same time_ns), as numpy arrays:
+
+      rows   indices of the block's thread-sample rows (not `exit` rows)
+      sid    the sample (0..count-1) of each of them
+      first  whether each is the first row of its sample
+      cpu    CPU time of each (s)
+      wall   each sample's interval (s), from its first row
+      frac   each row's part of its sample's energy: the exporter's rule,
+             by CPU-time share, equally among the threads when none ran
+    """
+
+    def __init__(self, block, has_kind):
+        if has_kind:
+            self.rows = np.flatnonzero(block["kind"] != b"exit")
+        else:
+            self.rows = np.arange(len(block))
+        t = block["time_ns"][self.rows]
+        self.first = np.ones(len(t), bool)
+        self.first[1:] = t[1:] != t[:-1]
+        self.sid = np.cumsum(self.first) - 1
+        self.count = int(self.sid[-1]) + 1 if len(t) else 0
+        self.time = t[self.first] * 1e-9
+        self.cpu = block["cpu_delta_ns"][self.rows] * 1e-9
+        self.wall = block["wall_delta_ns"][self.rows][self.first] * 1e-9
+        cpu_sum = np.bincount(self.sid, self.cpu, self.count)
+        threads = np.bincount(self.sid, minlength=self.count)
+        ran = cpu_sum[self.sid] > 0
+        self.frac = np.where(ran, self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
+                             1.0 / np.maximum(threads[self.sid], 1))
+
+    def energy(self, block, ch):
+        """(energy of each row, energy of each sample) of an energy or
+        power channel in J; NaN for samples whose reading is missing."""
+        v = block[ch.field][self.rows] * ch.scale
+        if ch.kind == "power":
+            es = v[self.first] * self.wall
+            return es[self.sid] * self.frac, es
+        missing = np.bincount(self.sid, np.isnan(v), self.count) > 0
+        es = np.bincount(self.sid, np.nan_to_num(v), self.count)
+        es[missing] = np.nan
+        return np.where(missing[self.sid], np.nan, v), es
 
 
-def cell(text, scale):
-    """A CSV cell in SI units, None when empty (reading missing)."""
-    if not text or text == "nan":
-        return None
-    return float(text) * scale
+def last_sample_start(block, has_kind):
+    """Index of the first row of the block's last sample (it may go on in
+    the next block), or len(block) when the block has no thread-sample."""
+    if has_kind:
+        rows = np.flatnonzero(block["kind"] != b"exit")
+    else:
+        rows = np.arange(len(block))
+    if not len(rows):
+        return len(block)
+    t = block["time_ns"][rows]
+    other = np.flatnonzero(t != t[-1])
+    return int(rows[other[-1] + 1]) if len(other) else int(rows[0])
+
+
+def _factorize(block, names):
+    """(first row of each distinct key, key index of every row); the key is
+    (pid, tid) and the byte fields names.  A 64-bit hash groups the rows and
+    is then checked field by field, so that a collision costs time, never a
+    wrong result."""
+    n = len(block)
+    raw = np.ascontiguousarray(block).view(np.uint8).reshape(n, -1)
+    h = block["pid"].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= block["tid"].astype(np.uint64)
+    for name in names:
+        off = block.dtype.fields[name][1]
+        width = block.dtype[name].itemsize
+        words = raw[:, off:off + width - width % 8].view(np.uint64)
+        h = h * np.uint64(0xBF58476D1CE4E5B9) + words.dot(_multipliers(words.shape[1]))
+        if width % 8:
+            tail = raw[:, off + width - width % 8:off + width].astype(np.uint64)
+            h = h * np.uint64(0x94D049BB133111EB) + tail.dot(_multipliers(width % 8))
+    h ^= h >> np.uint64(29)
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    rep = first[inv]
+    same = (block["pid"][rep] == block["pid"]) & (block["tid"][rep] == block["tid"])
+    for name in names:
+        same &= block[name][rep] == block[name]
+    if not same.all():
+        _, first, inv = np.unique(block[["pid", "tid"] + list(names)], return_index=True,
+                                  return_inverse=True)
+    return first, inv.ravel()
+
+
+def _multipliers(count):
+    """count odd 64-bit multipliers of the key hash, one per word of a name."""
+    odd = np.arange(1, 2 * count, 2, dtype=np.uint64)
+    return (odd * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+
+
+class _Accumulator:
+    """Sums per key in one growing 2-D array; keys in a dict."""
+
+    def __init__(self, width):
+        self.index = {}
+        self.sums = np.zeros((64, width))
+
+    def rows_of(self, keys):
+        out = np.empty(len(keys), np.intp)
+        for i, key in enumerate(keys):
+            k = self.index.get(key)
+            if k is None:
+                k = self.index[key] = len(self.index)
+            out[i] = k
+        if len(self.index) > len(self.sums):
+            grown = np.zeros((2 * len(self.index), self.sums.shape[1]))
+            grown[:len(self.sums)] = self.sums
+            self.sums = grown
+        return out
+
+
+def _add_block(block, run, profile, names, acc):
+    """Add one block of whole samples to acc; returns its sample count."""
+    first, inv = _factorize(block, names)
+    nkeys = len(first)
+    keys = [(int(block["pid"][r]), int(block["tid"][r])) + tuple(bytes(block[f][r]) for f in names)
+            for r in first]
+    local = np.zeros((nkeys, run.width))
+    sm = Samples(block, profile.has_kind)
+    ks = inv[sm.rows]
+
+    def add(col, weights, where=ks):
+        local[:, col] += np.bincount(where, weights, nkeys)
+
+    local[:, N] = np.bincount(ks, minlength=nkeys)
+    add(CPU, block["cpu_delta_ns"] * 1e-9, inv)    # exit rows too: the stats totals
+    add(CPU2, sm.cpu * sm.cpu)
+    wall = sm.wall[sm.sid]
+    add(WALL, wall)
+    for j, ch in enumerate(run.energy_channels):
+        off = BASE + PER_ENERGY * j
+        e, es = sm.energy(block, ch)
+        ok = ~np.isnan(e)
+        e = np.where(ok, e, 0.0)
+        es = np.where(ok, es[sm.sid], 0.0)
+        w = np.where(ok, wall, 0.0)
+        add(off + E, e)
+        add(off + E2, e * e)
+        add(off + SE, es)
+        add(off + SE2, es * es)
+        add(off + SEW, es * w)
+        add(off + SW, w)
+        add(off + SW2, w * w)
+    for k, ch in enumerate(run.reading_channels):
+        off = run.off_reading(k)
+        v = block[ch.field][sm.rows] * ch.scale
+        ok = ~np.isnan(v)
+        add(off, np.where(ok, v, 0.0))
+        add(off + 1, ok.astype(float))
+    for m, ch in enumerate(run.counter_channels):   # exit rows too: the stats totals
+        add(run.off_counter(m), np.nan_to_num(block[ch.field] * ch.scale), inv)
+    acc.sums[acc.rows_of(keys)] += local
+    return sm.count
 
 
 def aggregate(profile, prog):
-    """Read every row of profile into a RunAgg."""
+    """Read every row of profile into a RunAgg, block by block."""
     run = RunAgg()
     run.path = profile.path
     run.host = profile.host
     run.processes = profile.processes
-    energy = profile.channels_of(csvprof.ENERGY_LIKE)
-    readings = profile.channels_of(csvprof.READINGS)
-    counters = profile.channels_of(("counter",))
-    run.energy = [_describe(c) for c in energy]
-    run.readings = [_describe(c) for c in readings]
-    run.counters = [_describe(c) for c in counters]
-    run.width = run.off_counter(len(counters))
-    ecols = [(c.column, c.scale, c.kind == "power", BASE + PER_ENERGY * j) for j, c in enumerate(energy)]
-    rcols = [(c.column, c.scale, run.off_reading(k)) for k, c in enumerate(readings)]
-    ccols = [(c.column, c.scale, run.off_counter(m)) for m, c in enumerate(counters)]
-    if profile.dso_col is not None and profile.symbol_col is not None:
-        key_of = operator.itemgetter(1, 2, profile.dso_col, profile.symbol_col)
-    else:  # a CSV exported without --symbols: functions are PCs
-        key_of = operator.itemgetter(1, 2, 3, 3)
-    keys = run.keys
-    width = run.width
-    progress = Progress(prog, "samples read")
+    run.energy_channels = profile.channels_of(csvprof.ENERGY_LIKE)
+    run.reading_channels = profile.channels_of(csvprof.READINGS)
+    run.counter_channels = profile.channels_of(("counter",))
+    run.energy = [_describe(c) for c in run.energy_channels]
+    run.readings = [_describe(c) for c in run.reading_channels]
+    run.counters = [_describe(c) for c in run.counter_channels]
+    run.width = run.off_counter(len(run.counters))
+    symbols = profile.dso_col is not None and profile.symbol_col is not None
+    names = ("dso", "symbol") if symbols else ("pc",)
+    acc = _Accumulator(run.width)
+    progress = Progress(prog, "thread-samples read")
     nsamples = 0
+    pending = None
     try:
-        for buf in profile.samples(progress):
-            nsamples += 1
-            wall = float(buf[0][5]) * 1e-9
-            cpus = [float(r[4]) * 1e-9 for r in buf]
-            frac = cpu_fractions(cpus) if len(buf) > 1 else (1.0,)
-            # per channel: (attributed values per row, sample energy) or None
-            evals = []
-            for col, scale, is_power, off in ecols:
-                if is_power:
-                    p = cell(buf[0][col], scale)
-                    if p is None:
-                        evals.append(None)
-                        continue
-                    es = p * wall
-                    evals.append(([es * f for f in frac], es))
-                else:
-                    try:
-                        vals = [float(r[col]) * scale for r in buf]
-                    except ValueError:  # empty cells: reading missing
-                        if any(r[col] for r in buf):
-                            raise
-                        evals.append(None)
-                        continue
-                    evals.append((vals, sum(vals)))
-            for i, r in enumerate(buf):
-                key = key_of(r)
-                acc = keys.get(key)
-                if acc is None:
-                    acc = keys[key] = [0.0] * width
-                c = cpus[i]
-                acc[0] += 1
-                acc[1] += c
-                acc[2] += c * c
-                acc[3] += wall
-                for (col, scale, is_power, off), ev in zip(ecols, evals):
-                    if ev is None:
-                        continue
-                    e = ev[0][i]
-                    es = ev[1]
-                    acc[off] += e
-                    acc[off + 1] += e * e
-                    acc[off + 2] += es
-                    acc[off + 3] += es * es
-                    acc[off + 4] += es * wall
-                    acc[off + 5] += wall
-                    acc[off + 6] += wall * wall
-                for col, scale, off in rcols:
-                    v = cell(r[col], scale)
-                    if v is not None:
-                        acc[off] += v
-                        acc[off + 1] += 1
-                for col, scale, off in ccols:
-                    v = r[col]
-                    if v:
-                        acc[off] += float(v) * scale
-    except ValueError as e:
-        raise SamplerError("%s: sample %d: bad number (%s; the file is damaged)"
-                           % (profile.path, nsamples, str(e).split(": ", 1)[-1][:40]))
-    except IndexError:
-        raise SamplerError("%s: sample %d: row too short (the file is damaged)" % (profile.path, nsamples))
+        for block in profile.blocks(progress):
+            if pending is not None:
+                block = np.concatenate([pending, block])
+            cut = last_sample_start(block, profile.has_kind)
+            if cut:
+                nsamples += _add_block(block[:cut], run, profile, names, acc)
+            pending = block[cut:]
+        if pending is not None and len(pending):
+            nsamples += _add_block(pending, run, profile, names, acc)
     finally:
         progress.done()
     run.samples = nsamples
     run.stats = profile.stats
-    if profile.dso_col is None:
-        run.keys = {(pid, tid, "[unknown]", pc): acc for (pid, tid, _, pc), acc in keys.items()}
-    else:
-        run.keys = {(pid, tid, unescape(dso), unescape(sym)): acc for (pid, tid, dso, sym), acc in keys.items()}
-    if not keys:
+    keys = {}
+    for key, k in acc.index.items():
+        pid, tid = key[:2]
+        if symbols:
+            key = (pid, tid, unescape(key[2]), unescape(key[3]))
+        else:
+            key = (pid, tid, "[unknown]", unescape(key[2]))
+        old = keys.get(key)
+        keys[key] = acc.sums[k].tolist() if old is None else [a + b for a, b in zip(old, acc.sums[k])]
+    run.keys = keys
+    if not nsamples:
         why = ("it was cut short before its first complete sample" if profile.truncated else
                "the run was too short; raise -f or run longer")
         raise SamplerError("%s: the profile holds no samples (%s)" % (profile.path, why))
@@ -226,8 +325,17 @@ def _cache_key(path, symbols):
 
 
 def load(path, prog, symbols=True, use_cache=True):
-    """Aggregate one profile, through the cache when allowed."""
+    """Aggregate one profile, through the cache when allowed.  A pipe
+    ("-" or a FIFO) is first copied to a temporary file: the exporter reads
+    a profile twice."""
     check_readable(path)
+    if is_pipe(path):
+        with Spool(path) as spool:
+            return _load(spool.path, path, prog, symbols, use_cache)
+    return _load(path, path, prog, symbols, use_cache)
+
+
+def _load(path, name, prog, symbols, use_cache):
     cache_file = None
     if use_cache and os.environ.get("SAMPLER_NO_CACHE") is None:
         cache_file = os.path.join(_cache_dir(), _cache_key(path, symbols) + ".json")
@@ -235,10 +343,10 @@ def load(path, prog, symbols=True, use_cache=True):
             with open(cache_file, "r", encoding="utf-8") as f:
                 data = json.load(f)
             if data.get("format") == CACHE_FORMAT and data.get("version") == VERSION:
-                return RunAgg.from_json(data, path)
+                return RunAgg.from_json(data, name)
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    run = aggregate(csvprof.Profile(path, symbols=symbols), prog)
+    run = aggregate(csvprof.Profile(path, symbols=symbols, name=name), prog)
     if cache_file:
         _store(cache_file, run)
     return run

@@ -5,7 +5,9 @@ import io
 import os
 import sys
 
-from . import agg, cli, csvprof, metrics
+import numpy as np
+
+from . import agg, cli, csvprof, fileio, metrics
 from .fileio import Progress
 from .textview import unescape
 
@@ -70,113 +72,174 @@ def command_of(profile_or_run):
 
 # ---- timeline ------------------------------------------------------------
 
+class Timeline:
+    """Per-sample series of one profile (numpy arrays, one value per sample)
+    and the function of every thread-sample."""
+
+    def __init__(self, prof):
+        self.prof = prof
+        self.energy = prof.channels_of(csvprof.ENERGY_LIKE)
+        self.counters = prof.channels_of(("counter",))
+        self.name_field = "symbol" if prof.symbol_col is not None else "pc"
+        self.names = []         # function names (escaped bytes), by id
+        self._ids = {}
+        self._parts = {"time": [], "wall": [], "sample": [], "func": []}
+        self._power = [[] for _ in self.energy]
+        self._rates = [[] for _ in self.counters]
+        self.count = 0
+
+    def add(self, block):
+        sm = agg.Samples(block, self.prof.has_kind)
+        if not sm.count:
+            return
+        wall = sm.wall
+        pos = wall > 0
+        self._parts["time"].append(sm.time)
+        self._parts["wall"].append(wall)
+        for ch, parts in zip(self.energy, self._power):
+            if ch.kind == "power":
+                parts.append(block[ch.field][sm.rows][sm.first] * ch.scale)
+            else:
+                _, es = sm.energy(block, ch)
+                parts.append(np.where(pos, es / np.where(pos, wall, 1.0), np.nan))
+        for ch, parts in zip(self.counters, self._rates):
+            v = np.nan_to_num(block[ch.field][sm.rows] * ch.scale)
+            total = np.bincount(sm.sid, v, sm.count)
+            parts.append(np.where(pos, total / np.where(pos, wall, 1.0), np.nan))
+        names, inv = np.unique(block[self.name_field][sm.rows], return_inverse=True)
+        ids = np.array([self._id(bytes(n)) for n in names], dtype=np.int64)
+        self._parts["func"].append(ids[inv.ravel()])
+        self._parts["sample"].append(sm.sid + self.count)
+        self.count += sm.count
+
+    def _id(self, name):
+        k = self._ids.get(name)
+        if k is None:
+            k = self._ids[name] = len(self.names)
+            self.names.append(name)
+        return k
+
+    def finish(self):
+        cat = {k: np.concatenate(v) for k, v in self._parts.items()}
+        self.time, self.wall = cat["time"], cat["wall"]
+        self.sample, self.func = cat["sample"], cat["func"]
+        self.power = [np.concatenate(p) for p in self._power]
+        self.rates = [np.concatenate(r) for r in self._rates]
+
+    def bins(self, nbins):
+        """(bin of every sample, bin centres) over the run."""
+        t0 = self.time[0] - self.wall[0]
+        span = (self.time[-1] - t0) or 1.0
+        b = np.minimum(nbins - 1, ((self.time - t0) / span * nbins).astype(np.int64))
+        return np.maximum(b, 0), t0 + (np.arange(nbins) + 0.5) * span / nbins
+
+
 def read_timeline(path):
-    """Per-sample series and per-thread-sample functions of one profile."""
-    prof = csvprof.Profile(path)
-    energy = prof.channels_of(csvprof.ENERGY_LIKE)
-    counters = prof.channels_of(("counter",))
-    scol = prof.symbol_col if prof.symbol_col is not None else 3
-    times, power, rates, funcs = [], [[] for _ in energy], [[] for _ in counters], []
-    progress = Progress(PROG, "samples read")
+    """The Timeline of one profile (a pipe is copied to a file first)."""
+    if fileio.is_pipe(path):
+        fileio.check_readable(path)
+        with fileio.Spool(path) as spool:
+            return _read_timeline(spool.path, path)
+    return _read_timeline(path, path)
+
+
+def _read_timeline(path, name):
+    prof = csvprof.Profile(path, name=name)
+    tl = Timeline(prof)
+    progress = Progress(PROG, "thread-samples read")
+    pending = None
     try:
-        for buf in prof.samples(progress):
-            t = float(buf[0][0]) * 1e-9
-            dt = float(buf[0][5]) * 1e-9
-            times.append((t, dt))
-            for series, ch in zip(power, energy):
-                if ch.kind == "power":
-                    v = agg.cell(buf[0][ch.column], ch.scale)
-                else:
-                    cells = [agg.cell(r[ch.column], ch.scale) for r in buf]
-                    v = None if None in cells or dt <= 0 else sum(cells) / dt
-                series.append(v)
-            for series, ch in zip(rates, counters):
-                total = sum(float(r[ch.column] or 0) for r in buf) * ch.scale
-                series.append(total / dt if dt > 0 else None)
-            funcs.append((t, [r[scol] for r in buf]))
-    except ValueError as e:
-        raise cli.SamplerError("%s: bad number in the CSV (%s; the file is damaged)" % (path, e))
+        for block in prof.blocks(progress):
+            if pending is not None:
+                block = np.concatenate([pending, block])
+            cut = agg.last_sample_start(block, prof.has_kind)
+            tl.add(block[:cut])
+            pending = block[cut:]
+        if pending is not None and len(pending):
+            tl.add(pending)
     finally:
         progress.done()
-    if not times:
-        raise cli.SamplerError("%s: the profile holds no samples (record a longer run)" % path)
-    return prof, energy, counters, times, power, rates, funcs
+    if not tl.count:
+        raise cli.SamplerError("%s: the profile holds no samples (record a longer run)" % name)
+    tl.finish()
+    return tl
 
 
-def binned_series(times, series, nbins):
+def binned_series(tl, series, nbins):
     """Time-weighted mean of series per bin (a line of at most nbins points)."""
-    t0, t1 = times[0][0] - times[0][1], times[-1][0]
-    span = (t1 - t0) or 1.0
-    num, den = [0.0] * nbins, [0.0] * nbins
-    for (t, dt), v in zip(times, series):
-        if v is None:
-            continue
-        b = min(nbins - 1, int((t - t0) / span * nbins))
-        w = dt if dt > 0 else 1e-12
-        num[b] += v * w
-        den[b] += w
-    xs = [t0 + (b + 0.5) * span / nbins for b in range(nbins)]
-    return [x for x, d in zip(xs, den) if d > 0], [n / d for n, d in zip(num, den) if d > 0]
+    b, xs = tl.bins(nbins)
+    ok = ~np.isnan(series)
+    w = np.where(tl.wall > 0, tl.wall, 1e-12)[ok]
+    num = np.bincount(b[ok], series[ok] * w, nbins)
+    den = np.bincount(b[ok], w, nbins)
+    has = den > 0
+    return xs[has], num[has] / den[has]
 
 
-def function_band(funcs, times, top, nbins):
-    t0, t1 = times[0][0] - times[0][1], times[-1][0]
-    span = (t1 - t0) or 1.0
-    total = {}
-    for _, names in funcs:
-        for n in names:
-            total[n] = total.get(n, 0) + 1
-    hot = [n for n, _ in sorted(total.items(), key=lambda kv: -kv[1])[:top]]
-    index = {n: i for i, n in enumerate(hot)}
-    counts = [[0] * nbins for _ in range(len(hot) + 1)]
-    for t, names in funcs:
-        b = min(nbins - 1, int((t - t0) / span * nbins))
-        for n in names:
-            counts[index.get(n, len(hot))][b] += 1
-    sums = [sum(c[b] for c in counts) for b in range(nbins)]
-    shares = [[100.0 * c[b] / sums[b] if sums[b] else 0.0 for b in range(nbins)] for c in counts]
-    xs = [t0 + (b + 0.5) * span / nbins for b in range(nbins)]
-    labels = [unescape(n) for n in hot] + (["other"] if any(shares[-1]) else [])
+def function_band(tl, top, nbins):
+    """(bin centres, labels, shares per label and bin): the top functions by
+    thread-samples, the rest as "other"."""
+    total = np.bincount(tl.func, minlength=len(tl.names))
+    hot = np.argsort(-total, kind="stable")[:top]
+    slot = np.full(len(tl.names), len(hot))
+    slot[hot] = np.arange(len(hot))
+    b, xs = tl.bins(nbins)
+    counts = np.bincount(slot[tl.func] * nbins + b[tl.sample],
+                         minlength=(len(hot) + 1) * nbins).reshape(len(hot) + 1, nbins)
+    sums = counts.sum(axis=0)
+    shares = 100.0 * counts / np.where(sums > 0, sums, 1)
+    labels = [unescape(tl.names[h]) for h in hot]
+    if shares[-1].any():
+        labels.append("other")
     return xs, labels, shares[:len(labels)]
 
 
+def legend(ax, artists, labels, **kw):
+    """A legend naming every artist: labels are passed explicitly, because
+    matplotlib leaves out labels that start with '_' (`__sin_fma`)."""
+    ax.legend(artists, labels, fontsize="small", **kw)
+
+
 def plot_timeline(args, plt):
-    prof, energy, counters, times, power, rates, funcs = read_timeline(args.profiles[0])
-    npanels = (1 if energy else 0) + len(counters) + 1
+    tl = read_timeline(args.profiles[0])
+    npanels = (1 if tl.energy else 0) + len(tl.counters) + 1
     heights = [2] * (npanels - 1) + [3]
     fig, axes = plt.subplots(npanels, 1, sharex=True, figsize=(10, 2.2 * npanels + 1.5),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     axes = [a[0] for a in axes]
-    line_bins = min(len(times), 1000)
+    line_bins = min(tl.count, 1000)
     i = 0
-    if energy:
+    if tl.energy:
         ax = axes[i]
-        for ch, series in zip(energy, power):
-            xs, ys = binned_series(times, series, line_bins)
-            ax.plot(xs, ys, label="%s (%s)" % (ch.name, ch.kind), linewidth=1)
+        lines, labels = [], []
+        for ch, series in zip(tl.energy, tl.power):
+            xs, ys = binned_series(tl, series, line_bins)
+            lines += ax.plot(xs, ys, linewidth=1)
+            labels.append("%s (%s)" % (ch.name, ch.kind))
         ax.set_ylabel("power (W)")
         ax.set_title("Power over the run")
-        ax.legend(loc="upper right", fontsize="small")
+        legend(ax, lines, labels, loc="upper right")
         ax.grid(alpha=0.3)
         i += 1
-    for ch, series in zip(counters, rates):
+    for ch, series in zip(tl.counters, tl.rates):
         ax = axes[i]
-        xs, ys = binned_series(times, series, line_bins)
-        ax.plot(xs, ys, label=ch.name, linewidth=1, color="tab:purple")
+        xs, ys = binned_series(tl, series, line_bins)
+        lines = ax.plot(xs, ys, linewidth=1, color="tab:purple")
         ax.set_ylabel("%s (1/s)" % ch.name)
         ax.set_title("%s rate" % ch.name)
-        ax.legend(loc="upper right", fontsize="small")
+        legend(ax, lines, [ch.name], loc="upper right")
         ax.grid(alpha=0.3)
         i += 1
     ax = axes[i]
-    xs, labels, shares = function_band(funcs, times, args.top, min(args.bins, len(times)))
-    ax.stackplot(xs, shares, labels=[short(l) for l in labels], step="mid")
+    xs, labels, shares = function_band(tl, args.top, min(args.bins, tl.count))
+    bands = ax.stackplot(xs, shares, step="mid")
     ax.set_ylim(0, 100)
     ax.set_ylabel("share of samples (%)")
     ax.set_xlabel("time since start (s)")
     ax.set_title("Hottest functions (share of thread-samples per time bin)")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
-    fig.suptitle(args.title or "sampler profile: %s" % command_of(prof))
+    legend(ax, bands, [short(name) for name in labels], loc="center left",
+           bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(args.title or "sampler profile: %s" % command_of(tl.prof))
     return fig
 
 
@@ -198,17 +261,19 @@ def labels_of(rows):
 def plot_distribution(args, plt):
     runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
     agg.check_same_channels(runs)
-    rows = metrics.rows(runs, "function", 0.95)[:args.top]
+    every = metrics.rows(runs, "function", 0.95)
     per_run = [metrics.rows([run], "function", 0.95) for run in runs]
     lookup = [{(r["name"], r["dso"]): r for r in rr} for rr in per_run]
     quantities = [("cpu_s", "CPU time (s)")]
     if runs[0].energy:
         ch = runs[0].energy[0]["name"]
         quantities.append((ch + "_J", "%s energy (J)" % ch))
-    fig, axes = plt.subplots(1, len(quantities), figsize=(6 * len(quantities), 1.2 + 0.45 * len(rows) + 1),
+    nrows = min(args.top, len(every))
+    fig, axes = plt.subplots(1, len(quantities), figsize=(6 * len(quantities), 1.2 + 0.45 * nrows + 1),
                              squeeze=False)
-    names = labels_of(rows)
     for ax, (field, label) in zip(axes[0], quantities):
+        # each panel shows the top functions by its own quantity, largest first
+        rows = sorted(every, key=lambda r: (-_number(r[field]), r["name"]))[:args.top]
         data = [[lk.get((r["name"], r["dso"]), {}).get(field, 0.0) for lk in lookup] for r in rows]
         pos = list(range(len(rows)))[::-1]
         if args.kind == "violin" and len(runs) > 1:
@@ -216,16 +281,20 @@ def plot_distribution(args, plt):
         else:
             means = [sum(d) / len(d) for d in data]
             sds = [metrics.stats.mean_sd(d)[1] or 0.0 for d in data]
-            ax.barh(pos, means, xerr=sds if len(runs) > 1 else None, capsize=3,
-                    color="tab:blue" if field == "cpu_s" else "tab:orange", label="mean of %d run(s)" % len(runs))
-            ax.legend(loc="lower right", fontsize="small")
+            bars = ax.barh(pos, means, xerr=sds if len(runs) > 1 else None, capsize=3,
+                           color="tab:blue" if field == "cpu_s" else "tab:orange")
+            legend(ax, [bars], ["mean of %d run(s)" % len(runs)], loc="lower right")
         ax.set_yticks(pos)
-        ax.set_yticklabels(names)
+        ax.set_yticklabels(labels_of(rows))
         ax.set_xlabel(label)
         ax.set_title("%s per function" % label.split(" (")[0])
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(args.title or "sampler: %d run(s) of %s" % (len(runs), command_of(runs[0])))
     return fig
+
+
+def _number(v):
+    return v if isinstance(v, (int, float)) and v == v else float("-inf")
 
 
 def save(fig, args, plt):

@@ -1,32 +1,49 @@
 """Contract 2: a profile read through `sampler-export --format csv --symbols`.
 
-    # sampler csv v1
+    # sampler csv v2
     # host hostname=.. realtime_ns=.. monotonic_ns=.. start_ns=.. ...
     # channel index=0 name=package-0 source=rapl unit=uJ scale=1e-06 kind=energy scope=sample
     # process pid=.. ppid=.. comm=.. argv=..
-    time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns,<channel>...[,dso,symbol]
+    time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,<channel>...[,dso,symbol]
     ...
     # stats wall=.. samples=.. thread_samples=.. totals=..
 
+kind is `sample` for a thread-sample and `exit` for the tail a thread ran
+after its last sample (CPU time and counters only).  Version 1 has no kind
+column: every row is a thread-sample.  Names and values are escaped by the
+one rule of textview (no comma, blank or '=' inside a field), so a row is
+split at every comma.
+
 A path may name a profile (either format, plain or bzip2: the exporter is
 run on it) or such a CSV file itself (plain or bzip2: read directly).
+
+Rows are read in blocks of a few MB into numpy record arrays (numpy's C
+parser; one block in memory at a time), in a thread of their own so that
+reading, decompressing or the exporter overlap the aggregation.
 """
 
-import csv
 import io
 import os
+import queue
 import sys
+import threading
+
+import numpy as np
 
 from . import fileio, tools
 from .cli import SamplerError, warn
-from .textview import parse_fields, unescape
+from .textview import parse_fields, split_words, to_text, unescape
 
-MAGIC = "# sampler csv v1"
-FIXED = ("time_ns", "pid", "tid", "pc", "cpu_delta_ns", "wall_delta_ns")
-ENERGY_LIKE = ("energy", "power")  # channels that give energy per function
-READINGS = ("current", "voltage")  # channels reported as mean readings
-
-csv.field_size_limit(1 << 24)
+MAGICS = {"# sampler csv v1": 1, "# sampler csv v2": 2}
+FIXED = {1: ("time_ns", "pid", "tid", "pc", "cpu_delta_ns", "wall_delta_ns"),
+         2: ("time_ns", "pid", "tid", "kind", "pc", "cpu_delta_ns", "wall_delta_ns")}
+ENERGY_LIKE = ("energy", "power")   # channels that give energy per function
+READINGS = ("current", "voltage")   # channels reported as mean readings
+BLOCK = 4 << 20                     # bytes of CSV text parsed at once
+LINE_MAX = 16 << 20                 # a longer line is damage, not data
+NAME_WIDTH = 64                     # first guess of the dso/symbol width (grows)
+_TYPES = {"time_ns": "i8", "pid": "i8", "tid": "i8", "kind": "S8", "pc": "S24",
+          "cpu_delta_ns": "f8", "wall_delta_ns": "f8"}
 
 
 class Channel:
@@ -36,12 +53,14 @@ class Channel:
             self.name = fields["name"]
             self.scale = float(fields.get("scale", "1") or 1)
         except (KeyError, ValueError):
-            raise SamplerError("%s: bad channel line (re-export it with a matching sampler-export)" % path)
+            raise SamplerError("%s: bad channel line (re-export it with a matching sampler-export)"
+                               % path)
         self.source = fields.get("source", "")
         self.unit = fields.get("unit", "")
         self.kind = fields.get("kind", "")
         self.scope = fields.get("scope", "sample")
-        self.column = None
+        self.column = None      # index in the row
+        self.field = None       # field name in the record arrays
 
     @property
     def si_unit(self):
@@ -51,54 +70,70 @@ class Channel:
 class Profile:
     """Header facts of one profile and an iterator over its rows.
 
-    samples() yields each sample's rows.  After it is exhausted, stats
-    holds the `# stats` fields (or {})."""
+    blocks() yields record arrays of rows (fields time_ns, pid, tid, kind,
+    pc, cpu_delta_ns, wall_delta_ns, c0, c1, ... per channel, dso, symbol;
+    kind is b"sample" or b"exit"; empty cells are NaN).  After it is
+    exhausted, stats holds the `# stats` fields (or {})."""
 
-    def __init__(self, path, symbols=True):
-        self.path = path
+    def __init__(self, path, symbols=True, name=None):
+        self.path = name or path
         self.host = {}
         self.channels = []
         self.processes = {}
         self.stats = {}
         self.header = None
+        self.version = None
         self.col = {}
+        self.dso_col = self.symbol_col = None
         self._proc = None
+        self._line = 0
         self.truncated = False
         fileio.check_readable(path)
-        if fileio.head_bytes(path, len(MAGIC)).decode("latin-1") == MAGIC:
-            self._f = fileio.open_text_in(path)
+        head = fileio.head_bytes(path, 17)
+        if head.startswith(b"# sampler csv v"):
+            self._f = fileio.open_bytes_in(path)
         else:
             args = ["--format", "csv"] + (["--symbols"] if symbols else []) + [path, "-o", "-"]
             self._proc = tools.start("sampler-export", args)
-            self._f = io.TextIOWrapper(self._proc.stdout, encoding="utf-8", errors="replace", newline="")
-        self._reader = csv.reader(self._f)
+            self._f = self._proc.stdout
         self._read_head()
 
     def _bad(self, why):
         self._close_quietly()
         raise SamplerError("%s: %s" % (self.path, why))
 
+    def _readline(self):
+        line = self._f.readline(LINE_MAX + 1)
+        if len(line) > LINE_MAX:
+            self._bad("line %d is longer than %d MiB (the file is damaged)"
+                      % (self._line + 1, LINE_MAX >> 20))
+        if line:
+            self._line += 1
+        return line
+
     def _read_head(self):
-        first = True
-        for row in self._reader:
-            line = ",".join(row)
-            if first:
-                first = False
-                if line != MAGIC:
-                    self._finish_export()
-                    self._bad("not a sampler profile or sampler CSV (first line %r; expected %r)"
-                              % (line[:40], MAGIC))
+        first = self._readline()
+        magic = to_text(first).rstrip("\r\n")
+        self.version = MAGICS.get(magic)
+        if self.version is None:
+            self._finish_export()
+            self._bad("not a sampler profile or sampler CSV (first line %r; expected %r)"
+                      % (magic[:40], "# sampler csv v2"))
+        while True:
+            line = self._readline()
+            if not line:
+                self._finish_export()
+                self._bad("no header row (the file is cut short; export or record it again)")
+            text = to_text(line).rstrip("\r\n")
+            if text.startswith("#"):
+                self._comment(text)
                 continue
-            if line.startswith("#"):
-                self._comment(line)
-                continue
-            self._set_header(row)
-            return
-        self._finish_export()
-        self._bad("no header row (the file is cut short; export or record it again)")
+            if text:
+                self._set_header(text.split(","))
+                return
 
     def _comment(self, line):
-        words = line[1:].split()
+        words = split_words(line[1:])
         if not words:
             return
         fields = parse_fields(words[1:])
@@ -115,49 +150,152 @@ class Profile:
             self.stats = fields
 
     def _set_header(self, row):
-        if tuple(row[:len(FIXED)]) != FIXED:
-            self._bad("wrong columns %r (expected %s,...)" % (",".join(row[:6])[:60], ",".join(FIXED)))
-        row = [unescape(c) for c in row]  # names are %-escaped like the comments
+        fixed = FIXED[self.version]
+        if tuple(row[:len(fixed)]) != fixed:
+            self._bad("wrong columns %r (expected %s,...)"
+                      % (",".join(row[:len(fixed)])[:60], ",".join(fixed)))
+        row = [unescape(c) for c in row]    # names are %-escaped like the comments
         self.header = row
         self.col = {name: i for i, name in enumerate(row)}
-        for ch in self.channels:
+        for k, ch in enumerate(self.channels):
             if ch.name not in self.col:
-                self._bad("channel %r has no column (the header and the channel lines disagree)" % ch.name)
+                self._bad("channel %r has no column (the header and the channel lines disagree)"
+                          % ch.name)
             ch.column = self.col[ch.name]
+            ch.field = "c%d" % k
         self.dso_col = self.col.get("dso")
         self.symbol_col = self.col.get("symbol")
+        self._names = {}
+        for i, name in enumerate(row):
+            if i < len(fixed):
+                self._names[i] = name
+            elif i in (self.dso_col, self.symbol_col):
+                self._names[i] = name
+        for ch in self.channels:
+            self._names[ch.column] = ch.field
+        self._width = NAME_WIDTH
+        self._dtype = self._make_dtype()
+
+    def _make_dtype(self):
+        fields = []
+        for i in range(len(self.header)):
+            name = self._names.get(i, "x%d" % i)
+            if name in _TYPES:
+                fields.append((name, _TYPES[name]))
+            elif name in ("dso", "symbol"):
+                fields.append((name, "S%d" % self._width))
+            else:
+                fields.append((name, "f8"))
+        return np.dtype(fields)
 
     def channels_of(self, kinds):
         return [ch for ch in self.channels if ch.kind in kinds]
 
-    def samples(self, progress=None):
-        """Yield each sample's rows (lists of strings; a sample's rows are
-        consecutive and share time_ns), in time order."""
+    @property
+    def has_kind(self):
+        return self.version >= 2
+
+    def blocks(self, progress=None):
+        """Yield record arrays of consecutive rows, in file order."""
+        carry = b""
+        rows = 0
+        reader = _read_ahead(self._f, BLOCK)
+        ok = False
+        try:
+            for chunk in reader:
+                data = carry + chunk
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    if len(data) > LINE_MAX:
+                        self._bad("line %d is longer than %d MiB (the file is damaged)"
+                                  % (self._line + 1, LINE_MAX >> 20))
+                    carry = data
+                    continue
+                data, carry = data[:cut], data[cut:]
+                arr = self._parse(data)
+                if arr is not None and len(arr):
+                    rows += len(arr)
+                    if progress is not None:
+                        progress.update(rows)
+                    yield arr
+            if carry:
+                arr = self._parse(carry + b"\n")
+                if arr is not None and len(arr):
+                    yield arr
+            ok = True
+        finally:
+            reader.close()
+            if ok:
+                self._finish_export()
+            else:
+                self._close_quietly()
+            self._f.close()
+
+    def _parse(self, data):
+        """Rows of data (whole lines) as a record array; comment lines are
+        taken in; empty cells become NaN."""
+        first_line = self._line + 1
+        text = data
+        if text.startswith(b"#") or b"\n#" in text:
+            text = self._take_comments(text)
+        if b",," in text or b",\n" in text or b",\r" in text:
+            text = text.replace(b",,", b",nan,").replace(b",,", b",nan,")
+            text = text.replace(b",\n", b",nan\n").replace(b",\r", b",nan\r")
+        if len(text) <= 1 and not text.strip():
+            return None
+        while True:
+            try:
+                arr = np.loadtxt(io.BytesIO(text), dtype=self._dtype, delimiter=",", comments=None,
+                                 encoding="latin-1", ndmin=1)
+            except ValueError:
+                self._diagnose(data, first_line)
+                raise
+            if not self._names_cut(arr):
+                self._line += len(arr)  # (+ the comment lines, counted as taken)
+                return arr
+            self._width *= 4        # a longer name than any so far: parse again, wider
+            self._dtype = self._make_dtype()
+
+    def _names_cut(self, arr):
+        """True when a dso or symbol may have been cut to the field width."""
+        for name in ("dso", "symbol"):
+            if name in arr.dtype.names:
+                last = np.ascontiguousarray(arr[name]).view(np.uint8).reshape(len(arr), -1)[:, -1]
+                if last.any():
+                    return True
+        return False
+
+    def _take_comments(self, data):
+        kept = []
+        for line in data.splitlines(keepends=True):
+            if line.startswith(b"#"):
+                self._line += 1
+                self._comment(to_text(line).rstrip("\r\n"))
+            else:
+                kept.append(line)
+        return b"".join(kept)
+
+    def _diagnose(self, data, first_line):
+        """Name the first bad line of data (numpy's parser failed on it)."""
         width = len(self.header)
-        line = len(self.channels) + len(self.processes) + 3
-        buf, cur, count = None, None, 0
-        for row in self._reader:
-            line += 1
-            if len(row) != width:
-                if row and row[0].startswith("#"):
-                    self._comment(",".join(row))
-                    continue
-                if not row:
-                    continue
-                self._bad("line %d: %d fields, expected %d (the file is damaged)" % (line, len(row), width))
-            if row[0] == cur:
-                buf.append(row)
+        for n, line in enumerate(data.splitlines(), first_line):
+            if not line.strip() or line.startswith(b"#"):
                 continue
-            if buf is not None:
-                yield buf
-                count += 1
-                if progress is not None and not count & 0x3fff:
-                    progress.update(count)
-            buf, cur = [row], row[0]
-        if buf is not None:
-            yield buf
-        self._finish_export()
-        self._f.close()
+            cells = line.split(b",")
+            if len(cells) != width:
+                self._bad("line %d: %d fields, expected %d (the file is damaged)"
+                          % (n, len(cells), width))
+            for i, cell in enumerate(cells):
+                kind = self._dtype[i].kind
+                if kind not in "if" or (kind == "f" and cell in (b"", b"nan")):
+                    continue
+                try:
+                    int(cell) if kind == "i" else float(cell)
+                except ValueError:
+                    self._bad("line %d: bad number %r in column %s (the file is damaged)"
+                              % (n, to_text(cell[:30]), self.header[i]))
+        self._bad("lines %d-%d: unreadable rows (the file is damaged)"
+                  % (first_line, first_line + data.count(b"\n")))
 
     def _finish_export(self):
         if self._proc is not None:
@@ -165,7 +303,8 @@ class Profile:
             proc.stdout.close()
             if tools.check_finished(proc, "sampler-export", ok=(0, 2)) == 2:
                 self.truncated = True
-                warn(os.path.basename(sys.argv[0]), "%s is truncated: using the samples before the cut" % self.path)
+                warn(os.path.basename(sys.argv[0]),
+                     "%s is truncated: using the samples before the cut" % self.path)
 
     def _close_quietly(self):
         if self._proc is not None:
@@ -175,6 +314,45 @@ class Profile:
             except OSError:
                 pass
             self._proc = None
+
+
+def _read_ahead(f, size):
+    """Yield f.read(size) chunks until EOF, read by a thread of their own
+    (at most two chunks ahead, so memory stays flat)."""
+    q = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def put(item):
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                pass
+
+    def pump():
+        try:
+            while not stop.is_set():
+                data = f.read(size)
+                put(data)
+                if not data:
+                    return
+        except BaseException as e:  # handed to the consumer
+            put(e)
+
+    thread = threading.Thread(target=pump, name="csv-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if isinstance(item, BaseException):
+                raise item
+            if not item:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def comm_of(profile, pid):
