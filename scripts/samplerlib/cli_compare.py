@@ -2,7 +2,6 @@
 
 import math
 import os
-import sys
 
 from . import agg, cli, metrics, stats, table
 
@@ -125,6 +124,8 @@ def text_columns(mlist, by):
                  (field + "_delta", "Δ" + unit, fmt.replace("%", "%+")),
                  (field + "_rel", "Δ%", _rel(field)),
                  (field + "_flag", "!", "%s")]
+    if by == "function":    # a function is (dso, symbol): an address means nothing without it
+        cols.append(("dso", "dso", lambda r: os.path.basename(r["dso"]) or r["dso"]))
     return cols
 
 

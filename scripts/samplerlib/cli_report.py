@@ -1,7 +1,6 @@
 """sampler-report - flat profile of one or several sampler profiles."""
 
 import os
-import sys
 
 from . import agg, cli, metrics, table
 
@@ -57,8 +56,9 @@ def sort_rows(rows, key, runs):
         rows.sort(key=lambda r: r["name"])
         return rows
     if field not in rows[0]:
-        known = ", ".join(["samples", "cpu", "name"] + (["energy", "power"] if energy else []) +
-                          [f for f in rows[0] if f not in ("name", "dso", "_var")])
+        known = ["samples", "cpu", "name"] + (["energy", "power"] if energy else [])
+        known += [f for f in rows[0] if f not in known and f not in ("name", "dso", "_var")]
+        known = ", ".join(known)
         raise cli.SamplerError("unknown sort key %r (use one of: %s)" % (key, known))
     rows.sort(key=lambda r: (-(r[field] if r[field] == r[field] and r[field] is not None else -1e300),
                              r["name"]))

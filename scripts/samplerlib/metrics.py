@@ -15,6 +15,7 @@ import math
 
 from . import agg, stats
 
+
 def channel_fields(runs):
     first = runs[0]
     return first.energy, first.readings, first.counters

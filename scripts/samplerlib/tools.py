@@ -51,7 +51,7 @@ def check_finished(proc, name, ok=(0,)):
     status = proc.wait()
     if status in ok:
         return status
-    lines = [l for l in err.splitlines() if l.strip()]
+    lines = [line for line in err.splitlines() if line.strip()]
     why = lines[-1] if lines else "exit status %d" % status
     # The program's line already says "name: error: ...": keep its words.
     marker = "error: "
