@@ -21,11 +21,13 @@ The profile's binary format is never parsed here: profiles are read through
 import os
 import sys
 
-VERSION = "0.1.0"   # the project's one version number (the Makefile reads it)
+VERSION = "0.1.0"  # the project's one version number (the Makefile reads it)
 
 try:
     import numpy  # noqa: F401  (every script aggregates with it)
 except ImportError:
-    sys.stderr.write("%s: error: numpy is not available to %s (apt-get install python3-numpy)\n"
-                     % (os.path.basename(sys.argv[0]) or "samplerlib", sys.executable))
+    sys.stderr.write(
+        "%s: error: numpy is not available to %s (apt-get install python3-numpy)\n"
+        % (os.path.basename(sys.argv[0]) or "samplerlib", sys.executable)
+    )
     sys.exit(1)

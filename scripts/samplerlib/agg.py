@@ -39,7 +39,7 @@ N, CPU, CPU2, WALL = range(4)
 BASE = 4
 E, E2, SE, SE2, SEW, SW, SW2 = range(7)
 PER_ENERGY = 7
-CACHE_FORMAT = 2   # 2: CSV v2 exit rows in the CPU and counter sums
+CACHE_FORMAT = 2  # 2: CSV v2 exit rows in the CPU and counter sums
 
 
 class RunAgg:
@@ -50,11 +50,11 @@ class RunAgg:
         self.host = {}
         self.processes = {}
         self.stats = {}
-        self.energy = []    # [{name, kind, unit}] energy/power channels
+        self.energy = []  # [{name, kind, unit}] energy/power channels
         self.readings = []  # current/voltage channels
         self.counters = []  # counter channels
         self.energy_channels = self.reading_channels = self.counter_channels = []
-        self.keys = {}      # (pid, tid, dso, symbol) -> accumulator
+        self.keys = {}  # (pid, tid, dso, symbol) -> accumulator
         self.samples = 0
         self.width = BASE
 
@@ -65,11 +65,18 @@ class RunAgg:
         return BASE + PER_ENERGY * len(self.energy) + 2 * len(self.readings) + m
 
     def to_json(self):
-        return {"format": CACHE_FORMAT, "version": VERSION, "host": self.host,
-                "processes": {str(k): v for k, v in self.processes.items()},
-                "stats": self.stats, "energy": self.energy, "readings": self.readings,
-                "counters": self.counters, "samples": self.samples,
-                "keys": [[list(k), v] for k, v in self.keys.items()]}
+        return {
+            "format": CACHE_FORMAT,
+            "version": VERSION,
+            "host": self.host,
+            "processes": {str(k): v for k, v in self.processes.items()},
+            "stats": self.stats,
+            "energy": self.energy,
+            "readings": self.readings,
+            "counters": self.counters,
+            "samples": self.samples,
+            "keys": [[list(k), v] for k, v in self.keys.items()],
+        }
 
     @classmethod
     def from_json(cls, data, path):
@@ -125,8 +132,11 @@ class Samples:
         cpu_sum = np.bincount(self.sid, self.cpu, self.count)
         threads = np.bincount(self.sid, minlength=self.count)
         ran = cpu_sum[self.sid] > 0
-        self.frac = np.where(ran, self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
-                             1.0 / np.maximum(threads[self.sid], 1))
+        self.frac = np.where(
+            ran,
+            self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
+            1.0 / np.maximum(threads[self.sid], 1),
+        )
 
     def energy(self, block, ch):
         """(energy of each row, energy of each sample) of an energy or
@@ -167,10 +177,10 @@ def _factorize(block, names):
     for name in names:
         off = block.dtype.fields[name][1]
         width = block.dtype[name].itemsize
-        words = raw[:, off:off + width - width % 8].view(np.uint64)
+        words = raw[:, off : off + width - width % 8].view(np.uint64)
         h = h * np.uint64(0xBF58476D1CE4E5B9) + words.dot(_multipliers(words.shape[1]))
         if width % 8:
-            tail = raw[:, off + width - width % 8:off + width].astype(np.uint64)
+            tail = raw[:, off + width - width % 8 : off + width].astype(np.uint64)
             h = h * np.uint64(0x94D049BB133111EB) + tail.dot(_multipliers(width % 8))
     h ^= h >> np.uint64(29)
     _, first, inv = np.unique(h, return_index=True, return_inverse=True)
@@ -179,8 +189,9 @@ def _factorize(block, names):
     for name in names:
         same &= block[name][rep] == block[name]
     if not same.all():
-        _, first, inv = np.unique(block[["pid", "tid"] + list(names)], return_index=True,
-                                  return_inverse=True)
+        _, first, inv = np.unique(
+            block[["pid", "tid"] + list(names)], return_index=True, return_inverse=True
+        )
     return first, inv.ravel()
 
 
@@ -206,7 +217,7 @@ class _Accumulator:
             out[i] = k
         if len(self.index) > len(self.sums):
             grown = np.zeros((2 * len(self.index), self.sums.shape[1]))
-            grown[:len(self.sums)] = self.sums
+            grown[: len(self.sums)] = self.sums
             self.sums = grown
         return out
 
@@ -215,8 +226,10 @@ def _add_block(block, run, profile, names, acc):
     """Add one block of whole samples to acc; returns its sample count."""
     first, inv = _factorize(block, names)
     nkeys = len(first)
-    keys = [(int(block["pid"][r]), int(block["tid"][r])) + tuple(bytes(block[f][r]) for f in names)
-            for r in first]
+    keys = [
+        (int(block["pid"][r]), int(block["tid"][r])) + tuple(bytes(block[f][r]) for f in names)
+        for r in first
+    ]
     local = np.zeros((nkeys, run.width))
     sm = Samples(block, profile.has_kind)
     ks = inv[sm.rows]
@@ -225,7 +238,7 @@ def _add_block(block, run, profile, names, acc):
         local[:, col] += np.bincount(where, weights, nkeys)
 
     local[:, N] = np.bincount(ks, minlength=nkeys)
-    add(CPU, block["cpu_delta_ns"] * 1e-9, inv)    # exit rows too: the stats totals
+    add(CPU, block["cpu_delta_ns"] * 1e-9, inv)  # exit rows too: the stats totals
     add(CPU2, sm.cpu * sm.cpu)
     wall = sm.wall[sm.sid]
     add(WALL, wall)
@@ -249,7 +262,7 @@ def _add_block(block, run, profile, names, acc):
         ok = ~np.isnan(v)
         add(off, np.where(ok, v, 0.0))
         add(off + 1, ok.astype(float))
-    for m, ch in enumerate(run.counter_channels):   # exit rows too: the stats totals
+    for m, ch in enumerate(run.counter_channels):  # exit rows too: the stats totals
         add(run.off_counter(m), np.nan_to_num(block[ch.field] * ch.scale), inv)
     acc.sums[acc.rows_of(keys)] += local
     return sm.count
@@ -296,11 +309,16 @@ def aggregate(profile, prog):
         else:
             key = (pid, tid, "[unknown]", unescape(key[2]))
         old = keys.get(key)
-        keys[key] = acc.sums[k].tolist() if old is None else [a + b for a, b in zip(old, acc.sums[k])]
+        keys[key] = (
+            acc.sums[k].tolist() if old is None else [a + b for a, b in zip(old, acc.sums[k])]
+        )
     run.keys = keys
     if not nsamples:
-        why = ("it was cut short before its first complete sample" if profile.truncated else
-               "the run was too short; raise -f or run longer")
+        why = (
+            "it was cut short before its first complete sample"
+            if profile.truncated
+            else "the run was too short; raise -f or run longer"
+        )
         raise SamplerError("%s: the profile holds no samples (%s)" % (profile.path, why))
     return run
 
@@ -369,9 +387,15 @@ def check_same_channels(runs):
     first = runs[0].channel_names()
     for run in runs[1:]:
         if run.channel_names() != first:
-            raise SamplerError("%s has channels %s but %s has %s (compare profiles recorded with the same -p)"
-                               % (run.path, ",".join(run.channel_names()) or "none",
-                                  runs[0].path, ",".join(first) or "none"))
+            raise SamplerError(
+                "%s has channels %s but %s has %s (compare profiles recorded with the same -p)"
+                % (
+                    run.path,
+                    ",".join(run.channel_names()) or "none",
+                    runs[0].path,
+                    ",".join(first) or "none",
+                )
+            )
 
 
 # ---- grouping ------------------------------------------------------------
@@ -408,8 +432,12 @@ def group(run, by, single):
         elif by == "thread":
             comm = run.comm(pid)
             gk = (comm, procs[pid], threads[(pid, tid)])
-            label = ("%s %s" % (tid, comm) if single else
-                     "%s#%d.%d" % (comm, procs[pid], threads[(pid, tid)]), "")
+            label = (
+                "%s %s" % (tid, comm)
+                if single
+                else "%s#%d.%d" % (comm, procs[pid], threads[(pid, tid)]),
+                "",
+            )
         else:
             comm = run.comm(pid)
             gk = (comm, procs[pid])

@@ -25,7 +25,9 @@ def add_table_options(p):
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="CSV output")
     fmt.add_argument("--json", action="store_true", help="JSON output")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.bz2: compressed; default stdout)")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (.bz2: compressed; default stdout)"
+    )
     add_cache_option(p)
 
 
@@ -53,8 +55,11 @@ def run_main(prog, main):
         where = (" %s" % e.filename) if e.filename else ""
         return _fail(prog, "cannot access%s: %s" % (where, e.strerror or e))
     except Exception as e:  # a bug of ours: still one line, but say so
-        return _fail(prog, "internal error: %s: %s (please report this with the input that caused it)"
-                     % (type(e).__name__, e))
+        return _fail(
+            prog,
+            "internal error: %s: %s (please report this with the input that caused it)"
+            % (type(e).__name__, e),
+        )
     return status or 0
 
 
@@ -99,5 +104,7 @@ def confidence(text):
     if value > 1:
         value /= 100
     if not 0.5 <= value < 1:
-        raise argparse.ArgumentTypeError("must be between 0.5 and 0.999 (or 50..99.9 %%): %r" % text)
+        raise argparse.ArgumentTypeError(
+            "must be between 0.5 and 0.999 (or 50..99.9 %%): %r" % text
+        )
     return value

@@ -26,30 +26,61 @@ METRICS = (("cpu_s", "time", "s", "%.3f"),)
 
 
 def parse_args(argv):
-    p = cli.Parser(prog=PROG, description=DESCRIPTION,
-                   formatter_class=cli.argparse.RawDescriptionHelpFormatter)
+    p = cli.Parser(
+        prog=PROG,
+        description=DESCRIPTION,
+        formatter_class=cli.argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("base", metavar="BASE")
     p.add_argument("new", nargs="+", metavar="NEW")
-    p.add_argument("--base-runs", type=cli.positive_int, default=1, metavar="N",
-                   help="the first N profiles are runs of the base (default 1)")
-    p.add_argument("--by", choices=agg.BY_KINDS, default="function", help="group by (default function)")
-    p.add_argument("--confidence", type=cli.confidence, default=0.95, metavar="LEVEL",
-                   help="confidence level for flagging (default 0.95)")
-    p.add_argument("--min-change", type=float, default=5.0, metavar="PCT",
-                   help="flag only changes of at least PCT %% (default 5)")
-    p.add_argument("--min-share", type=cli.percent, default=0.0, metavar="PCT",
-                   help="hide functions below PCT %% of samples in both")
+    p.add_argument(
+        "--base-runs",
+        type=cli.positive_int,
+        default=1,
+        metavar="N",
+        help="the first N profiles are runs of the base (default 1)",
+    )
+    p.add_argument(
+        "--by", choices=agg.BY_KINDS, default="function", help="group by (default function)"
+    )
+    p.add_argument(
+        "--confidence",
+        type=cli.confidence,
+        default=0.95,
+        metavar="LEVEL",
+        help="confidence level for flagging (default 0.95)",
+    )
+    p.add_argument(
+        "--min-change",
+        type=float,
+        default=5.0,
+        metavar="PCT",
+        help="flag only changes of at least PCT %% (default 5)",
+    )
+    p.add_argument(
+        "--min-share",
+        type=cli.percent,
+        default=0.0,
+        metavar="PCT",
+        help="hide functions below PCT %% of samples in both",
+    )
     p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
-    p.add_argument("--sort", default="change", metavar="KEY",
-                   help="change (largest absolute time change, default), name, or a column name of --csv")
+    p.add_argument(
+        "--sort",
+        default="change",
+        metavar="KEY",
+        help="change (largest absolute time change, default), name, or a column name of --csv",
+    )
     p.add_argument("--changed", action="store_true", help="show only flagged rows")
     cli.add_table_options(p)
     args = p.parse_args(argv)
     profiles = [args.base] + args.new
     if args.base_runs >= len(profiles):
-        raise cli.SamplerError("--base-runs %d leaves no NEW profile (give more profiles)" % args.base_runs)
-    args.base_profiles = profiles[:args.base_runs]
-    args.new_profiles = profiles[args.base_runs:]
+        raise cli.SamplerError(
+            "--base-runs %d leaves no NEW profile (give more profiles)" % args.base_runs
+        )
+    args.base_profiles = profiles[: args.base_runs]
+    args.new_profiles = profiles[args.base_runs :]
     return args
 
 
@@ -75,8 +106,12 @@ def compare_rows(base_rows, new_rows, mlist, args, thr):
     out = []
     for key in keys:
         b, n = bmap.get(key), nmap.get(key)
-        row = {"name": key[0], "dso": key[1],
-               "base_share": b["share"] if b else 0.0, "new_share": n["share"] if n else 0.0}
+        row = {
+            "name": key[0],
+            "dso": key[1],
+            "base_share": b["share"] if b else 0.0,
+            "new_share": n["share"] if n else 0.0,
+        }
         changed = []
         for field, what, _, _ in mlist:
             bv = b[field] if b else 0.0
@@ -103,7 +138,13 @@ def compare_rows(base_rows, new_rows, mlist, args, thr):
 def fields_of(mlist, by):
     fields = ["name"] + (["dso"] if by == "function" else []) + ["base_share", "new_share"]
     for field, _, _, _ in mlist:
-        fields += ["base_" + field, "new_" + field, field + "_delta", field + "_rel", field + "_flag"]
+        fields += [
+            "base_" + field,
+            "new_" + field,
+            field + "_delta",
+            field + "_rel",
+            field + "_flag",
+        ]
     return fields + ["changed"]
 
 
@@ -113,18 +154,21 @@ def _rel(field):
         if rel != rel:
             return "new" if row["base_" + field] == 0 else "-"
         return "%+.1f%%" % rel
+
     return show
 
 
 def text_columns(mlist, by):
     cols = [("name", by, "%s")]
     for field, _, unit, fmt in mlist:
-        cols += [("base_" + field, "base %s" % unit, fmt),
-                 ("new_" + field, "new %s" % unit, fmt),
-                 (field + "_delta", "Δ" + unit, fmt.replace("%", "%+")),
-                 (field + "_rel", "Δ%", _rel(field)),
-                 (field + "_flag", "!", "%s")]
-    if by == "function":    # a function is (dso, symbol): an address means nothing without it
+        cols += [
+            ("base_" + field, "base %s" % unit, fmt),
+            ("new_" + field, "new %s" % unit, fmt),
+            (field + "_delta", "Δ" + unit, fmt.replace("%", "%+")),
+            (field + "_rel", "Δ%", _rel(field)),
+            (field + "_flag", "!", "%s"),
+        ]
+    if by == "function":  # a function is (dso, symbol): an address means nothing without it
         cols.append(("dso", "dso", lambda r: os.path.basename(r["dso"]) or r["dso"]))
     return cols
 
@@ -135,16 +179,24 @@ def sort_rows(rows, key):
     elif key == "name":
         rows.sort(key=lambda r: r["name"])
     elif rows and key in rows[0]:
-        rows.sort(key=lambda r: -(r[key] if isinstance(r[key], float) and r[key] == r[key] else -1e300))
+        rows.sort(
+            key=lambda r: -(r[key] if isinstance(r[key], float) and r[key] == r[key] else -1e300)
+        )
     else:
-        raise cli.SamplerError("unknown sort key %r (use change, name or a --csv column name)" % key)
+        raise cli.SamplerError(
+            "unknown sort key %r (use change, name or a --csv column name)" % key
+        )
     return rows
 
 
 def text_header(args, nbase, nnew):
-    return ("# base: %s\n# new:  %s\n# ! = change beyond the %g%% interval (%s) and >= %g%%\n"
-            % (" ".join(args.base_profiles), " ".join(args.new_profiles), 100 * args.confidence,
-               "sampling statistics" if nbase == nnew == 1 else "run-to-run spread", args.min_change))
+    return "# base: %s\n# new:  %s\n# ! = change beyond the %g%% interval (%s) and >= %g%%\n" % (
+        " ".join(args.base_profiles),
+        " ".join(args.new_profiles),
+        100 * args.confidence,
+        "sampling statistics" if nbase == nnew == 1 else "run-to-run spread",
+        args.min_change,
+    )
 
 
 def run(argv):
@@ -154,17 +206,37 @@ def run(argv):
     agg.check_same_channels(base + new)
     mlist = metric_list(base)
     thr = threshold(args, len(base), len(new))
-    rows = compare_rows(metrics.rows(base, args.by, args.confidence),
-                        metrics.rows(new, args.by, args.confidence), mlist, args, thr)
-    rows = [r for r in sort_rows(rows, args.sort)
-            if max(r["base_share"], r["new_share"]) >= args.min_share and (r["changed"] or not args.changed)]
+    rows = compare_rows(
+        metrics.rows(base, args.by, args.confidence),
+        metrics.rows(new, args.by, args.confidence),
+        mlist,
+        args,
+        thr,
+    )
+    rows = [
+        r
+        for r in sort_rows(rows, args.sort)
+        if max(r["base_share"], r["new_share"]) >= args.min_share
+        and (r["changed"] or not args.changed)
+    ]
     if args.top:
-        rows = rows[:args.top]
+        rows = rows[: args.top]
     fields = fields_of(mlist, args.by)
-    table.emit(args, fields, rows,
-               lambda: {"base": args.base_profiles, "new": args.new_profiles, "by": args.by,
-                        "confidence": args.confidence, "min_change": args.min_change, "threshold": thr},
-               lambda: text_header(args, len(base), len(new)) + table.text(text_columns(mlist, args.by), rows))
+    table.emit(
+        args,
+        fields,
+        rows,
+        lambda: {
+            "base": args.base_profiles,
+            "new": args.new_profiles,
+            "by": args.by,
+            "confidence": args.confidence,
+            "min_change": args.min_change,
+            "threshold": thr,
+        },
+        lambda: text_header(args, len(base), len(new))
+        + table.text(text_columns(mlist, args.by), rows),
+    )
     return 0
 
 

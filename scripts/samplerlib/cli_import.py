@@ -10,7 +10,7 @@ from .textview import format_line, format_number
 
 PROG = "sampler-import"
 START_NS = 1000000000  # CLOCK_MONOTONIC origin given to imported runs
-EPOCH_MIN = 1e8    # a time column above this is seconds since 1970
+EPOCH_MIN = 1e8  # a time column above this is seconds since 1970
 
 DESCRIPTION = """\
 (a) sampler-import LYNSYN.csv (--maps FILE | --binary EXE) -o OUT
@@ -41,25 +41,59 @@ OUT ending in .bz2 is written compressed; --format chooses the layout."""
 
 
 def parse_args(argv):
-    p = cli.Parser(prog=PROG, description=DESCRIPTION,
-                   formatter_class=cli.argparse.RawDescriptionHelpFormatter)
+    p = cli.Parser(
+        prog=PROG,
+        description=DESCRIPTION,
+        formatter_class=cli.argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("input", metavar="LYNSYN.csv|PROFILE")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="profile to write (.bz2: compressed)")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="profile to write (.bz2: compressed)"
+    )
     p.add_argument("--format", choices=("native", "pperf"), help="profile layout (default native)")
     g = p.add_argument_group("Lynsyn CSV")
-    g.add_argument("--maps", metavar="FILE", help="memory map of the profiled process (/proc/PID/maps)")
-    g.add_argument("--binary", metavar="EXE", help="the profiled executable (map synthesised from it)")
-    g.add_argument("--load-base", type=lambda s: int(s, 0), default=0, metavar="ADDR",
-                   help="load address of a PIE --binary (default 0)")
-    g.add_argument("--pid", type=cli.positive_int, default=1, help="pid given to the imported process (default 1)")
+    g.add_argument(
+        "--maps", metavar="FILE", help="memory map of the profiled process (/proc/PID/maps)"
+    )
+    g.add_argument(
+        "--binary", metavar="EXE", help="the profiled executable (map synthesised from it)"
+    )
+    g.add_argument(
+        "--load-base",
+        type=lambda s: int(s, 0),
+        default=0,
+        metavar="ADDR",
+        help="load address of a PIE --binary (default 0)",
+    )
+    g.add_argument(
+        "--pid",
+        type=cli.positive_int,
+        default=1,
+        help="pid given to the imported process (default 1)",
+    )
     m = p.add_argument_group("merge")
-    m.add_argument("--merge", metavar="TIMELINE.csv", help="merge this meter timeline into PROFILE")
-    m.add_argument("--time", choices=("auto", "epoch", "relative"), default="auto",
-                   help="timeline times: seconds since 1970 or since the start of sampling")
-    m.add_argument("--time-offset", type=float, default=0.0, metavar="S",
-                   help="add S seconds to the timeline's times (meter clock skew)")
-    m.add_argument("--column", metavar="NAME", help="value column (default: first power*, else current*)")
-    m.add_argument("--voltage", type=float, metavar="V", help="supply voltage for a current timeline")
+    m.add_argument(
+        "--merge", metavar="TIMELINE.csv", help="merge this meter timeline into PROFILE"
+    )
+    m.add_argument(
+        "--time",
+        choices=("auto", "epoch", "relative"),
+        default="auto",
+        help="timeline times: seconds since 1970 or since the start of sampling",
+    )
+    m.add_argument(
+        "--time-offset",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="add S seconds to the timeline's times (meter clock skew)",
+    )
+    m.add_argument(
+        "--column", metavar="NAME", help="value column (default: first power*, else current*)"
+    )
+    m.add_argument(
+        "--voltage", type=float, metavar="V", help="supply voltage for a current timeline"
+    )
     m.add_argument("--name", default="meter", help="channel name (default meter)")
     return p.parse_args(argv)
 
@@ -77,11 +111,15 @@ def normalized(heading):
 
 def lynsyn_layout(tab):
     if not tab.header:
-        raise cli.SamplerError("%s: no header row (expected e.g. time;current1;voltage1;power1;pc1;pc2)" % tab.path)
+        raise cli.SamplerError(
+            "%s: no header row (expected e.g. time;current1;voltage1;power1;pc1;pc2)" % tab.path
+        )
     names = [normalized(h) for h in tab.header]
     tcol = next((i for i, h in enumerate(names) if h.startswith("time")), None)
     if tcol is None:
-        raise cli.SamplerError("%s: no time column in the header %r (name it time)" % (tab.path, ";".join(tab.header)))
+        raise cli.SamplerError(
+            "%s: no time column in the header %r (name it time)" % (tab.path, ";".join(tab.header))
+        )
     sensors, pcs = {}, []
     for i, h in enumerate(names):
         m = SENSOR_RE.match(h)
@@ -103,14 +141,41 @@ def sensor_channels(tab, sensors):
         if "power" in cols:
             power = tab.floats(cols["power"], "power%d" % n)
         elif "current" in cols and "voltage" in cols:
-            power = [i * v for i, v in zip(tab.floats(cols["current"], what), tab.floats(cols["voltage"], what))]
+            power = [
+                i * v
+                for i, v in zip(
+                    tab.floats(cols["current"], what), tab.floats(cols["voltage"], what)
+                )
+            ]
         else:
             kind = "current" if "current" in cols else "voltage"
-            out.append(({"name": "sensor%d" % n, "source": "lynsyn", "unit": "A" if kind == "current" else "V",
-                         "scale": 1, "kind": kind, "scope": "sample"}, ("reading", tab.floats(cols[kind], what))))
+            out.append(
+                (
+                    {
+                        "name": "sensor%d" % n,
+                        "source": "lynsyn",
+                        "unit": "A" if kind == "current" else "V",
+                        "scale": 1,
+                        "kind": kind,
+                        "scope": "sample",
+                    },
+                    ("reading", tab.floats(cols[kind], what)),
+                )
+            )
             continue
-        out.append(({"name": "sensor%d" % n, "source": "lynsyn", "unit": "J", "scale": 1, "kind": "energy",
-                     "scope": "sample"}, ("power", power)))
+        out.append(
+            (
+                {
+                    "name": "sensor%d" % n,
+                    "source": "lynsyn",
+                    "unit": "J",
+                    "scale": 1,
+                    "kind": "energy",
+                    "scope": "sample",
+                },
+                ("power", power),
+            )
+        )
     return out
 
 
@@ -118,20 +183,36 @@ def parse_pc(text, tab, row):
     try:
         return int(text, 16)
     except ValueError:
-        raise cli.SamplerError("%s:%d: PC %r is not hexadecimal" % (tab.path, tab.lines[row], text[:30]))
+        raise cli.SamplerError(
+            "%s:%d: PC %r is not hexadecimal" % (tab.path, tab.lines[row], text[:30])
+        )
 
 
 def host_fields(arch, realtime_ns, hz, extra):
-    return [("hostname", "imported"), ("os_release", ""), ("os_version", ""), ("arch", arch),
-            ("cpu_desc", extra), ("cpu_id", ""), ("nr_cpus_online", 0), ("nr_cpus_avail", 0),
-            ("total_mem_kb", 0), ("sampler_version", VERSION), ("cmdline", " ".join([PROG] + sys.argv[1:])),
-            ("realtime_ns", realtime_ns), ("monotonic_ns", START_NS), ("start_ns", START_NS),
-            ("target_hz", format_number(hz))]
+    return [
+        ("hostname", "imported"),
+        ("os_release", ""),
+        ("os_version", ""),
+        ("arch", arch),
+        ("cpu_desc", extra),
+        ("cpu_id", ""),
+        ("nr_cpus_online", 0),
+        ("nr_cpus_avail", 0),
+        ("total_mem_kb", 0),
+        ("sampler_version", VERSION),
+        ("cmdline", " ".join([PROG] + sys.argv[1:])),
+        ("realtime_ns", realtime_ns),
+        ("monotonic_ns", START_NS),
+        ("start_ns", START_NS),
+        ("target_hz", format_number(hz)),
+    ]
 
 
 def import_lynsyn(args):
     if not args.maps and not args.binary:
-        raise cli.SamplerError("give --maps FILE or --binary EXE (PCs need a memory map to become functions)")
+        raise cli.SamplerError(
+            "give --maps FILE or --binary EXE (PCs need a memory map to become functions)"
+        )
     tab = meter.Table(args.input)
     tcol, sensors, pcs = lynsyn_layout(tab)
     times = tab.floats(tcol, "time")
@@ -162,21 +243,45 @@ def write_lynsyn(b, args, tab, times, maps, arch, channels, pcs):
     hz = (len(times) - 1) / duration if duration > 0 else 0
     pid = args.pid
     tids = [pid + k for k in range(len(pcs))]
-    comm = os.path.basename(args.binary or next((m["path"] for m in maps if m["path"]), "imported"))[:15]
-    b.write(format_line("host", host_fields(arch, realtime, hz, "imported from Lynsyn CSV %s"
-                                            % os.path.basename(args.input))))
+    comm = os.path.basename(
+        args.binary or next((m["path"] for m in maps if m["path"]), "imported")
+    )[:15]
+    b.write(
+        format_line(
+            "host",
+            host_fields(
+                arch, realtime, hz, "imported from Lynsyn CSV %s" % os.path.basename(args.input)
+            ),
+        )
+    )
     for fields, _ in channels:
         b.write(format_line("channel", fields))
     b.write(format_line("process", [("pid", pid), ("ppid", 0), ("time", START_NS)]))
-    b.write(format_line("exec", [("pid", pid), ("time", START_NS), ("comm", comm),
-                                 ("argv", args.binary or comm)]))
+    b.write(
+        format_line(
+            "exec",
+            [("pid", pid), ("time", START_NS), ("comm", comm), ("argv", args.binary or comm)],
+        )
+    )
     for tid in tids:
         b.write(format_line("thread", [("tid", tid), ("pid", pid), ("time", START_NS)]))
     for m in maps:
-        b.write(format_line("map", [("pid", pid), ("time", START_NS), ("start", "0x%x" % m["start"]),
-                                    ("len", "0x%x" % m["len"]), ("pgoff", "0x%x" % m["pgoff"]),
-                                    ("dev", m["dev"]), ("inode", m["inode"]), ("prot", m["prot"]),
-                                    ("path", m["path"])]))
+        b.write(
+            format_line(
+                "map",
+                [
+                    ("pid", pid),
+                    ("time", START_NS),
+                    ("start", "0x%x" % m["start"]),
+                    ("len", "0x%x" % m["len"]),
+                    ("pgoff", "0x%x" % m["pgoff"]),
+                    ("dev", m["dev"]),
+                    ("inode", m["inode"]),
+                    ("prot", m["prot"]),
+                    ("path", m["path"]),
+                ],
+            )
+        )
     totals = [0.0] * len(channels)
     now = START_NS - 1
     for i, t in enumerate(times):
@@ -194,18 +299,40 @@ def write_lynsyn(b, args, tab, times, maps, arch, channels, pcs):
         b.write("sample time=%d nthreads=%d values=%s\n" % (now, len(tids), ",".join(values)))
         cpu = now - START_NS
         for tid, col in zip(tids, pcs):
-            b.write("ts tid=%d pid=%d pc=0x%x cpu=%d\n" % (tid, pid, parse_pc(tab.rows[i][col], tab, i), cpu))
+            b.write(
+                "ts tid=%d pid=%d pc=0x%x cpu=%d\n"
+                % (tid, pid, parse_pc(tab.rows[i][col], tab, i), cpu)
+            )
     end = max(now, START_NS + int(round(duration * 1e9)))
     for tid in tids[1:] + tids[:1]:
-        b.write(format_line("exit", [("tid", tid), ("pid", pid), ("time", end), ("whole", int(tid == pid))]))
-    b.write(format_line("stats", [("wall", end - START_NS), ("latency", 0), ("samples", len(times)),
-                                  ("thread_samples", len(times) * len(tids)), ("missed", 0), ("missing", 0),
-                                  ("signals", 0), ("threads", len(tids)), ("processes", 1), ("exit", 0),
-                                  ("totals", ",".join(format_number(v) for v in totals))]))
+        b.write(
+            format_line(
+                "exit", [("tid", tid), ("pid", pid), ("time", end), ("whole", int(tid == pid))]
+            )
+        )
+    b.write(
+        format_line(
+            "stats",
+            [
+                ("wall", end - START_NS),
+                ("latency", 0),
+                ("samples", len(times)),
+                ("thread_samples", len(times) * len(tids)),
+                ("missed", 0),
+                ("missing", 0),
+                ("signals", 0),
+                ("threads", len(tids)),
+                ("processes", 1),
+                ("exit", 0),
+                ("totals", ",".join(format_number(v) for v in totals)),
+            ],
+        )
+    )
     return totals
 
 
 # ---- (b) merge a meter timeline ------------------------------------------
+
 
 def read_timeline(args):
     tab = meter.Table(args.merge)
@@ -214,14 +341,18 @@ def read_timeline(args):
     if args.column:
         vcol = tab.column(args.column.lower())
         if vcol is None:
-            raise cli.SamplerError("%s: no column %r (columns: %s)" % (tab.path, args.column, ",".join(header)))
+            raise cli.SamplerError(
+                "%s: no column %r (columns: %s)" % (tab.path, args.column, ",".join(header))
+            )
     else:
         vcol = next((i for i, h in enumerate(header) if h.startswith("power")), None)
         if vcol is None:
             vcol = next((i for i, h in enumerate(header) if h.startswith("current")), None)
         if vcol is None:
             if header and len(header) > 2:
-                raise cli.SamplerError("%s: no power* or current* column (name one with --column)" % tab.path)
+                raise cli.SamplerError(
+                    "%s: no power* or current* column (name one with --column)" % tab.path
+                )
             vcol = 1 if tcol == 0 else 0
     if vcol >= len(tab.rows[0]):
         raise cli.SamplerError("%s: one column only (expected time and power)" % tab.path)
@@ -236,7 +367,9 @@ def read_timeline(args):
         elif args.voltage is not None:
             values = [i * args.voltage for i in values]
         else:
-            raise cli.SamplerError("%s: a current timeline needs a voltage column or --voltage V" % tab.path)
+            raise cli.SamplerError(
+                "%s: a current timeline needs a voltage column or --voltage V" % tab.path
+            )
     elif args.voltage is not None and not name.startswith("power"):
         values = [i * args.voltage for i in values]
     mode = args.time
@@ -269,8 +402,17 @@ class Merger:
         return (mono_ns - int(h.get("start_ns", 0))) * 1e-9
 
     def channel_line(self):
-        return format_line("channel", [("name", self.args.name), ("source", "import"), ("unit", "J"),
-                                       ("scale", 1), ("kind", "energy"), ("scope", "sample")])
+        return format_line(
+            "channel",
+            [
+                ("name", self.args.name),
+                ("source", "import"),
+                ("unit", "J"),
+                ("scale", 1),
+                ("kind", "energy"),
+                ("scope", "sample"),
+            ],
+        )
 
     def place_channel(self, out):
         """Called at the first line after the channel lines."""
@@ -281,10 +423,12 @@ class Merger:
         if self.args.name in names and scopes[names.index(self.args.name)] == "sample":
             self.replace = True
             self.channel_at = names.index(self.args.name)
-            self.sample_index = scopes[:self.channel_at].count("sample")
+            self.sample_index = scopes[: self.channel_at].count("sample")
             return
         if len(self.channels) >= 64:
-            raise cli.SamplerError("%s has 64 channels already (merge into a profile with fewer)" % self.args.input)
+            raise cli.SamplerError(
+                "%s has 64 channels already (merge into a profile with fewer)" % self.args.input
+            )
         self.sample_index = scopes.count("sample")
         self.channel_at = len(self.channels)
         self.channels.append((self.args.name, "sample"))
@@ -367,15 +511,20 @@ def merge(args):
         if merger.samples == 0:
             raise cli.SamplerError("%s holds no samples to merge into" % args.input)
         if merger.missing == merger.samples:
-            raise cli.SamplerError("the timeline %s does not overlap the profile in time "
-                                   "(check --time, --time-offset)" % args.merge)
+            raise cli.SamplerError(
+                "the timeline %s does not overlap the profile in time "
+                "(check --time, --time-offset)" % args.merge
+            )
     except BaseException:
         builder.abort()
         raise
     builder.finish()
     if merger.missing:
-        cli.warn(PROG, "%d of %d samples lie outside the timeline (their energy is missing)"
-                 % (merger.missing, merger.samples))
+        cli.warn(
+            PROG,
+            "%d of %d samples lie outside the timeline (their energy is missing)"
+            % (merger.missing, merger.samples),
+        )
     return merger.total
 
 

@@ -29,36 +29,58 @@ compressed)."""
 
 
 def parse_args(argv):
-    p = cli.Parser(prog=PROG, description=DESCRIPTION,
-                   formatter_class=cli.argparse.RawDescriptionHelpFormatter)
+    p = cli.Parser(
+        prog=PROG,
+        description=DESCRIPTION,
+        formatter_class=cli.argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("profiles", nargs="+", metavar="PROFILE")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf"
+    )
     p.add_argument("--kind", choices=("timeline", "bars", "violin"), default="timeline")
-    p.add_argument("--top", type=cli.positive_int, default=8, metavar="N",
-                   help="number of functions shown (default 8)")
-    p.add_argument("--bins", type=cli.positive_int, default=100, metavar="N",
-                   help="time bins of the function band (default 100)")
+    p.add_argument(
+        "--top",
+        type=cli.positive_int,
+        default=8,
+        metavar="N",
+        help="number of functions shown (default 8)",
+    )
+    p.add_argument(
+        "--bins",
+        type=cli.positive_int,
+        default=100,
+        metavar="N",
+        help="time bins of the function band (default 100)",
+    )
     p.add_argument("--title", help="plot title (default: the profiled command)")
     cli.add_cache_option(p)
     args = p.parse_args(argv)
     name = args.output[:-4] if args.output.endswith(".bz2") else args.output
     args.format = os.path.splitext(name)[1].lstrip(".").lower()
     if args.format not in FORMATS:
-        raise cli.SamplerError("%s: unknown image format (name it .png, .svg or .pdf)" % args.output)
+        raise cli.SamplerError(
+            "%s: unknown image format (name it .png, .svg or .pdf)" % args.output
+        )
     if args.kind == "timeline" and len(args.profiles) != 1:
-        raise cli.SamplerError("--kind timeline takes one PROFILE (use --kind bars or violin for several)")
+        raise cli.SamplerError(
+            "--kind timeline takes one PROFILE (use --kind bars or violin for several)"
+        )
     return args
 
 
 def pyplot():
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (searchable)
         import matplotlib.pyplot as plt
     except ImportError:
-        raise cli.SamplerError("matplotlib is not available to %s (apt-get install python3-matplotlib)"
-                               % sys.executable)
+        raise cli.SamplerError(
+            "matplotlib is not available to %s (apt-get install python3-matplotlib)"
+            % sys.executable
+        )
     return plt
 
 
@@ -72,6 +94,7 @@ def command_of(profile_or_run):
 
 # ---- timeline ------------------------------------------------------------
 
+
 class Timeline:
     """Per-sample series of one profile (numpy arrays, one value per sample)
     and the function of every thread-sample."""
@@ -81,7 +104,7 @@ class Timeline:
         self.energy = prof.channels_of(csvprof.ENERGY_LIKE)
         self.counters = prof.channels_of(("counter",))
         self.name_field = "symbol" if prof.symbol_col is not None else "pc"
-        self.names = []         # function names (escaped bytes), by id
+        self.names = []  # function names (escaped bytes), by id
         self._ids = {}
         self._parts = {"time": [], "wall": [], "sample": [], "func": []}
         self._power = [[] for _ in self.energy]
@@ -184,14 +207,15 @@ def function_band(tl, top, nbins):
     slot = np.full(len(tl.names), len(hot))
     slot[hot] = np.arange(len(hot))
     b, xs = tl.bins(nbins)
-    counts = np.bincount(slot[tl.func] * nbins + b[tl.sample],
-                         minlength=(len(hot) + 1) * nbins).reshape(len(hot) + 1, nbins)
+    counts = np.bincount(
+        slot[tl.func] * nbins + b[tl.sample], minlength=(len(hot) + 1) * nbins
+    ).reshape(len(hot) + 1, nbins)
     sums = counts.sum(axis=0)
     shares = 100.0 * counts / np.where(sums > 0, sums, 1)
     labels = [unescape(tl.names[h]) for h in hot]
     if shares[-1].any():
         labels.append("other")
-    return xs, labels, shares[:len(labels)]
+    return xs, labels, shares[: len(labels)]
 
 
 def legend(ax, artists, labels, **kw):
@@ -204,8 +228,14 @@ def plot_timeline(args, plt):
     tl = read_timeline(args.profiles[0])
     npanels = (1 if tl.energy else 0) + len(tl.counters) + 1
     heights = [2] * (npanels - 1) + [3]
-    fig, axes = plt.subplots(npanels, 1, sharex=True, figsize=(10, 2.2 * npanels + 1.5),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig, axes = plt.subplots(
+        npanels,
+        1,
+        sharex=True,
+        figsize=(10, 2.2 * npanels + 1.5),
+        gridspec_kw={"height_ratios": heights},
+        squeeze=False,
+    )
     axes = [a[0] for a in axes]
     line_bins = min(tl.count, 1000)
     i = 0
@@ -237,25 +267,30 @@ def plot_timeline(args, plt):
     ax.set_ylabel("share of samples (%)")
     ax.set_xlabel("time since start (s)")
     ax.set_title("Hottest functions (share of thread-samples per time bin)")
-    legend(ax, bands, [short(name) for name in labels], loc="center left",
-           bbox_to_anchor=(1.0, 0.5))
+    legend(
+        ax, bands, [short(name) for name in labels], loc="center left", bbox_to_anchor=(1.0, 0.5)
+    )
     fig.suptitle(args.title or "sampler profile: %s" % command_of(tl.prof))
     return fig
 
 
 def short(name, width=40):
-    return name if len(name) <= width else name[:width - 1] + "…"
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 # ---- distributions across runs -------------------------------------------
+
 
 def labels_of(rows):
     """Function names, with the DSO where a name occurs twice ([unknown], main)."""
     count = {}
     for r in rows:
         count[r["name"]] = count.get(r["name"], 0) + 1
-    return [short(r["name"], 30) + (" (%s)" % os.path.basename(r["dso"]) if count[r["name"]] > 1 else "")
-            for r in rows]
+    return [
+        short(r["name"], 30)
+        + (" (%s)" % os.path.basename(r["dso"]) if count[r["name"]] > 1 else "")
+        for r in rows
+    ]
 
 
 def plot_distribution(args, plt):
@@ -269,11 +304,12 @@ def plot_distribution(args, plt):
         ch = runs[0].energy[0]["name"]
         quantities.append((ch + "_J", "%s energy (J)" % ch))
     nrows = min(args.top, len(every))
-    fig, axes = plt.subplots(1, len(quantities), figsize=(6 * len(quantities), 1.2 + 0.45 * nrows + 1),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(quantities), figsize=(6 * len(quantities), 1.2 + 0.45 * nrows + 1), squeeze=False
+    )
     for ax, (field, label) in zip(axes[0], quantities):
         # each panel shows the top functions by its own quantity, largest first
-        rows = sorted(every, key=lambda r: (-_number(r[field]), r["name"]))[:args.top]
+        rows = sorted(every, key=lambda r: (-_number(r[field]), r["name"]))[: args.top]
         data = [[lk.get((r["name"], r["dso"]), {}).get(field, 0.0) for lk in lookup] for r in rows]
         pos = list(range(len(rows)))[::-1]
         if args.kind == "violin" and len(runs) > 1:
@@ -281,8 +317,13 @@ def plot_distribution(args, plt):
         else:
             means = [sum(d) / len(d) for d in data]
             sds = [metrics.stats.mean_sd(d)[1] or 0.0 for d in data]
-            bars = ax.barh(pos, means, xerr=sds if len(runs) > 1 else None, capsize=3,
-                           color="tab:blue" if field == "cpu_s" else "tab:orange")
+            bars = ax.barh(
+                pos,
+                means,
+                xerr=sds if len(runs) > 1 else None,
+                capsize=3,
+                color="tab:blue" if field == "cpu_s" else "tab:orange",
+            )
             legend(ax, [bars], ["mean of %d run(s)" % len(runs)], loc="lower right")
         ax.set_yticks(pos)
         ax.set_yticklabels(labels_of(rows))
@@ -311,8 +352,10 @@ def save(fig, args, plt):
             f.write(data)
         os.replace(tmp, args.output)
     except OSError as e:
-        raise cli.SamplerError("cannot write %s: %s (check the directory exists and is writable)"
-                               % (args.output, e.strerror))
+        raise cli.SamplerError(
+            "cannot write %s: %s (check the directory exists and is writable)"
+            % (args.output, e.strerror)
+        )
 
 
 def run(argv):

@@ -29,19 +29,38 @@ per profile content under ~/.cache/sampler/report (--no-cache to skip)."""
 
 
 def parse_args(argv):
-    p = cli.Parser(prog=PROG, description=DESCRIPTION,
-                   formatter_class=cli.argparse.RawDescriptionHelpFormatter)
+    p = cli.Parser(
+        prog=PROG,
+        description=DESCRIPTION,
+        formatter_class=cli.argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("profiles", nargs="+", metavar="PROFILE")
-    p.add_argument("--by", choices=agg.BY_KINDS, default="function", help="group by (default function)")
-    p.add_argument("--min-share", type=cli.percent, default=0.0, metavar="PCT",
-                   help="hide rows whose sample, CPU-time and energy shares are all below PCT %%")
+    p.add_argument(
+        "--by", choices=agg.BY_KINDS, default="function", help="group by (default function)"
+    )
+    p.add_argument(
+        "--min-share",
+        type=cli.percent,
+        default=0.0,
+        metavar="PCT",
+        help="hide rows whose sample, CPU-time and energy shares are all below PCT %%",
+    )
     p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
-    p.add_argument("--sort", default="samples", metavar="KEY",
-                   help="samples (default), cpu, energy, power, name, or a column name of --csv "
-                        "such as package-0_J (numbers sort descending)")
+    p.add_argument(
+        "--sort",
+        default="samples",
+        metavar="KEY",
+        help="samples (default), cpu, energy, power, name, or a column name of --csv "
+        "such as package-0_J (numbers sort descending)",
+    )
     cli.add_table_options(p)
-    p.add_argument("--confidence", type=cli.confidence, default=0.95, metavar="LEVEL",
-                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument(
+        "--confidence",
+        type=cli.confidence,
+        default=0.95,
+        metavar="LEVEL",
+        help="confidence level of the intervals (default 0.95)",
+    )
     return p.parse_args(argv)
 
 
@@ -60,39 +79,58 @@ def sort_rows(rows, key, runs):
         known += [f for f in rows[0] if f not in known and f not in ("name", "dso", "_var")]
         known = ", ".join(known)
         raise cli.SamplerError("unknown sort key %r (use one of: %s)" % (key, known))
-    rows.sort(key=lambda r: (-(r[field] if r[field] == r[field] and r[field] is not None else -1e300),
-                             r["name"]))
+    rows.sort(
+        key=lambda r: (
+            -(r[field] if r[field] == r[field] and r[field] is not None else -1e300),
+            r["name"],
+        )
+    )
     return rows
 
 
 def filter_rows(rows, args, runs):
     shares = ["share", "cpu_share"] + [c + "_share" for c in runs[0].channel_names()]
     kept = [r for r in rows if max(r[s] for s in shares) >= args.min_share]
-    return kept[:args.top] if args.top else kept
+    return kept[: args.top] if args.top else kept
 
 
 def fields_of(runs, by, several):
     energy, readings, counters = metrics.channel_fields(runs)
     fields = ["name"] + (["dso"] if by == "function" else [])
-    fields += ["samples", "share", "share_lo", "share_hi", "cpu_s", "cpu_share", "cpu_share_lo", "cpu_share_hi"]
+    fields += [
+        "samples",
+        "share",
+        "share_lo",
+        "share_hi",
+        "cpu_s",
+        "cpu_share",
+        "cpu_share_lo",
+        "cpu_share_hi",
+    ]
     for ch in energy:
         n = ch["name"]
         fields += [n + "_J", n + "_share", n + "_share_lo", n + "_share_hi", n + "_W"]
     fields += ["%s_%s" % (ch["name"], ch["unit"]) for ch in readings]
     fields += [ch["name"] for ch in counters]
     if several:
-        fields += [f + "_sd" for f in fields if f not in ("name", "dso") and not f.endswith(("_lo", "_hi"))]
+        fields += [
+            f + "_sd"
+            for f in fields
+            if f not in ("name", "dso") and not f.endswith(("_lo", "_hi"))
+        ]
     return fields
 
 
 def _pm(field, fmt, several):
     """Format "mean" or "mean±sd" for several runs."""
+
     def show(row):
         text = fmt % row[field]
         sd = row.get(field + "_sd")
         if several and sd is not None:
             text += "±" + (fmt % sd).strip()
         return text
+
     return show
 
 
@@ -105,18 +143,22 @@ def text_columns(runs, by, several, confidence):
     ci = "%g%%ci" % (100 * confidence)
     heading = {"function": "function", "dso": "dso", "thread": "thread", "process": "process"}[by]
     cols = [("name", heading, "%s")]
-    cols += [("samples", "samples", _pm("samples", "%.0f", several)),
-             ("share", "share%", _pm("share", "%.1f", several)),
-             ("share_lo", ci, _ci("share_lo", "share_hi")),
-             ("cpu_s", "cpu s", _pm("cpu_s", "%.3f", several)),
-             ("cpu_share", "cpu%", _pm("cpu_share", "%.1f", several))]
+    cols += [
+        ("samples", "samples", _pm("samples", "%.0f", several)),
+        ("share", "share%", _pm("share", "%.1f", several)),
+        ("share_lo", ci, _ci("share_lo", "share_hi")),
+        ("cpu_s", "cpu s", _pm("cpu_s", "%.3f", several)),
+        ("cpu_share", "cpu%", _pm("cpu_share", "%.1f", several)),
+    ]
     for ch in energy:
         n = ch["name"]
         tag = (n + " ") if len(energy) > 1 else ""  # one channel: its name heads the J column only
-        cols += [(n + "_J", n + " J", _pm(n + "_J", "%.3f", several)),
-                 (n + "_share", tag + "E%", _pm(n + "_share", "%.1f", several)),
-                 (n + "_share_lo", tag + "E" + ci, _ci(n + "_share_lo", n + "_share_hi")),
-                 (n + "_W", tag + "W", _pm(n + "_W", "%.2f", several))]
+        cols += [
+            (n + "_J", n + " J", _pm(n + "_J", "%.3f", several)),
+            (n + "_share", tag + "E%", _pm(n + "_share", "%.1f", several)),
+            (n + "_share_lo", tag + "E" + ci, _ci(n + "_share_lo", n + "_share_hi")),
+            (n + "_W", tag + "W", _pm(n + "_W", "%.2f", several)),
+        ]
     for ch in readings:
         f = "%s_%s" % (ch["name"], ch["unit"])
         cols.append((f, "%s %s" % (ch["name"], ch["unit"]), _pm(f, "%.3f", several)))
@@ -131,15 +173,27 @@ def header_lines(runs, args):
     lines = []
     for run in runs:
         st = run.stats
-        wall = ("wall %.3f s" % (float(st["wall"]) * 1e-9) if st.get("wall")
-                else "truncated (no end statistics)")
-        lines.append("# %s: %d samples, %d thread-samples, %s, host %s"
-                     % (run.path, run.samples, sum(a[agg.N] for a in run.keys.values()), wall,
-                        run.host.get("hostname", "?")))
+        wall = (
+            "wall %.3f s" % (float(st["wall"]) * 1e-9)
+            if st.get("wall")
+            else "truncated (no end statistics)"
+        )
+        lines.append(
+            "# %s: %d samples, %d thread-samples, %s, host %s"
+            % (
+                run.path,
+                run.samples,
+                sum(a[agg.N] for a in run.keys.values()),
+                wall,
+                run.host.get("hostname", "?"),
+            )
+        )
     if len(runs) > 1:
         lines.append("# %d runs aggregated: values are means, ±sd across runs" % len(runs))
-    lines.append("# share intervals: %g%% (Wilson for samples, ratio estimator for energy)"
-                 % (100 * args.confidence))
+    lines.append(
+        "# share intervals: %g%% (Wilson for samples, ratio estimator for energy)"
+        % (100 * args.confidence)
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -151,14 +205,25 @@ def run(argv):
     rows = metrics.rows(runs, args.by, args.confidence)
     rows = filter_rows(sort_rows(rows, args.sort, runs), args, runs)
     fields = fields_of(runs, args.by, several)
-    table.emit(args, fields, rows,
-               lambda: {"profiles": args.profiles, "runs": len(runs), "by": args.by,
-                        "confidence": args.confidence,
-                        "channels": runs[0].energy + runs[0].readings + runs[0].counters,
-                        "total": table.clean_nan(metrics.total_row(runs))},
-               lambda: header_lines(runs, args) +
-               table.text(text_columns(runs, args.by, several, args.confidence), rows,
-                          footer=metrics.total_row(runs)))
+    table.emit(
+        args,
+        fields,
+        rows,
+        lambda: {
+            "profiles": args.profiles,
+            "runs": len(runs),
+            "by": args.by,
+            "confidence": args.confidence,
+            "channels": runs[0].energy + runs[0].readings + runs[0].counters,
+            "total": table.clean_nan(metrics.total_row(runs)),
+        },
+        lambda: header_lines(runs, args)
+        + table.text(
+            text_columns(runs, args.by, several, args.confidence),
+            rows,
+            footer=metrics.total_row(runs),
+        ),
+    )
     return 0
 
 

@@ -35,15 +35,24 @@ from .cli import SamplerError, warn
 from .textview import parse_fields, split_words, to_text, unescape
 
 MAGICS = {"# sampler csv v1": 1, "# sampler csv v2": 2}
-FIXED = {1: ("time_ns", "pid", "tid", "pc", "cpu_delta_ns", "wall_delta_ns"),
-         2: ("time_ns", "pid", "tid", "kind", "pc", "cpu_delta_ns", "wall_delta_ns")}
-ENERGY_LIKE = ("energy", "power")   # channels that give energy per function
-READINGS = ("current", "voltage")   # channels reported as mean readings
-BLOCK = 4 << 20                     # bytes of CSV text parsed at once
-LINE_MAX = 16 << 20                 # a longer line is damage, not data
-NAME_WIDTH = 64                     # first guess of the dso/symbol width (grows)
-_TYPES = {"time_ns": "i8", "pid": "i8", "tid": "i8", "kind": "S8", "pc": "S24",
-          "cpu_delta_ns": "f8", "wall_delta_ns": "f8"}
+FIXED = {
+    1: ("time_ns", "pid", "tid", "pc", "cpu_delta_ns", "wall_delta_ns"),
+    2: ("time_ns", "pid", "tid", "kind", "pc", "cpu_delta_ns", "wall_delta_ns"),
+}
+ENERGY_LIKE = ("energy", "power")  # channels that give energy per function
+READINGS = ("current", "voltage")  # channels reported as mean readings
+BLOCK = 4 << 20  # bytes of CSV text parsed at once
+LINE_MAX = 16 << 20  # a longer line is damage, not data
+NAME_WIDTH = 64  # first guess of the dso/symbol width (grows)
+_TYPES = {
+    "time_ns": "i8",
+    "pid": "i8",
+    "tid": "i8",
+    "kind": "S8",
+    "pc": "S24",
+    "cpu_delta_ns": "f8",
+    "wall_delta_ns": "f8",
+}
 
 
 class Channel:
@@ -53,14 +62,15 @@ class Channel:
             self.name = fields["name"]
             self.scale = float(fields.get("scale", "1") or 1)
         except (KeyError, ValueError):
-            raise SamplerError("%s: bad channel line (re-export it with a matching sampler-export)"
-                               % path)
+            raise SamplerError(
+                "%s: bad channel line (re-export it with a matching sampler-export)" % path
+            )
         self.source = fields.get("source", "")
         self.unit = fields.get("unit", "")
         self.kind = fields.get("kind", "")
         self.scope = fields.get("scope", "sample")
-        self.column = None      # index in the row
-        self.field = None       # field name in the record arrays
+        self.column = None  # index in the row
+        self.field = None  # field name in the record arrays
 
     @property
     def si_unit(self):
@@ -105,8 +115,10 @@ class Profile:
     def _readline(self):
         line = self._f.readline(LINE_MAX + 1)
         if len(line) > LINE_MAX:
-            self._bad("line %d is longer than %d MiB (the file is damaged)"
-                      % (self._line + 1, LINE_MAX >> 20))
+            self._bad(
+                "line %d is longer than %d MiB (the file is damaged)"
+                % (self._line + 1, LINE_MAX >> 20)
+            )
         if line:
             self._line += 1
         return line
@@ -117,8 +129,10 @@ class Profile:
         self.version = MAGICS.get(magic)
         if self.version is None:
             self._finish_export()
-            self._bad("not a sampler profile or sampler CSV (first line %r; expected %r)"
-                      % (magic[:40], "# sampler csv v2"))
+            self._bad(
+                "not a sampler profile or sampler CSV (first line %r; expected %r)"
+                % (magic[:40], "# sampler csv v2")
+            )
         while True:
             line = self._readline()
             if not line:
@@ -151,16 +165,20 @@ class Profile:
 
     def _set_header(self, row):
         fixed = FIXED[self.version]
-        if tuple(row[:len(fixed)]) != fixed:
-            self._bad("wrong columns %r (expected %s,...)"
-                      % (",".join(row[:len(fixed)])[:60], ",".join(fixed)))
-        row = [unescape(c) for c in row]    # names are %-escaped like the comments
+        if tuple(row[: len(fixed)]) != fixed:
+            self._bad(
+                "wrong columns %r (expected %s,...)"
+                % (",".join(row[: len(fixed)])[:60], ",".join(fixed))
+            )
+        row = [unescape(c) for c in row]  # names are %-escaped like the comments
         self.header = row
         self.col = {name: i for i, name in enumerate(row)}
         for k, ch in enumerate(self.channels):
             if ch.name not in self.col:
-                self._bad("channel %r has no column (the header and the channel lines disagree)"
-                          % ch.name)
+                self._bad(
+                    "channel %r has no column (the header and the channel lines disagree)"
+                    % ch.name
+                )
             ch.column = self.col[ch.name]
             ch.field = "c%d" % k
         self.dso_col = self.col.get("dso")
@@ -207,8 +225,10 @@ class Profile:
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
                     if len(data) > LINE_MAX:
-                        self._bad("line %d is longer than %d MiB (the file is damaged)"
-                                  % (self._line + 1, LINE_MAX >> 20))
+                        self._bad(
+                            "line %d is longer than %d MiB (the file is damaged)"
+                            % (self._line + 1, LINE_MAX >> 20)
+                        )
                     carry = data
                     continue
                 data, carry = data[:cut], data[cut:]
@@ -245,15 +265,21 @@ class Profile:
             return None
         while True:
             try:
-                arr = np.loadtxt(io.BytesIO(text), dtype=self._dtype, delimiter=",", comments=None,
-                                 encoding="latin-1", ndmin=1)
+                arr = np.loadtxt(
+                    io.BytesIO(text),
+                    dtype=self._dtype,
+                    delimiter=",",
+                    comments=None,
+                    encoding="latin-1",
+                    ndmin=1,
+                )
             except ValueError:
                 self._diagnose(data, first_line)
                 raise
             if not self._names_cut(arr):
                 self._line += len(arr)  # (+ the comment lines, counted as taken)
                 return arr
-            self._width *= 4        # a longer name than any so far: parse again, wider
+            self._width *= 4  # a longer name than any so far: parse again, wider
             self._dtype = self._make_dtype()
 
     def _names_cut(self, arr):
@@ -283,8 +309,10 @@ class Profile:
                 continue
             cells = line.split(b",")
             if len(cells) != width:
-                self._bad("line %d: %d fields, expected %d (the file is damaged)"
-                          % (n, len(cells), width))
+                self._bad(
+                    "line %d: %d fields, expected %d (the file is damaged)"
+                    % (n, len(cells), width)
+                )
             for i, cell in enumerate(cells):
                 kind = self._dtype[i].kind
                 if kind not in "if" or (kind == "f" and cell in (b"", b"nan")):
@@ -292,10 +320,14 @@ class Profile:
                 try:
                     int(cell) if kind == "i" else float(cell)
                 except ValueError:
-                    self._bad("line %d: bad number %r in column %s (the file is damaged)"
-                              % (n, to_text(cell[:30]), self.header[i]))
-        self._bad("lines %d-%d: unreadable rows (the file is damaged)"
-                  % (first_line, first_line + data.count(b"\n")))
+                    self._bad(
+                        "line %d: bad number %r in column %s (the file is damaged)"
+                        % (n, to_text(cell[:30]), self.header[i])
+                    )
+        self._bad(
+            "lines %d-%d: unreadable rows (the file is damaged)"
+            % (first_line, first_line + data.count(b"\n"))
+        )
 
     def _finish_export(self):
         if self._proc is not None:
@@ -303,8 +335,10 @@ class Profile:
             proc.stdout.close()
             if tools.check_finished(proc, "sampler-export", ok=(0, 2)) == 2:
                 self.truncated = True
-                warn(os.path.basename(sys.argv[0]),
-                     "%s is truncated: using the samples before the cut" % self.path)
+                warn(
+                    os.path.basename(sys.argv[0]),
+                    "%s is truncated: using the samples before the cut" % self.path,
+                )
 
     def _close_quietly(self):
         if self._proc is not None:
@@ -364,4 +398,6 @@ def number(text, what, path):
     try:
         return float(text)
     except ValueError:
-        raise SamplerError("%s: %s is not a number: %r (the file is damaged)" % (path, what, text[:30]))
+        raise SamplerError(
+            "%s: %s is not a number: %r (the file is damaged)" % (path, what, text[:30])
+        )

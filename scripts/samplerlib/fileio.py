@@ -18,7 +18,7 @@ import time
 from .cli import SamplerError
 
 BZ2_MAGIC = b"BZh"
-HEAD_MAX_COMPRESSED = 2 << 20   # bzip2 blocks are < 1 MB compressed
+HEAD_MAX_COMPRESSED = 2 << 20  # bzip2 blocks are < 1 MB compressed
 
 
 def _kind(mode):
@@ -42,13 +42,16 @@ def check_readable(path):
     except FileNotFoundError:
         raise SamplerError("%s: no such file (check the path)" % path)
     except OSError as e:
-        raise SamplerError("%s: cannot access: %s (check the path and its permissions)"
-                           % (path, e.strerror))
+        raise SamplerError(
+            "%s: cannot access: %s (check the path and its permissions)" % (path, e.strerror)
+        )
     if stat.S_ISDIR(st.st_mode):
         raise SamplerError("%s: is a directory (give a profile file)" % path)
     kind = _kind(st.st_mode)
     if kind:
-        raise SamplerError("%s: is %s, not a profile (give a profile file or a pipe)" % (path, kind))
+        raise SamplerError(
+            "%s: is %s, not a profile (give a profile file or a pipe)" % (path, kind)
+        )
     if not os.access(path, os.R_OK):
         raise SamplerError("%s: permission denied (make it readable)" % path)
     if stat.S_ISREG(st.st_mode) and st.st_size == 0:
@@ -85,8 +88,10 @@ class Spool:
             raise
         if os.path.getsize(self.path) == 0:
             self.close()
-            raise SamplerError("%s: the pipe gave no data (check what writes into it)"
-                               % ("standard input" if path == "-" else path))
+            raise SamplerError(
+                "%s: the pipe gave no data (check what writes into it)"
+                % ("standard input" if path == "-" else path)
+            )
 
     def close(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -137,8 +142,9 @@ def open_bytes_in(path):
 def open_text_in(path):
     """Open a text file, plain or bzip2, for reading (any byte is kept:
     undecodable ones as surrogate escapes)."""
-    return io.TextIOWrapper(open_bytes_in(path), encoding="utf-8", errors="surrogateescape",
-                            newline="")
+    return io.TextIOWrapper(
+        open_bytes_in(path), encoding="utf-8", errors="surrogateescape", newline=""
+    )
 
 
 class Output:
@@ -160,14 +166,21 @@ class Output:
         self.tmp = "%s.tmp%d" % (self.path, os.getpid())
         try:
             if self.path.endswith(".bz2"):
-                self.f = io.TextIOWrapper(bz2.open(self.tmp, "wb"), encoding="utf-8",
-                                          errors="surrogateescape", newline="")
+                self.f = io.TextIOWrapper(
+                    bz2.open(self.tmp, "wb"),
+                    encoding="utf-8",
+                    errors="surrogateescape",
+                    newline="",
+                )
             else:
-                self.f = open(self.tmp, "w", encoding="utf-8", errors="surrogateescape",
-                              newline="")
+                self.f = open(
+                    self.tmp, "w", encoding="utf-8", errors="surrogateescape", newline=""
+                )
         except OSError as e:
-            raise SamplerError("cannot write %s: %s (check the directory exists and is writable)"
-                               % (self.path, e.strerror))
+            raise SamplerError(
+                "cannot write %s: %s (check the directory exists and is writable)"
+                % (self.path, e.strerror)
+            )
 
     def write(self, text):
         self.f.write(text)
@@ -212,7 +225,12 @@ class Progress:
         self.last = now
         self.shown = True
         if self.total:
-            text = "%s: %d of %d (%.0f%%)" % (self.what, count, self.total, 100.0 * count / self.total)
+            text = "%s: %d of %d (%.0f%%)" % (
+                self.what,
+                count,
+                self.total,
+                100.0 * count / self.total,
+            )
         else:
             text = "%s: %d" % (self.what, count)
         sys.stderr.write("\r%s: %s" % (self.prog, text))

@@ -16,12 +16,14 @@ class Table:
     def __init__(self, path):
         self.path = path
         self.header = None
-        self.rows = []    # lists of stripped strings
-        self.lines = []    # source line number of each row
+        self.rows = []  # lists of stripped strings
+        self.lines = []  # source line number of each row
         with fileio.open_text_in(path) as f:
             self._read(f)
         if not self.rows:
-            raise SamplerError("%s: no data rows (expected a header and one row per reading)" % path)
+            raise SamplerError(
+                "%s: no data rows (expected a header and one row per reading)" % path
+            )
 
     def _read(self, f):
         sep = None
@@ -35,10 +37,14 @@ class Table:
             if self.header is None and not self.rows and not _numeric(cells[0]):
                 self.header = [c.lower() for c in cells]
                 continue
-            width = len(self.header) if self.header else len(self.rows[0]) if self.rows else len(cells)
+            width = (
+                len(self.header) if self.header else len(self.rows[0]) if self.rows else len(cells)
+            )
             if len(cells) != width:
-                raise SamplerError("%s:%d: %d fields, expected %d (the file is damaged or mixes separators)"
-                                   % (self.path, number, len(cells), width))
+                raise SamplerError(
+                    "%s:%d: %d fields, expected %d (the file is damaged or mixes separators)"
+                    % (self.path, number, len(cells), width)
+                )
             self.rows.append(cells)
             self.lines.append(number)
 
@@ -53,7 +59,9 @@ class Table:
             try:
                 out.append(float(cells[col]))
             except ValueError:
-                raise SamplerError("%s:%d: %s is not a number: %r" % (self.path, number, what, cells[col][:30]))
+                raise SamplerError(
+                    "%s:%d: %s is not a number: %r" % (self.path, number, what, cells[col][:30])
+                )
         return out
 
 
@@ -68,8 +76,10 @@ def _numeric(text):
 def check_times(times, path):
     for i in range(1, len(times)):
         if not times[i] >= times[i - 1]:
-            raise SamplerError("%s: time goes backwards at row %d (%g after %g; sort the file by time)"
-                               % (path, i + 1, times[i], times[i - 1]))
+            raise SamplerError(
+                "%s: time goes backwards at row %d (%g after %g; sort the file by time)"
+                % (path, i + 1, times[i], times[i - 1])
+            )
 
 
 class Timeline:
@@ -81,7 +91,9 @@ class Timeline:
         self.v = values
         self.cum = [0.0]
         for i in range(1, len(times)):
-            self.cum.append(self.cum[-1] + (values[i] + values[i - 1]) / 2 * (times[i] - times[i - 1]))
+            self.cum.append(
+                self.cum[-1] + (values[i] + values[i - 1]) / 2 * (times[i] - times[i - 1])
+            )
 
     def _antiderivative(self, x):
         t, v = self.t, self.v

@@ -79,7 +79,11 @@ def rows(runs, by, confidence):
         row = {"name": name, "dso": dso}
         var = {}
         for field in per_run[0]:
-            vals = [v[field] for v in per_run if not (isinstance(v[field], float) and math.isnan(v[field]))]
+            vals = [
+                v[field]
+                for v in per_run
+                if not (isinstance(v[field], float) and math.isnan(v[field]))
+            ]
             m, sd = stats.mean_sd(vals) if vals else (math.nan, None)
             row[field] = m
             if not single:
@@ -90,12 +94,19 @@ def rows(runs, by, confidence):
         row["_var"] = var
         lo, hi = stats.wilson(pooled[agg.N], pooled_tot[agg.N], z)
         row["share_lo"], row["share_hi"] = 100 * lo, 100 * hi
-        _, lo, hi = stats.ratio_share(pooled[agg.CPU], pooled[agg.CPU2], pooled_tot[agg.CPU], pooled_tot[agg.CPU2], z)
+        _, lo, hi = stats.ratio_share(
+            pooled[agg.CPU], pooled[agg.CPU2], pooled_tot[agg.CPU], pooled_tot[agg.CPU2], z
+        )
         row["cpu_share_lo"], row["cpu_share_hi"] = 100 * lo, 100 * hi
         for j, ch in enumerate(runs[0].energy):
             off = agg.BASE + agg.PER_ENERGY * j
-            _, lo, hi = stats.ratio_share(pooled[off + agg.E], pooled[off + agg.E2],
-                                          pooled_tot[off + agg.E], pooled_tot[off + agg.E2], z)
+            _, lo, hi = stats.ratio_share(
+                pooled[off + agg.E],
+                pooled[off + agg.E2],
+                pooled_tot[off + agg.E],
+                pooled_tot[off + agg.E2],
+                z,
+            )
             row[ch["name"] + "_share_lo"], row[ch["name"] + "_share_hi"] = 100 * lo, 100 * hi
         out.append(row)
     out.sort(key=lambda r: (-r["samples"], r["name"]))

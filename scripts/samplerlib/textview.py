@@ -65,7 +65,7 @@ def split_words(line):
 
 
 def parse_line(line):
-    """"type k=v ..." -> (type, {k: v}) with values unescaped."""
+    """ "type k=v ..." -> (type, {k: v}) with values unescaped."""
     words = split_words(line)
     if not words:
         return None, {}
@@ -108,10 +108,13 @@ class Builder:
     def __init__(self, out, fmt=None):
         self.out = out
         d, base = os.path.split(out)
-        self.tmp = os.path.join(d, ".%s.tmp%d%s" % (base, os.getpid(), ".bz2" if out.endswith(".bz2") else ""))
+        self.tmp = os.path.join(
+            d, ".%s.tmp%d%s" % (base, os.getpid(), ".bz2" if out.endswith(".bz2") else "")
+        )
         args = ["build"] + (["--format", fmt] if fmt else []) + [self.tmp]
-        self.proc = tools.start("sampler-profile", args, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL)
+        self.proc = tools.start(
+            "sampler-profile", args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
+        )
 
     def write(self, line):
         try:
@@ -134,7 +137,9 @@ class Builder:
             os.replace(self.tmp, self.out)
         except OSError as e:
             self._remove()
-            raise SamplerError("cannot write %s: %s (check the directory is writable)" % (self.out, e.strerror))
+            raise SamplerError(
+                "cannot write %s: %s (check the directory is writable)" % (self.out, e.strerror)
+            )
 
     def abort(self):
         try:

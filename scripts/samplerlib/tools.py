@@ -22,8 +22,10 @@ def find_program(name):
         path = os.path.join(env, name)
         if os.access(path, os.X_OK):
             return path
-        raise SamplerError("%s not found in SAMPLER_BIN_DIR=%s (unset it or point it at the directory holding %s)"
-                           % (name, env, name))
+        raise SamplerError(
+            "%s not found in SAMPLER_BIN_DIR=%s (unset it or point it at the directory holding %s)"
+            % (name, env, name)
+        )
     here = _script_dir()
     for d in (os.path.join(here, "..", "build"), here):
         path = os.path.join(d, name)
@@ -32,8 +34,10 @@ def find_program(name):
     path = shutil.which(name)
     if path:
         return path
-    raise SamplerError("%s not found in ../build, next to this script or in PATH (run make, or set SAMPLER_BIN_DIR)"
-                       % name)
+    raise SamplerError(
+        "%s not found in ../build, next to this script or in PATH"
+        " (run make, or set SAMPLER_BIN_DIR)" % name
+    )
 
 
 def start(name, args, stdin=None, stdout=subprocess.PIPE):

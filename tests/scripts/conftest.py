@@ -24,16 +24,24 @@ sys.path.insert(0, SCRIPTS)
 from samplerlib import elfmap  # noqa: E402
 from samplerlib.textview import format_line  # noqa: E402
 
-START = 5_000_000_000    # CLOCK_MONOTONIC ns of the fake runs
+START = 5_000_000_000  # CLOCK_MONOTONIC ns of the fake runs
 REALTIME = 1_700_000_000_000_000_000
-BASE = 0x555555554000    # where the PIE test program is "loaded"
+BASE = 0x555555554000  # where the PIE test program is "loaded"
 
 APP_C = r"""
 #include <stdlib.h>
-__attribute__((noinline)) long f20(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * 3 + (s >> 3); return s; }
-__attribute__((noinline)) long f30(long n) { long s = 1; for (long i = 0; i < n; i++) s ^= i * 7 + (s << 1); return s; }
-__attribute__((noinline)) long f50(long n) { long s = 2; for (long i = 0; i < n; i++) s += (i | s) * 5 - (s >> 2); return s; }
-int main(int argc, char **argv) { long n = argc > 1 ? atol(argv[1]) : 10; return (int)(f20(n) + f30(n) + f50(n)) & 1; }
+#define LOOP for (long i = 0; i < n; i++)
+__attribute__((noinline)) long f20(long n) { long s = 0; LOOP s += i * 3 + (s >> 3); return s; }
+__attribute__((noinline)) long f30(long n) { long s = 1; LOOP s ^= i * 7 + (s << 1); return s; }
+__attribute__((noinline)) long f50(long n) { long s = 2; LOOP s += (i | s) * 5 - (s >> 2);
+    return s; }
+/* a name matplotlib would hide from a legend (it skips labels starting with _) */
+__attribute__((noinline)) long __u10(long n) { long s = 3; LOOP s ^= i; return s; }
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 10;
+    return (int)(f20(n) + f30(n) + f50(n) + __u10(n)) & 1;
+}
 """
 
 
@@ -49,11 +57,17 @@ def need(*progs):
 
 def run(prog, *args, ok=True):
     """Run scripts/PROG; with ok, fail the test on a non-zero status."""
-    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, prog)] + [str(a) for a in args],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(SCRIPTS, prog)] + [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if ok and proc.returncode != 0:
-        raise AssertionError("%s %s: status %d, stderr: %s"
-                             % (prog, " ".join(map(str, args)), proc.returncode, proc.stderr))
+        raise AssertionError(
+            "%s %s: status %d, stderr: %s"
+            % (prog, " ".join(map(str, args)), proc.returncode, proc.stderr)
+        )
     return proc
 
 
@@ -88,11 +102,13 @@ def app_nopie(tmp_path_factory):
 
 
 def symbols_of(exe):
-    out = subprocess.run(["nm", "-S", "--defined-only", str(exe)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["nm", "-S", "--defined-only", str(exe)], capture_output=True, text=True, check=True
+    ).stdout
     syms = {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 4 and parts[3] in ("f20", "f30", "f50", "main"):
+        if len(parts) == 4 and parts[3] in ("f20", "f30", "f50", "__u10", "main"):
             syms[parts[3]] = (int(parts[0], 16), int(parts[1], 16))
     assert set(syms) >= {"f20", "f30", "f50"}, out
     return syms
@@ -118,24 +134,67 @@ class ProfileText:
         self.samples = 0
         self.thread_samples = 0
         exe, _, pie = app_info
-        self.lines.append(format_line("host", [
-                ("hostname", "testhost"), ("os_release", "6.1"), ("os_version", "#1"), ("arch", "x86_64"),
-                ("cpu_desc", "test cpu"), ("cpu_id", "GenuineIntel,6,85,4"), ("nr_cpus_online", 2),
-                ("nr_cpus_avail", 2), ("total_mem_kb", 1000), ("sampler_version", "0.1.0"),
-                ("cmdline", "sampler -o x -- ./app"), ("realtime_ns", REALTIME), ("monotonic_ns", START),
-                ("start_ns", START), ("target_hz", 1000)]))
+        self.lines.append(
+            format_line(
+                "host",
+                [
+                    ("hostname", "testhost"),
+                    ("os_release", "6.1"),
+                    ("os_version", "#1"),
+                    ("arch", "x86_64"),
+                    ("cpu_desc", "test cpu"),
+                    ("cpu_id", "GenuineIntel,6,85,4"),
+                    ("nr_cpus_online", 2),
+                    ("nr_cpus_avail", 2),
+                    ("total_mem_kb", 1000),
+                    ("sampler_version", "0.1.0"),
+                    ("cmdline", "sampler -o x -- ./app"),
+                    ("realtime_ns", REALTIME),
+                    ("monotonic_ns", START),
+                    ("start_ns", START),
+                    ("target_hz", 1000),
+                ],
+            )
+        )
         for name, kind, unit, scale, scope in self.channels:
-            self.lines.append(format_line("channel", [("name", name), ("source", "test"), ("unit", unit),
-                                                      ("scale", scale), ("kind", kind), ("scope", scope)]))
+            self.lines.append(
+                format_line(
+                    "channel",
+                    [
+                        ("name", name),
+                        ("source", "test"),
+                        ("unit", unit),
+                        ("scale", scale),
+                        ("kind", kind),
+                        ("scope", scope),
+                    ],
+                )
+            )
         self.lines.append(format_line("process", [("pid", pid), ("ppid", 0), ("time", START)]))
-        self.lines.append(format_line("exec", [("pid", pid), ("time", START), ("comm", comm), ("argv", "./app 10")]))
+        self.lines.append(
+            format_line(
+                "exec", [("pid", pid), ("time", START), ("comm", comm), ("argv", "./app 10")]
+            )
+        )
         self.threads = set()
         maps, _ = elfmap.binary_maps(str(exe), BASE if pie else 0)
         for m in maps:
-            self.lines.append(format_line("map", [("pid", pid), ("time", START), ("start", "0x%x" % m["start"]),
-                                                  ("len", "0x%x" % m["len"]), ("pgoff", "0x%x" % m["pgoff"]),
-                                                  ("dev", m["dev"]), ("inode", m["inode"]), ("prot", m["prot"]),
-                                                  ("path", m["path"])]))
+            self.lines.append(
+                format_line(
+                    "map",
+                    [
+                        ("pid", pid),
+                        ("time", START),
+                        ("start", "0x%x" % m["start"]),
+                        ("len", "0x%x" % m["len"]),
+                        ("pgoff", "0x%x" % m["pgoff"]),
+                        ("dev", m["dev"]),
+                        ("inode", m["inode"]),
+                        ("prot", m["prot"]),
+                        ("path", m["path"]),
+                    ],
+                )
+            )
 
     def sample(self, threads, values=(), dt=1_000_000):
         """threads: [(tid, func, cpu_delta_ns[, counters])]; values: per-sample channels."""
@@ -144,30 +203,51 @@ class ProfileText:
         for th in threads:
             if th[0] not in self.threads:
                 self.threads.add(th[0])
-                self.lines.append(format_line("thread", [("tid", th[0]), ("pid", self.pid),
-                                                         ("time", self.time)]))
+                self.lines.append(
+                    format_line("thread", [("tid", th[0]), ("pid", self.pid), ("time", self.time)])
+                )
         vals = ",".join("nan" if v is None else repr(float(v)) for v in values)
-        self.lines.append("sample time=%d nthreads=%d values=%s\n" % (self.time, len(threads), vals))
+        self.lines.append(
+            "sample time=%d nthreads=%d values=%s\n" % (self.time, len(threads), vals)
+        )
         for k, th in enumerate(threads):
             tid, func, dcpu = th[:3]
             counters = th[3] if len(th) > 3 else ()
             self.cpu[tid] = self.cpu.get(tid, 0) + dcpu
             cnt = ",".join(str(c) for c in counters)
-            self.lines.append("ts tid=%d pid=%d pc=0x%x cpu=%d counters=%s\n"
-                              % (tid, self.pid, pc_in(self.app, func, self.samples + k), self.cpu[tid], cnt))
+            self.lines.append(
+                "ts tid=%d pid=%d pc=0x%x cpu=%d counters=%s\n"
+                % (tid, self.pid, pc_in(self.app, func, self.samples + k), self.cpu[tid], cnt)
+            )
             self.thread_samples += 1
 
     def text(self):
-        stats = format_line("stats", [("wall", self.time - START), ("latency", 0), ("samples", self.samples),
-                                      ("thread_samples", self.thread_samples), ("missed", 0), ("missing", 0),
-                                      ("signals", 0), ("threads", len(self.threads)), ("processes", 1), ("exit", 0),
-                                      ("totals", ",".join("0" for _ in self.channels))])
+        stats = format_line(
+            "stats",
+            [
+                ("wall", self.time - START),
+                ("latency", 0),
+                ("samples", self.samples),
+                ("thread_samples", self.thread_samples),
+                ("missed", 0),
+                ("missing", 0),
+                ("signals", 0),
+                ("threads", len(self.threads)),
+                ("processes", 1),
+                ("exit", 0),
+                ("totals", ",".join("0" for _ in self.channels)),
+            ],
+        )
         return "".join(self.lines) + stats
 
     def build(self, out):
         need("sampler-profile")
-        proc = subprocess.run([os.path.join(BIN, "sampler-profile"), "build", str(out)],
-                              input=self.text(), capture_output=True, text=True)
+        proc = subprocess.run(
+            [os.path.join(BIN, "sampler-profile"), "build", str(out)],
+            input=self.text(),
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 0, proc.stderr
         return out
 
@@ -199,6 +279,7 @@ def interleave(counts):
 
 def report_json(*args):
     import json
+
     return json.loads(run("sampler-report", "--json", *args).stdout)
 
 

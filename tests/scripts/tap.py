@@ -14,10 +14,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     trash, files = sys.argv[1], sys.argv[2:]
     junit = os.path.join(trash, "junit.xml")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp",
-           os.path.join(trash, "pytest"), "--junitxml", junit, "-o", "junit_family=xunit1"]
-    proc = subprocess.run(cmd + [os.path.join(HERE, f) for f in files], cwd=HERE,
-                          capture_output=True, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--basetemp",
+        os.path.join(trash, "pytest"),
+        "--junitxml",
+        junit,
+        "-o",
+        "junit_family=xunit1",
+    ]
+    proc = subprocess.run(
+        cmd + [os.path.join(HERE, f) for f in files], cwd=HERE, capture_output=True, text=True
+    )
     if not os.path.exists(junit):
         print("not ok 1 - pytest ran (%s)" % " ".join(files))
         for line in (proc.stdout + proc.stderr).splitlines()[-30:]:
@@ -37,7 +50,10 @@ def main():
             for line in (bad.text or bad.get("message", "")).splitlines()[-25:]:
                 print("#   " + line)
         elif skipped is not None:
-            print("ok %d # skip %s: %s" % (count, name, skipped.get("message", "").replace("\n", " ")))
+            print(
+                "ok %d # skip %s: %s"
+                % (count, name, skipped.get("message", "").replace("\n", " "))
+            )
         else:
             print("ok %d - %s" % (count, name))
     print("# %d tests, %d failed" % (count, failed))

@@ -14,14 +14,18 @@ ENERGY = {"f20": 3000, "f30": 1000, "f50": 2000}
 
 
 def compare_json(*args):
-    return {r["name"]: r for r in json.loads(run("sampler-compare", "--json", *args).stdout)["rows"]}
+    return {
+        r["name"]: r for r in json.loads(run("sampler-compare", "--json", *args).stdout)["rows"]
+    }
 
 
 @pytest.fixture
 def pair(app, tmp_path):
     need("sampler-profile", "sampler-export")
-    return (split_profile(app, tmp_path / "base.prof", BASE, ENERGY),
-            split_profile(app, tmp_path / "new.prof", NEW, ENERGY))
+    return (
+        split_profile(app, tmp_path / "base.prof", BASE, ENERGY),
+        split_profile(app, tmp_path / "new.prof", NEW, ENERGY),
+    )
 
 
 def test_changed_function_flagged_unchanged_not(pair):
@@ -31,7 +35,7 @@ def test_changed_function_flagged_unchanged_not(pair):
     assert f30["cpu_s_delta"] == pytest.approx(0.3) and f30["cpu_s_rel"] == pytest.approx(100.0)
     assert f30["cpu_s_flag"] == "+" and f30["package-0_J_flag"] == "+"
     assert f30["package-0_J_rel"] == pytest.approx(100.0)
-    assert f30["package-0_W_flag"] == ""    # same power, just longer
+    assert f30["package-0_W_flag"] == ""  # same power, just longer
     for f in ("f20", "f50"):
         assert rows[f]["cpu_s_delta"] == pytest.approx(0.0, abs=1e-12)
         assert rows[f]["changed"] == "", rows[f]
@@ -52,10 +56,18 @@ def test_run_to_run_spread(app, tmp_path):
     """Three runs per side: f30 grows 30% beyond a spread of ~1-2%; f20
     moves within its spread."""
     need("sampler-profile", "sampler-export")
-    base = [split_profile(app, tmp_path / ("b%d.prof" % i), {"f20": 200 + d, "f30": 300 - d, "f50": 500})
-            for i, d in enumerate((0, 4, -4))]
-    new = [split_profile(app, tmp_path / ("n%d.prof" % i), {"f20": 202 + d, "f30": 390 + d, "f50": 500})
-           for i, d in enumerate((0, -3, 3))]
+    base = [
+        split_profile(
+            app, tmp_path / ("b%d.prof" % i), {"f20": 200 + d, "f30": 300 - d, "f50": 500}
+        )
+        for i, d in enumerate((0, 4, -4))
+    ]
+    new = [
+        split_profile(
+            app, tmp_path / ("n%d.prof" % i), {"f20": 202 + d, "f30": 390 + d, "f50": 500}
+        )
+        for i, d in enumerate((0, -3, 3))
+    ]
     rows = compare_json("--base-runs", "3", *(base + new))
     assert rows["f30"]["cpu_s_flag"] == "+" and rows["f30"]["cpu_s_rel"] == pytest.approx(30.0)
     assert rows["f20"]["cpu_s_flag"] == "" and rows["f50"]["cpu_s_flag"] == ""
@@ -63,7 +75,7 @@ def test_run_to_run_spread(app, tmp_path):
 
 def test_text_and_csv(pair):
     text = run("sampler-compare", *pair).stdout
-    line = next(l for l in text.splitlines() if l.startswith("f30"))
+    line = next(x for x in text.splitlines() if x.startswith("f30"))
     assert "+100.0%" in line and " + " in line
     out = run("sampler-compare", "--csv", "--changed", *pair).stdout
     rows = list(csv.DictReader(io.StringIO(out)))

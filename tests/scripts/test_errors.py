@@ -27,12 +27,19 @@ def expect_error(prog, *args, says=None):
 
 @pytest.fixture
 def bad(tmp_path):
-    files = {"empty": b"", "garbage": os.urandom(3000) + b"\x00garbage",
-             "wrongcols": (GOOD_CSV_HEAD + "a,b,c\n1,2,3\n").encode(),
-             "shortrow": (GOOD_CSV_HEAD + "time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns,dso,symbol\n"
-                          "1,2,3,0x1,5,6,x,f\n7,8\n").encode(),
-             "badnumber": (GOOD_CSV_HEAD + "time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns,dso,symbol\n"
-                           "1,2,3,0x1,5,six,x,f\n").encode()}
+    files = {
+        "empty": b"",
+        "garbage": os.urandom(3000) + b"\x00garbage",
+        "wrongcols": (GOOD_CSV_HEAD + "a,b,c\n1,2,3\n").encode(),
+        "shortrow": (
+            GOOD_CSV_HEAD + "time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns,dso,symbol\n"
+            "1,2,3,0x1,5,6,x,f\n7,8\n"
+        ).encode(),
+        "badnumber": (
+            GOOD_CSV_HEAD + "time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns,dso,symbol\n"
+            "1,2,3,0x1,5,six,x,f\n"
+        ).encode(),
+    }
     paths = {}
     for name, data in files.items():
         p = tmp_path / name
@@ -43,14 +50,25 @@ def bad(tmp_path):
 
 
 @pytest.mark.parametrize("prog", ["sampler-report", "sampler-compare", "sampler-plot"])
-@pytest.mark.parametrize("case, says", [("missing", "no such file"), ("empty", "empty file"),
-                                        ("garbage", None), ("wrongcols", "wrong columns"),
-                                        ("shortrow", "fields"), ("badnumber", "number")])
+@pytest.mark.parametrize(
+    "case, says",
+    [
+        ("missing", "no such file"),
+        ("empty", "empty file"),
+        ("garbage", None),
+        ("wrongcols", "wrong columns"),
+        ("shortrow", "fields"),
+        ("badnumber", "number"),
+    ],
+)
 def test_bad_profiles(bad, tmp_path, prog, case, says):
     if case == "garbage":
         need("sampler-export")
-    args = {"sampler-report": [bad[case]], "sampler-compare": [bad[case], bad[case]],
-            "sampler-plot": [bad[case], "-o", tmp_path / "x.png"]}[prog]
+    args = {
+        "sampler-report": [bad[case]],
+        "sampler-compare": [bad[case], bad[case]],
+        "sampler-plot": [bad[case], "-o", tmp_path / "x.png"],
+    }[prog]
     expect_error(prog, "--no-cache", *args, says=says)
     assert not (tmp_path / "x.png").exists()
 
@@ -58,7 +76,13 @@ def test_bad_profiles(bad, tmp_path, prog, case, says):
 def test_bad_options(bad):
     expect_error("sampler-report", "--top", "zero", LYNSYN, says="--top")
     expect_error("sampler-report", says="required")
-    expect_error("sampler-report", "--sort", "nosuchkey", bad["shortrow"].parent / "none", says="no such file")
+    expect_error(
+        "sampler-report",
+        "--sort",
+        "nosuchkey",
+        bad["shortrow"].parent / "none",
+        says="no such file",
+    )
     expect_error("sampler-compare", LYNSYN, says="required")
     expect_error("sampler-plot", LYNSYN, says="-o")
 
@@ -69,7 +93,9 @@ def test_unknown_sort_key(app, tmp_path):
     expect_error("sampler-report", "--sort", "colour", prof, says="unknown sort key")
 
 
-@pytest.mark.parametrize("content, says", [
+@pytest.mark.parametrize(
+    "content, says",
+    [
         ("time;power1\n0;1\n", "no pcN columns"),
         ("power1;pc1\n1;400000\n", "no time column"),
         ("time;power1;pc1\n0;1;zz\n0.1;1;400000\n", "not hexadecimal"),
@@ -78,7 +104,8 @@ def test_unknown_sort_key(app, tmp_path):
         ("time;power1;pc1\n0;1;400000;7\n", "fields"),
         ("Time [s];Power 1 [W];core\n0;1;400000\n", "no pcN columns"),
         ("# only a comment\n", "no data rows"),
-])
+    ],
+)
 def test_bad_lynsyn(tmp_path, content, says):
     src = tmp_path / "bad.csv"
     src.write_text(content)
@@ -88,10 +115,14 @@ def test_bad_lynsyn(tmp_path, content, says):
 
 def test_import_needs_a_map_and_a_real_binary(tmp_path):
     expect_error("sampler-import", LYNSYN, "-o", tmp_path / "o.prof", says="--maps")
-    expect_error("sampler-import", LYNSYN, "--binary", LYNSYN, "-o", tmp_path / "o.prof", says="not an ELF")
+    expect_error(
+        "sampler-import", LYNSYN, "--binary", LYNSYN, "-o", tmp_path / "o.prof", says="not an ELF"
+    )
     bad_maps = tmp_path / "maps"
     bad_maps.write_text("hello world\n")
-    expect_error("sampler-import", LYNSYN, "--maps", bad_maps, "-o", tmp_path / "o.prof", says="maps line")
+    expect_error(
+        "sampler-import", LYNSYN, "--maps", bad_maps, "-o", tmp_path / "o.prof", says="maps line"
+    )
 
 
 def test_merge_bad_inputs(app, tmp_path, bad):
@@ -99,13 +130,24 @@ def test_merge_bad_inputs(app, tmp_path, bad):
     prof = split_profile(app, tmp_path / "s.prof", {"f20": 3})
     tl = tmp_path / "tl.csv"
     tl.write_text("time,power\n0,1\n1,1\n")
-    expect_error("sampler-import", "--merge", tl, bad["garbage"], "-o", tmp_path / "o.prof",
-                 says="sampler-profile dump failed")
-    expect_error("sampler-import", "--merge", bad["empty"], prof, "-o", tmp_path / "o.prof", says="empty")
+    expect_error(
+        "sampler-import",
+        "--merge",
+        tl,
+        bad["garbage"],
+        "-o",
+        tmp_path / "o.prof",
+        says="sampler-profile dump failed",
+    )
+    expect_error(
+        "sampler-import", "--merge", bad["empty"], prof, "-o", tmp_path / "o.prof", says="empty"
+    )
     expect_error("sampler-import", "--merge", tl, prof, "-o", tmp_path / "no/such/dir/o.prof")
     volts = tmp_path / "amps.csv"
     volts.write_text("time,current\n0,1\n1,1\n")
-    expect_error("sampler-import", "--merge", volts, prof, "-o", tmp_path / "o.prof", says="--voltage")
+    expect_error(
+        "sampler-import", "--merge", volts, prof, "-o", tmp_path / "o.prof", says="--voltage"
+    )
     assert not (tmp_path / "o.prof").exists()
 
 
@@ -119,7 +161,9 @@ def test_missing_program(tmp_path, monkeypatch):
 
 def test_help_for_every_script():
     for prog in ("sampler-report", "sampler-compare", "sampler-plot", "sampler-import"):
-        proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, prog), "--help"], capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, os.path.join(SCRIPTS, prog), "--help"], capture_output=True, text=True
+        )
         assert proc.returncode == 0 and proc.stdout.startswith("usage: " + prog)
     report_help = run("sampler-report", "--help").stdout
     assert "Wilson" in report_help and "ratio estimator" in report_help

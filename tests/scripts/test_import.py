@@ -5,8 +5,17 @@ import os
 
 import pytest
 
-from conftest import (BASE, FIXTURES, REALTIME, need, pc_in, report_json, rows_by_name, run,
-                      split_profile)
+from conftest import (
+    BASE,
+    FIXTURES,
+    REALTIME,
+    need,
+    pc_in,
+    report_json,
+    rows_by_name,
+    run,
+    split_profile,
+)
 
 LYNSYN = os.path.join(FIXTURES, "lynsyn.csv")
 MAPS = os.path.join(FIXTURES, "lynsyn.maps")
@@ -14,9 +23,16 @@ TIMELINE = os.path.join(FIXTURES, "timeline.csv")
 
 
 def read_table(path, sep):
-    rows = [l.strip().split(sep) for l in open(path) if l.strip() and not l.startswith("#")]
-    return rows[0], [[float(c) if not c.startswith("0x") and c.replace(".", "").replace("-", "").isdigit() else c
-                      for c in r] for r in rows[1:]]
+    rows = [x.strip().split(sep) for x in open(path) if x.strip() and not x.startswith("#")]
+    return rows[0], [
+        [
+            float(c)
+            if not c.startswith("0x") and c.replace(".", "").replace("-", "").isdigit()
+            else c
+            for c in r
+        ]
+        for r in rows[1:]
+    ]
 
 
 def trapezoid(ts, ps, a=None, b=None):
@@ -33,6 +49,7 @@ def trapezoid(ts, ps, a=None, b=None):
             if x <= ts[i]:
                 return ps[i - 1] + (ps[i] - ps[i - 1]) * (x - ts[i - 1]) / (ts[i] - ts[i - 1])
         return ps[-1]
+
     prev = at(a)
     for k in range(1, steps + 1):
         cur = at(a + k * h)
@@ -57,7 +74,7 @@ def test_lynsyn_energy_matches_integral(lynsyn_profile):
     assert doc["total"]["sensor1_J"] == pytest.approx(trapezoid(ts, ps), rel=0.005)
     kinds = {c["name"]: c["kind"] for c in doc["channels"]}
     assert kinds == {"sensor1": "energy", "sensor2": "current"}
-    assert doc["total"]["samples"] == 2 * len(rows)    # two pc columns = two threads
+    assert doc["total"]["samples"] == 2 * len(rows)  # two pc columns = two threads
     mean_current = sum(r[header.index("current2")] for r in rows) / len(rows)
     assert doc["total"]["sensor2_A"] == pytest.approx(mean_current, rel=1e-6)
     threads = report_json("--by", "thread", lynsyn_profile)["rows"]
@@ -67,7 +84,10 @@ def test_lynsyn_energy_matches_integral(lynsyn_profile):
 def test_lynsyn_current_times_voltage(tmp_path):
     need("sampler-profile", "sampler-export")
     src = tmp_path / "iv.csv"
-    lines = ["# current and voltage only, headings with units", "Time [s];Current 1 [A];Voltage 1 [V];PC 1"]
+    lines = [
+        "# current and voltage only, headings with units",
+        "Time [s];Current 1 [A];Voltage 1 [V];PC 1",
+    ]
     for i in range(101):
         lines.append("%g;%g;%g;400500" % (i * 0.01, 1 + i / 100, 5.0))
     src.write_text("\n".join(lines) + "\n")
@@ -85,13 +105,19 @@ def test_lynsyn_pcs_resolve_in_binary(app, app_nopie, tmp_path, pie):
     lines = ["time;power1;pc1"]
     for i in range(1000):
         func = "f20" if i % 10 < 2 else "f30" if i % 10 < 5 else "f50"
-        lines.append("%.3f;%g;%x" % (i * 0.001, 2.0 if func == "f50" else 1.0, pc_in(info, func, i)))
+        lines.append(
+            "%.3f;%g;%x" % (i * 0.001, 2.0 if func == "f50" else 1.0, pc_in(info, func, i))
+        )
     src.write_text("\n".join(lines) + "\n")
     out = tmp_path / "board.prof"
     args = ["--binary", info[0]] + (["--load-base", hex(BASE)] if pie else [])
     run("sampler-import", src, "-o", out, *args)
     rows = rows_by_name(report_json(out))
-    assert {f: rows[f]["samples"] for f in ("f20", "f30", "f50") if f in rows} == {"f20": 200, "f30": 300, "f50": 500}, rows
+    assert {f: rows[f]["samples"] for f in ("f20", "f30", "f50") if f in rows} == {
+        "f20": 200,
+        "f30": 300,
+        "f50": 500,
+    }, rows
     # trapezoid rule: the first f50 row of each period integrates from 1 W up to 2 W
     assert rows["f50"]["sensor1_W"] == pytest.approx((1.5 + 4 * 2) / 5, rel=1e-6)
     # ... and the first f20 row after f50 from 2 W down to 1 W (row 0: no interval yet)
@@ -104,7 +130,9 @@ def test_merge_relative_timeline(app, tmp_path):
     out = tmp_path / "m.prof"
     run("sampler-import", "--merge", TIMELINE, prof, "-o", out, "--time", "relative")
     header, rows = read_table(TIMELINE, ",")
-    expect = trapezoid([r[0] for r in rows], [r[1] for r in rows], 0.0, 1.0)  # 1000 samples of 1 ms
+    expect = trapezoid(
+        [r[0] for r in rows], [r[1] for r in rows], 0.0, 1.0
+    )  # 1000 samples of 1 ms
     doc = report_json(out)
     assert doc["total"]["meter_J"] == pytest.approx(expect, rel=0.005)
     rows = rows_by_name(doc)
@@ -117,7 +145,9 @@ def test_merge_epoch_current_timeline_replaces_channel(app, tmp_path):
     prof = split_profile(app, tmp_path / "s.prof", {"f20": 100, "f30": 100, "f50": 100})
     tl = tmp_path / "amps.csv"
     epoch = REALTIME / 1e9
-    tl.write_text("time;current\n" + "".join("%.4f;%g\n" % (epoch + i * 0.01, 2.0) for i in range(-5, 40)))
+    tl.write_text(
+        "time;current\n" + "".join("%.4f;%g\n" % (epoch + i * 0.01, 2.0) for i in range(-5, 40))
+    )
     once = tmp_path / "m1.prof"
     run("sampler-import", "--merge", tl, prof, "-o", once, "--voltage", "12", "--name", "meter")
     assert report_json(once)["total"]["meter_J"] == pytest.approx(24 * 0.3, rel=0.005)

@@ -49,15 +49,31 @@ def test_timeline_svg_has_titles_units_legends(timeline_profile, tmp_path):
     out = tmp_path / "t.svg"
     run("sampler-plot", timeline_profile, "-o", out, "--title", "my run")
     texts = svg_texts(out.read_bytes())
-    for want in ("my run", "Power over the run", "power (W)", "time since start (s)",
-                 "share of samples (%)", "instructions (1/s)", "package-0 (energy)", "f20", "f50"):
+    for want in (
+        "my run",
+        "Power over the run",
+        "power (W)",
+        "time since start (s)",
+        "share of samples (%)",
+        "instructions (1/s)",
+        "package-0 (energy)",
+        "f20",
+        "f50",
+    ):
         assert want in texts, (want, texts)
 
 
 def test_distribution_bars_and_violin(app, tmp_path):
     need("sampler-profile", "sampler-export")
-    runs = [split_profile(app, tmp_path / ("r%d.prof" % i), {"f20": 200 + 10 * i, "f30": 300, "f50": 500 - 10 * i},
-                          {"f20": 3000, "f30": 1000, "f50": 2000}) for i in range(3)]
+    runs = [
+        split_profile(
+            app,
+            tmp_path / ("r%d.prof" % i),
+            {"f20": 200 + 10 * i, "f30": 300, "f50": 500 - 10 * i},
+            {"f20": 3000, "f30": 1000, "f50": 2000},
+        )
+        for i in range(3)
+    ]
     out = tmp_path / "bars.svg"
     run("sampler-plot", "--kind", "bars", "-o", out, *runs)
     texts = svg_texts(out.read_bytes())

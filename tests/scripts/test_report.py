@@ -7,8 +7,17 @@ import subprocess
 
 import pytest
 
-from conftest import (ENERGY, EXAMPLES, BIN, ProfileText, need, report_json, rows_by_name, run,
-                      split_profile)
+from conftest import (
+    ENERGY,
+    EXAMPLES,
+    BIN,
+    ProfileText,
+    need,
+    report_json,
+    rows_by_name,
+    run,
+    split_profile,
+)
 
 SPLIT = {"f20": 200, "f30": 300, "f50": 500}
 ENERGY_UJ = {"f20": 3000, "f30": 1000, "f50": 2000}  # per 1 ms sample: 3, 1, 2 W
@@ -59,7 +68,7 @@ def test_text_table_lists_functions_and_totals(split):
     out = run("sampler-report", split).stdout
     lines = out.splitlines()
     head = next(i for i, l in enumerate(lines) if l.startswith("function"))
-    assert [l.split()[0] for l in lines[head + 1:head + 4]] == ["f50", "f30", "f20"]
+    assert [x.split()[0] for x in lines[head + 1 : head + 4]] == ["f50", "f30", "f20"]
     assert lines[head + 1].split()[1:3] == ["500", "50.0"]
     assert lines[-1].split()[:3] == ["total", "1000", "100.0"]
     assert "package-0 J" in lines[head]
@@ -92,7 +101,9 @@ def test_by_dso_thread_process(app, tmp_path):
     assert threads["100 app"]["samples"] == 300 and threads["101 app"]["samples"] == 300
     assert threads["101 app"]["cpu_s"] == pytest.approx(0.15)
     assert threads["101 app"]["cpu_share"] == pytest.approx(100 / 3)
-    assert threads["100 app"]["share"] == pytest.approx(50.0)  # blocked or not, where the threads were
+    assert threads["100 app"]["share"] == pytest.approx(
+        50.0
+    )  # blocked or not, where the threads were
     procs = rows_by_name(report_json("--by", "process", prof))
     assert list(procs) == ["100 app"] and procs["100 app"]["samples"] == 600
     dsos = report_json("--by", "dso", prof)["rows"]
@@ -111,7 +122,9 @@ def test_energy_attributed_by_cpu_share(app, tmp_path):
     assert rows["f20"]["package-0_J"] == pytest.approx(0.3, rel=1e-6)
     assert rows["f50"]["package-0_J"] == pytest.approx(0.1, rel=1e-6)
     assert rows["f20"]["meter_J"] == pytest.approx(100 * 8 * 1e-3 * 0.75, rel=1e-6)
-    assert rows["f20"]["meter_W"] == pytest.approx(8.0) and rows["f50"]["package-0_W"] == pytest.approx(4.0)
+    assert rows["f20"]["meter_W"] == pytest.approx(8.0) and rows["f50"][
+        "package-0_W"
+    ] == pytest.approx(4.0)
 
 
 def test_several_runs_mean_and_spread(app, tmp_path):
@@ -131,8 +144,18 @@ def test_several_runs_mean_and_spread(app, tmp_path):
 
 def test_reads_exported_csv_and_bz2_profile(split, tmp_path):
     csv_path = tmp_path / "split.csv"
-    subprocess.run([os.path.join(BIN, "sampler-export"), "--format", "csv", "--symbols", str(split),
-                    "-o", str(csv_path)], check=True)
+    subprocess.run(
+        [
+            os.path.join(BIN, "sampler-export"),
+            "--format",
+            "csv",
+            "--symbols",
+            str(split),
+            "-o",
+            str(csv_path),
+        ],
+        check=True,
+    )
     assert rows_by_name(report_json(csv_path))["f30"]["samples"] == 300
     subprocess.run(["bzip2", "-k", str(split)], check=True)
     assert rows_by_name(report_json(str(split) + ".bz2"))["f30"]["samples"] == 300
@@ -143,6 +166,7 @@ def test_bz2_output_round_trip(split, tmp_path):
     out = tmp_path / "r.csv.bz2"
     run("sampler-report", "--csv", "-o", out, split)
     import bz2
+
     data = out.read_bytes()
     assert data[:3] == b"BZh"
     assert bz2.decompress(data).decode() == plain
@@ -158,8 +182,12 @@ def test_cache_gives_the_same_answer(split):
 
 
 def record_attrib(prof, attrib):
-    rec = subprocess.run([os.path.join(BIN, "sampler"), "-f", "1000", "-o", str(prof), "--", attrib, "1.5"],
-                         capture_output=True, text=True, timeout=60)
+    rec = subprocess.run(
+        [os.path.join(BIN, "sampler"), "-f", "1000", "-o", str(prof), "--", attrib, "1.5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert rec.returncode == 0, rec.stderr
     truth = {k: float(v) for k, v in (kv.split("=") for kv in rec.stdout.split()[1:])}
     rows = rows_by_name(report_json("--no-cache", prof))
@@ -189,13 +217,17 @@ def test_recorded_attribution_workload(tmp_path):
 def test_truncated_profile_reports_what_was_saved(tmp_path):
     need("sampler-export", "bench/genprofile")
     prof = tmp_path / "g.prof"
-    subprocess.run([os.path.join(BIN, "bench", "genprofile"), str(prof), "200000", "2"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [os.path.join(BIN, "bench", "genprofile"), str(prof), "200000", "2"],
+        check=True,
+        capture_output=True,
+    )
     cut = tmp_path / "cut.prof"
-    cut.write_bytes(prof.read_bytes()[:prof.stat().st_size // 2])
+    cut.write_bytes(prof.read_bytes()[: prof.stat().st_size // 2])
     proc = run("sampler-report", "--json", cut)
     assert "truncated" in proc.stderr and "Traceback" not in proc.stderr
     import json
+
     rows = rows_by_name(json.loads(proc.stdout))
     total = sum(r["samples"] for r in rows.values())
     assert 0 < total < 200000
