@@ -219,9 +219,13 @@ def function_band(tl, top, nbins):
 
 
 def legend(ax, artists, labels, **kw):
-    """A legend naming every artist: labels are passed explicitly, because
-    matplotlib leaves out labels that start with '_' (`__sin_fma`)."""
-    ax.legend(artists, labels, fontsize="small", **kw)
+    """A legend naming every artist.  matplotlib leaves out labels that
+    start with '_' (`__sin_fma`), even given explicitly: the legend is made
+    with stand-in labels and its texts then set to the names."""
+    made = ax.legend(artists, ["x" + label for label in labels], fontsize="small", **kw)
+    for text, label in zip(made.get_texts(), labels):
+        text.set_text(label)
+    return made
 
 
 def plot_timeline(args, plt):

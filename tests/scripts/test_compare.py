@@ -81,3 +81,13 @@ def test_text_and_csv(pair):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["name"] for r in rows] == ["f30"]
     assert rows[0]["changed"] == "time+ package-0 energy+"
+
+
+def test_text_rows_name_the_dso(pair):
+    """A function is (dso, symbol): every text row of --by function shows
+    its DSO, so that an address means something."""
+    lines = run("sampler-compare", *pair).stdout.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("function"))
+    assert lines[head].split()[-1] == "dso"
+    rows = [x.split() for x in lines[head + 1 :] if x.strip()]
+    assert rows and all(r[-1] == "app" for r in rows), rows

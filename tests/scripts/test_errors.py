@@ -90,7 +90,9 @@ def test_bad_options(bad):
 def test_unknown_sort_key(app, tmp_path):
     need("sampler-profile", "sampler-export")
     prof = split_profile(app, tmp_path / "s.prof", {"f20": 3})
-    expect_error("sampler-report", "--sort", "colour", prof, says="unknown sort key")
+    line = expect_error("sampler-report", "--sort", "colour", prof, says="unknown sort key")
+    keys = line.split("use one of: ")[1].rstrip(")").split(", ")
+    assert len(keys) == len(set(keys)) and keys[:3] == ["samples", "cpu", "name"], keys
 
 
 @pytest.mark.parametrize(

@@ -94,3 +94,64 @@ def test_unknown_image_format(timeline_profile, tmp_path):
     proc = run("sampler-plot", timeline_profile, "-o", tmp_path / "t.gif", ok=False)
     assert proc.returncode == 1 and "unknown image format" in proc.stderr
     assert not (tmp_path / "t.gif").exists()
+
+
+def plotted(argv):
+    """The matplotlib figure sampler-plot draws for argv (in this process)."""
+    from samplerlib import cli_plot
+
+    args = cli_plot.parse_args([str(a) for a in argv])
+    plt = cli_plot.pyplot()
+    fig = (cli_plot.plot_timeline if args.kind == "timeline" else cli_plot.plot_distribution)(
+        args, plt
+    )
+    return fig, plt
+
+
+def test_every_series_is_named_in_its_legend(app, tmp_path):
+    """matplotlib leaves labels starting with '_' out of a legend: the band
+    of __u10 must still be named, and every line and band has its entry."""
+    need("sampler-profile", "sampler-export")
+    counter = ("instructions", "counter", "", 1, "thread")
+    p = ProfileText(app, channels=[ENERGY, counter])
+    total = 0
+    for k in range(300):
+        func = ("f20", "__u10", "f50")[k % 3]
+        total += 1000
+        p.sample([(100, func, 1_000_000, (total,))], [5000])
+    prof = p.build(tmp_path / "u.prof")
+    fig, plt = plotted([prof, "-o", tmp_path / "u.svg"])
+    try:
+        for ax in fig.axes:
+            series = ax.get_lines() + [c for c in ax.collections]
+            names = [t.get_text() for t in ax.get_legend().get_texts()]
+            assert len(names) == len(series) and all(names), (ax.get_title(), names)
+        band = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+        assert sorted(band) == ["__u10", "f20", "f50"]
+    finally:
+        plt.close(fig)
+    out = tmp_path / "u.svg"
+    run("sampler-plot", prof, "-o", out)
+    assert "__u10" in svg_texts(out.read_bytes())
+
+
+def test_bars_are_ordered_by_their_own_quantity(app, tmp_path):
+    """The panel titled "CPU time per function" lists functions by CPU
+    time, not by samples: f20 has most samples but least CPU time."""
+    need("sampler-profile", "sampler-export")
+    p = ProfileText(app)
+    plan = [("f20", 300, 100_000), ("f30", 150, 1_000_000), ("f50", 100, 2_000_000)]
+    for func, n, cpu in plan:
+        for _ in range(n):
+            p.sample([(100, func, cpu)])
+    prof = p.build(tmp_path / "b.prof")
+    fig, plt = plotted(["--kind", "bars", prof, "-o", tmp_path / "b.svg"])
+    try:
+        ax = fig.axes[0]
+        assert ax.get_title() == "CPU time per function"
+        labels = sorted(
+            zip(ax.get_yticks(), [t.get_text() for t in ax.get_yticklabels()]), reverse=True
+        )
+        assert [name for _, name in labels] == ["f50", "f30", "f20"]
+    finally:
+        plt.close(fig)
