@@ -113,14 +113,16 @@ PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sys; print(next((p for p in sys.path
 PIP_OFFLINE := --quiet --no-deps --no-build-isolation --no-index --no-compile --disable-pip-version-check
 
 install-scripts:
-	rm -rf $(BUILD)/pip-target
-	$(PYTHON) -m pip install $(PIP_OFFLINE) --target $(BUILD)/pip-target ./scripts
+	rm -rf $(BUILD)/pip-target $(BUILD)/pip-source
+	mkdir -p $(BUILD)
+	cp -R scripts $(BUILD)/pip-source	# pip builds in place: not in the source tree
+	$(PYTHON) -m pip install $(PIP_OFFLINE) --target $(BUILD)/pip-target $(BUILD)/pip-source
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PYTHON_SITE)
 	rm -rf $(DESTDIR)$(PYTHON_SITE)/samplerlib $(DESTDIR)$(PYTHON_SITE)/sampler_tools-*.dist-info
 	cp -R $(BUILD)/pip-target/samplerlib $(BUILD)/pip-target/sampler_tools-*.dist-info \
 		$(DESTDIR)$(PYTHON_SITE)/
 	install -m 755 $(BUILD)/pip-target/bin/sampler-* $(DESTDIR)$(PREFIX)/bin/
-	rm -rf $(BUILD)/pip-target
+	rm -rf $(BUILD)/pip-target $(BUILD)/pip-source
 
 clean:
 	rm -rf $(BUILD)

@@ -14,7 +14,19 @@ class SamplerError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit status 1."""
+    """argparse with one-line errors and exit status 1, and -V/--version."""
+
+    def __init__(self, **kw):
+        from . import VERSION
+
+        super().__init__(**kw)
+        self.add_argument(
+            "-V",
+            "--version",
+            action="version",
+            version="%(prog)s " + VERSION,
+            help="print the version (the one of the sampler tools) and exit",
+        )
 
     def error(self, message):
         raise SamplerError("%s (see %s --help)" % (message, self.prog))
