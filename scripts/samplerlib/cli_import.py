@@ -284,7 +284,10 @@ def write_lynsyn(b, args, tab, times, maps, arch, channels, pcs):
         )
     totals = [0.0] * len(channels)
     now = START_NS - 1
+    progress = fileio.Progress(PROG, "samples written", len(times))
     for i, t in enumerate(times):
+        if not i & 0x3FFF:
+            progress.update(i)
         # strictly increasing sample times, even for equal timestamps
         now = max(now + 1, START_NS + int(round((t - t0) * 1e9)))
         values = []
@@ -303,6 +306,7 @@ def write_lynsyn(b, args, tab, times, maps, arch, channels, pcs):
                 "ts tid=%d pid=%d pc=0x%x cpu=%d\n"
                 % (tid, pid, parse_pc(tab.rows[i][col], tab, i), cpu)
             )
+    progress.done()
     end = max(now, START_NS + int(round(duration * 1e9)))
     for tid in tids[1:] + tids[:1]:
         b.write(

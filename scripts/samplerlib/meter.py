@@ -13,8 +13,9 @@ from .cli import SamplerError
 class Table:
     """A delimited text table: header (lower-case names or None), rows."""
 
-    def __init__(self, path):
+    def __init__(self, path, prog="sampler-import"):
         self.path = path
+        self.prog = prog
         self.header = None
         self.rows = []  # lists of stripped strings
         self.lines = []  # source line number of each row
@@ -27,7 +28,10 @@ class Table:
 
     def _read(self, f):
         sep = None
+        progress = fileio.Progress(self.prog, "%s: lines read" % self.path)
         for number, line in enumerate(f, 1):
+            if not number & 0xFFFF:
+                progress.update(number)
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
@@ -47,6 +51,7 @@ class Table:
                 )
             self.rows.append(cells)
             self.lines.append(number)
+        progress.done()
 
     def column(self, name):
         if self.header and name in self.header:
