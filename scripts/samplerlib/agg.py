@@ -264,7 +264,8 @@ def _add_block(block, run, profile, names, acc):
         add(off + 1, ok.astype(float))
     for m, ch in enumerate(run.counter_channels):  # exit rows too: the stats totals
         add(run.off_counter(m), np.nan_to_num(block[ch.field] * ch.scale), inv)
-    acc.sums[acc.rows_of(keys)] += local
+    rows = acc.rows_of(keys)  # (may grow acc.sums)
+    acc.sums[rows] += local
     return sm.count
 
 

@@ -179,12 +179,12 @@ def aggregated(path):
     return run_, out
 
 
-@pytest.mark.parametrize("block", [csvprof.BLOCK, 5000, 333])
-def test_numpy_blocks_match_the_per_row_reference(tmp_path, monkeypatch, block):
-    """Whatever the block size (samples cut across blocks), the sums are
-    those of the per-row rule."""
+@pytest.mark.parametrize("block, threads", [(csvprof.BLOCK, 3), (5000, 3), (333, 3), (7000, 90)])
+def test_numpy_blocks_match_the_per_row_reference(tmp_path, monkeypatch, block, threads):
+    """Whatever the block size (samples cut across blocks) and the number
+    of keys, the sums are those of the per-row rule."""
     monkeypatch.setattr(csvprof, "BLOCK", block)
-    rows = random_rows(seed=block)
+    rows = random_rows(seed=block, threads=tuple(range(101, 101 + threads)))
     path = tmp_path / "r.csv"
     path.write_text(csv_v2(rows))
     run_, got = aggregated(path)

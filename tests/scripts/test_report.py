@@ -234,3 +234,58 @@ def test_truncated_profile_reports_what_was_saved(tmp_path):
     # genprofile puts 60/30/10% of the thread-samples in hot_a/b/c
     assert rows["hot_a"]["share"] == pytest.approx(60, abs=1)
     assert rows["hot_c"]["share"] == pytest.approx(10, abs=1)
+
+
+def test_totals_equal_the_profile_stats_on_churn(tmp_path):
+    """Issue 10 §1 on the churn workload (threads that exit before their
+    first sample, values read at thread exit): sampler-report's CPU time
+    and counter totals equal the profile's own totals (--info and the
+    stats record), and its samples the stats' thread-samples."""
+    need("sampler", "sampler-export")
+    churn = os.path.join(EXAMPLES, "churn")
+    if not os.access(churn, os.X_OK):
+        pytest.skip("build/examples/churn not built (run make)")
+    prof = tmp_path / "ch.prof"
+    rec = subprocess.run(
+        [
+            os.path.join(BIN, "sampler"),
+            "-f",
+            "20",
+            "-p",
+            "perf:perf::TASK-CLOCK",
+            "-o",
+            str(prof),
+            "--",
+            churn,
+            "0.6",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if rec.returncode != 0 and "perf" in rec.stderr:
+        pytest.skip("perf events are not available here: %s" % rec.stderr.strip())
+    assert rec.returncode == 0, rec.stderr
+    head = subprocess.run(
+        [os.path.join(BIN, "sampler-export"), "--format", "csv", str(prof), "-o", "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    if not head.startswith("# sampler csv v2"):
+        pytest.skip("this sampler-export writes CSV v1 (no exit rows: the totals cannot agree)")
+    stats = dict(
+        w.split("=", 1)
+        for w in next(x for x in head.splitlines() if x.startswith("# stats")).split()[2:]
+    )
+    info = subprocess.run(
+        [os.path.join(BIN, "sampler-export"), "--info", str(prof)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    cpu = float(info.split(" s CPU time")[0].rsplit(" ", 1)[1])
+    total = report_json("--no-cache", prof)["total"]
+    assert total["samples"] == int(stats["thread_samples"])
+    assert total["perf::TASK-CLOCK"] == int(stats["totals"])
+    assert total["cpu_s"] == pytest.approx(cpu, abs=1e-6)
