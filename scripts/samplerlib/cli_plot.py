@@ -350,16 +350,16 @@ def save(fig, args, plt):
     data = buf.getvalue()
     if args.output.endswith(".bz2"):
         data = bz2.compress(data)
-    tmp = "%s.tmp%d" % (args.output, os.getpid())
+    tmp = None
     try:
-        with open(tmp, "wb") as f:
+        f, tmp = fileio.new_file_beside(args.output)
+        with f:
             f.write(data)
         os.replace(tmp, args.output)
     except OSError as e:
-        raise cli.SamplerError(
-            "cannot write %s: %s (check the directory exists and is writable)"
-            % (args.output, e.strerror)
-        )
+        if tmp:
+            os.unlink(tmp)
+        raise fileio.cannot_write(args.output, e)
 
 
 def run(argv):

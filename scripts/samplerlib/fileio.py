@@ -147,12 +147,33 @@ def open_text_in(path):
     )
 
 
+def new_file_beside(path):
+    """(binary file object, its name): a new file in path's directory, made
+    with O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name (a link
+    planted by another user is never followed) and the mode a new file
+    gets under the umask.  The caller renames it over path, or removes it."""
+    fd, tmp = tempfile.mkstemp(
+        dir=os.path.dirname(path) or ".", prefix=".%s." % os.path.basename(path)
+    )
+    umask = os.umask(0o22)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
+    return os.fdopen(fd, "wb"), tmp
+
+
+def cannot_write(path, e):
+    return SamplerError(
+        "cannot write %s: %s (check the directory exists and is writable)" % (path, e.strerror)
+    )
+
+
 class Output:
     """A text output: stdout for None or "-", bzip2 for names ending .bz2.
 
-    Written to a temporary name and renamed at close, so a failed run never
-    leaves half a file under the requested name.  Text holding bytes that
-    are not UTF-8 (surrogate escapes) is written as those bytes."""
+    Written to a new temporary file (new_file_beside) and renamed at close,
+    so a failed run never leaves half a file under the requested name.  Text
+    holding bytes that are not UTF-8 (surrogate escapes) is written as those
+    bytes."""
 
     def __init__(self, path):
         self.path = path if path not in (None, "-") else None
@@ -163,24 +184,12 @@ class Output:
             except (AttributeError, ValueError):
                 pass
             return
-        self.tmp = "%s.tmp%d" % (self.path, os.getpid())
         try:
-            if self.path.endswith(".bz2"):
-                self.f = io.TextIOWrapper(
-                    bz2.open(self.tmp, "wb"),
-                    encoding="utf-8",
-                    errors="surrogateescape",
-                    newline="",
-                )
-            else:
-                self.f = open(
-                    self.tmp, "w", encoding="utf-8", errors="surrogateescape", newline=""
-                )
+            self.raw, self.tmp = new_file_beside(self.path)
         except OSError as e:
-            raise SamplerError(
-                "cannot write %s: %s (check the directory exists and is writable)"
-                % (self.path, e.strerror)
-            )
+            raise cannot_write(self.path, e)
+        out = bz2.BZ2File(self.raw, "wb") if self.path.endswith(".bz2") else self.raw
+        self.f = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
 
     def write(self, text):
         self.f.write(text)
@@ -190,6 +199,7 @@ class Output:
             self.f.flush()
             return
         self.f.close()
+        self.raw.close()  # (a BZ2File leaves the file it was given open)
         if ok:
             os.replace(self.tmp, self.path)
         else:

@@ -441,3 +441,40 @@ def test_progress_only_on_a_terminal(monkeypatch, capsys):
     p.update(5)
     p.done()
     assert "prog: rows: 5" in capsys.readouterr().err
+
+
+def test_outputs_are_new_files_under_the_umask(tmp_path):
+    """-o writes a new file (O_EXCL, unpredictable name) renamed over the
+    target: a symlink planted at the target is replaced, the file behind
+    it untouched, and the mode is the umask's."""
+    rows = [(1000, 100, 100, "sample", 0x10, 500, 1000, [1.0, 1.0, 12.0, 1], "/bin/app", "f")]
+    src = tmp_path / "a.csv"
+    src.write_text(csv_v2(rows))
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    out = tmp_path / "out.csv"
+    os.symlink(victim, out)
+    code = "import os, subprocess, sys; os.umask(0o027); sys.exit(subprocess.call(sys.argv[1:]))"
+    script = os.path.join(SCRIPTS, "sampler-report")
+    for target in (out, tmp_path / "out.csv.bz2"):
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                sys.executable,
+                script,
+                "--csv",
+                "--no-cache",
+                "-o",
+                str(target),
+                str(src),
+            ],
+            check=True,
+            timeout=60,
+        )
+        assert not os.path.islink(target) and os.stat(target).st_mode & 0o777 == 0o640
+    assert victim.read_text() == "keep me\n"
+    assert out.read_text().startswith("name,dso,samples")
+    assert bz2.decompress((tmp_path / "out.csv.bz2").read_bytes()).startswith(b"name,dso,samples")
+    assert sorted(os.listdir(tmp_path)) == ["a.csv", "out.csv", "out.csv.bz2", "victim"]
