@@ -8,6 +8,7 @@ Modules (each one concern):
   csvprof  contract 2: reading a profile through sampler-export's CSV
   stats    confidence intervals and run-to-run spread
   agg      per-function (dso, thread, process) aggregation and its cache
+  blockagg the numpy aggregation of a profile's rows, block by block
   table    text / CSV / JSON output of row tables
   meter    equipment tables and timeline integrals (sampler-import)
   elfmap   maps from /proc/PID/maps or an ELF file (sampler-import)
@@ -18,14 +19,13 @@ The profile's binary format is never parsed here: profiles are read through
 `sampler-export --format csv` and written through `sampler-profile build`.
 """
 
+import importlib.util
 import os
 import sys
 
 VERSION = "0.1.0"  # the project's one version number (the Makefile reads it)
 
-try:
-    import numpy  # noqa: F401  (every script aggregates with it)
-except ImportError:
+if importlib.util.find_spec("numpy") is None:  # every script aggregates with it
     sys.stderr.write(
         "%s: error: numpy is not available to %s (apt-get install python3-numpy)\n"
         % (os.path.basename(sys.argv[0]) or "samplerlib", sys.executable)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import agg, cli, csvprof, fileio, metrics
+from . import agg, blockagg, cli, csvprof, fileio, metrics
 from .fileio import Progress
 from .textview import unescape
 
@@ -112,7 +112,7 @@ class Timeline:
         self.count = 0
 
     def add(self, block):
-        sm = agg.Samples(block, self.prof.has_kind)
+        sm = blockagg.Samples(block, self.prof.has_kind)
         if not sm.count:
             return
         wall = sm.wall
@@ -175,7 +175,7 @@ def _read_timeline(path, name):
         for block in prof.blocks(progress):
             if pending is not None:
                 block = np.concatenate([pending, block])
-            cut = agg.last_sample_start(block, prof.has_kind)
+            cut = blockagg.last_sample_start(block, prof.has_kind)
             tl.add(block[:cut])
             pending = block[cut:]
         if pending is not None and len(pending):

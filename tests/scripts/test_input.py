@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from conftest import FIXTURES, SCRIPTS, need, run
-from samplerlib import agg, csvprof, fileio, textview
+from samplerlib import agg, blockagg, csvprof, fileio, textview
 
 BOMB = os.path.join(FIXTURES, "zeros-4g.csv.bz2")  # "# sampler csv v2\n" + 4 GiB of zeros
 
@@ -158,7 +158,7 @@ def reference(rows):
 
 
 def aggregated(path):
-    run_ = agg.aggregate(csvprof.Profile(str(path)), "test")
+    run_ = blockagg.aggregate(csvprof.Profile(str(path)), "test")
     e, p = agg.BASE, agg.BASE + agg.PER_ENERGY
     out = {}
     for key, v in run_.keys.items():

@@ -1,0 +1,241 @@
+"""Aggregation of a profile's CSV rows with numpy, block by block: the
+sums per (pid, tid, dso, symbol) of agg.RunAgg (see agg for their layout
+and meaning).  Imported only when a profile is read, not for a cached one.
+
+A block holds whole lines; a sample cut by a block boundary waits for the
+next block.  Rows are grouped by key with a 64-bit hash that is checked
+field by field afterwards, and summed with numpy.bincount.
+"""
+
+import numpy as np
+
+from . import csvprof
+from .agg import BASE, CPU, CPU2, E, E2, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
+from .cli import SamplerError
+from .fileio import Progress
+from .textview import unescape
+
+
+def _describe(ch):
+    return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
+
+
+class Samples:
+    """The thread-samples of a block of rows, grouped into samples
+    (consecutive rows with the same time_ns), as numpy arrays:
+
+      rows   indices of the block's thread-sample rows (not `exit` rows)
+      sid    the sample (0..count-1) of each of them
+      first  whether each is the first row of its sample
+      cpu    CPU time of each (s)
+      wall   each sample's interval (s), from its first row
+      frac   each row's part of its sample's energy: the exporter's rule,
+             by CPU-time share, equally among the threads when none ran
+    """
+
+    def __init__(self, block, has_kind):
+        if has_kind:
+            self.rows = np.flatnonzero(block["kind"] != b"exit")
+        else:
+            self.rows = np.arange(len(block))
+        t = block["time_ns"][self.rows]
+        self.first = np.ones(len(t), bool)
+        self.first[1:] = t[1:] != t[:-1]
+        self.sid = np.cumsum(self.first) - 1
+        self.count = int(self.sid[-1]) + 1 if len(t) else 0
+        self.time = t[self.first] * 1e-9
+        self.cpu = block["cpu_delta_ns"][self.rows] * 1e-9
+        self.wall = block["wall_delta_ns"][self.rows][self.first] * 1e-9
+        cpu_sum = np.bincount(self.sid, self.cpu, self.count)
+        threads = np.bincount(self.sid, minlength=self.count)
+        ran = cpu_sum[self.sid] > 0
+        self.frac = np.where(
+            ran,
+            self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
+            1.0 / np.maximum(threads[self.sid], 1),
+        )
+
+    def energy(self, block, ch):
+        """(energy of each row, energy of each sample) of an energy or
+        power channel in J; NaN for samples whose reading is missing."""
+        v = block[ch.field][self.rows] * ch.scale
+        if ch.kind == "power":
+            es = v[self.first] * self.wall
+            return es[self.sid] * self.frac, es
+        missing = np.bincount(self.sid, np.isnan(v), self.count) > 0
+        es = np.bincount(self.sid, np.nan_to_num(v), self.count)
+        es[missing] = np.nan
+        return np.where(missing[self.sid], np.nan, v), es
+
+
+def last_sample_start(block, has_kind):
+    """Index of the first row of the block's last sample (it may go on in
+    the next block), or len(block) when the block has no thread-sample."""
+    if has_kind:
+        rows = np.flatnonzero(block["kind"] != b"exit")
+    else:
+        rows = np.arange(len(block))
+    if not len(rows):
+        return len(block)
+    t = block["time_ns"][rows]
+    other = np.flatnonzero(t != t[-1])
+    return int(rows[other[-1] + 1]) if len(other) else int(rows[0])
+
+
+def _factorize(block, names):
+    """(first row of each distinct key, key index of every row); the key is
+    (pid, tid) and the byte fields names.  A 64-bit hash groups the rows and
+    is then checked field by field, so that a collision costs time, never a
+    wrong result."""
+    n = len(block)
+    raw = np.ascontiguousarray(block).view(np.uint8).reshape(n, -1)
+    h = block["pid"].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= block["tid"].astype(np.uint64)
+    for name in names:
+        off = block.dtype.fields[name][1]
+        width = block.dtype[name].itemsize
+        words = raw[:, off : off + width - width % 8].view(np.uint64)
+        h = h * np.uint64(0xBF58476D1CE4E5B9) + words.dot(_multipliers(words.shape[1]))
+        if width % 8:
+            tail = raw[:, off + width - width % 8 : off + width].astype(np.uint64)
+            h = h * np.uint64(0x94D049BB133111EB) + tail.dot(_multipliers(width % 8))
+    h ^= h >> np.uint64(29)
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    rep = first[inv]
+    same = (block["pid"][rep] == block["pid"]) & (block["tid"][rep] == block["tid"])
+    for name in names:
+        same &= block[name][rep] == block[name]
+    if not same.all():
+        _, first, inv = np.unique(
+            block[["pid", "tid"] + list(names)], return_index=True, return_inverse=True
+        )
+    return first, inv.ravel()
+
+
+def _multipliers(count):
+    """count odd 64-bit multipliers of the key hash, one per word of a name."""
+    odd = np.arange(1, 2 * count, 2, dtype=np.uint64)
+    return (odd * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
+
+
+class _Accumulator:
+    """Sums per key in one growing 2-D array; keys in a dict."""
+
+    def __init__(self, width):
+        self.index = {}
+        self.sums = np.zeros((64, width))
+
+    def rows_of(self, keys):
+        out = np.empty(len(keys), np.intp)
+        for i, key in enumerate(keys):
+            k = self.index.get(key)
+            if k is None:
+                k = self.index[key] = len(self.index)
+            out[i] = k
+        if len(self.index) > len(self.sums):
+            grown = np.zeros((2 * len(self.index), self.sums.shape[1]))
+            grown[: len(self.sums)] = self.sums
+            self.sums = grown
+        return out
+
+
+def _add_block(block, run, profile, names, acc):
+    """Add one block of whole samples to acc; returns its sample count."""
+    first, inv = _factorize(block, names)
+    nkeys = len(first)
+    keys = [
+        (int(block["pid"][r]), int(block["tid"][r])) + tuple(bytes(block[f][r]) for f in names)
+        for r in first
+    ]
+    local = np.zeros((nkeys, run.width))
+    sm = Samples(block, profile.has_kind)
+    ks = inv[sm.rows]
+
+    def add(col, weights, where=ks):
+        local[:, col] += np.bincount(where, weights, nkeys)
+
+    local[:, N] = np.bincount(ks, minlength=nkeys)
+    add(CPU, block["cpu_delta_ns"] * 1e-9, inv)  # exit rows too: the stats totals
+    add(CPU2, sm.cpu * sm.cpu)
+    wall = sm.wall[sm.sid]
+    add(WALL, wall)
+    for j, ch in enumerate(run.energy_channels):
+        off = BASE + PER_ENERGY * j
+        e, es = sm.energy(block, ch)
+        ok = ~np.isnan(e)
+        e = np.where(ok, e, 0.0)
+        es = np.where(ok, es[sm.sid], 0.0)
+        w = np.where(ok, wall, 0.0)
+        add(off + E, e)
+        add(off + E2, e * e)
+        add(off + SE, es)
+        add(off + SE2, es * es)
+        add(off + SEW, es * w)
+        add(off + SW, w)
+        add(off + SW2, w * w)
+    for k, ch in enumerate(run.reading_channels):
+        off = run.off_reading(k)
+        v = block[ch.field][sm.rows] * ch.scale
+        ok = ~np.isnan(v)
+        add(off, np.where(ok, v, 0.0))
+        add(off + 1, ok.astype(float))
+    for m, ch in enumerate(run.counter_channels):  # exit rows too: the stats totals
+        add(run.off_counter(m), np.nan_to_num(block[ch.field] * ch.scale), inv)
+    rows = acc.rows_of(keys)  # (may grow acc.sums)
+    acc.sums[rows] += local
+    return sm.count
+
+
+def aggregate(profile, prog):
+    """Read every row of profile into a RunAgg, block by block."""
+    run = RunAgg()
+    run.path = profile.path
+    run.host = profile.host
+    run.processes = profile.processes
+    run.energy_channels = profile.channels_of(csvprof.ENERGY_LIKE)
+    run.reading_channels = profile.channels_of(csvprof.READINGS)
+    run.counter_channels = profile.channels_of(("counter",))
+    run.energy = [_describe(c) for c in run.energy_channels]
+    run.readings = [_describe(c) for c in run.reading_channels]
+    run.counters = [_describe(c) for c in run.counter_channels]
+    run.width = run.off_counter(len(run.counters))
+    symbols = profile.dso_col is not None and profile.symbol_col is not None
+    names = ("dso", "symbol") if symbols else ("pc",)
+    acc = _Accumulator(run.width)
+    progress = Progress(prog, "thread-samples read")
+    nsamples = 0
+    pending = None
+    try:
+        for block in profile.blocks(progress):
+            if pending is not None:
+                block = np.concatenate([pending, block])
+            cut = last_sample_start(block, profile.has_kind)
+            if cut:
+                nsamples += _add_block(block[:cut], run, profile, names, acc)
+            pending = block[cut:]
+        if pending is not None and len(pending):
+            nsamples += _add_block(pending, run, profile, names, acc)
+    finally:
+        progress.done()
+    run.samples = nsamples
+    run.stats = profile.stats
+    keys = {}
+    for key, k in acc.index.items():
+        pid, tid = key[:2]
+        if symbols:
+            key = (pid, tid, unescape(key[2]), unescape(key[3]))
+        else:
+            key = (pid, tid, "[unknown]", unescape(key[2]))
+        old = keys.get(key)
+        keys[key] = (
+            acc.sums[k].tolist() if old is None else [a + b for a, b in zip(old, acc.sums[k])]
+        )
+    run.keys = keys
+    if not nsamples:
+        why = (
+            "it was cut short before its first complete sample"
+            if profile.truncated
+            else "the run was too short; raise -f or run longer"
+        )
+        raise SamplerError("%s: the profile holds no samples (%s)" % (profile.path, why))
+    return run
