@@ -258,7 +258,9 @@ class Profile:
         text = data
         if text.startswith(b"#") or b"\n#" in text:
             text = self._take_comments(text)
-        if b",," in text or b",\n" in text or b",\r" in text:
+        # (the dso and symbol columns are never empty: a last empty cell
+        # is possible only without them)
+        if b",," in text or (self.dso_col is None and (b",\n" in text or b",\r" in text)):
             text = text.replace(b",,", b",nan,").replace(b",,", b",nan,")
             text = text.replace(b",\n", b",nan\n").replace(b",\r", b",nan\r")
         if len(text) <= 1 and not text.strip():
