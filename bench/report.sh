@@ -1,13 +1,15 @@
 #!/bin/sh
-# bench/report.sh - sampler-report on a profile of one million thread-samples
-# (symbolization included), median of 3 runs: without the result cache, and
-# the cached second run; next to the reference, sampler-export to perf.data
-# plus `perf report --stdio` on the same profile.  Prints, never asserts.
-# Targets (issue 5): < 5 s uncached, < 2 s cached.
+# bench/report.sh - sampler-report on profiles of 1 and 10 million
+# thread-samples (symbolization included): wall-clock seconds, CPU seconds
+# (the exporter's included) and peak memory, without the result cache
+# (median of 3 at 1 M, one run at 10 M) and cached; next to the reference,
+# sampler-export to perf.data plus `perf report --stdio` on the 1 M profile.
+# Prints, never asserts.  Targets (issue 10): 1 M <= 0.5 s uncached,
+# 10 M <= 5 s with flat memory.  REPORT_BENCH_SAMPLES="1000000" runs fewer.
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 PY=/usr/bin/python3
-N=${REPORT_BENCH_SAMPLES:-1000000}
+SIZES=${REPORT_BENCH_SAMPLES:-1000000 10000000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sampler-bench-report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export XDG_CACHE_HOME=$tmp/cache SAMPLER_BIN_DIR=$PWD/$BUILD
@@ -16,34 +18,45 @@ if [ ! -x "$BUILD/bench/genprofile" ] || [ ! -x "$BUILD/sampler-export" ]; then
 	echo "report: skipped ($BUILD/bench/genprofile or $BUILD/sampler-export not built; run make)"
 	exit 0
 fi
-"$BUILD/bench/genprofile" "$tmp/p" "$N" 2 >/dev/null || exit 1
 
-# seconds of wall-clock time of one run of "$@" (output discarded)
-seconds() {
-	$PY -c 'import subprocess, sys, time
+# "wall cpu maxrss_MB" of one run of "$@" (output discarded)
+measure() {
+	$PY -c 'import resource, subprocess, sys, time
 t = time.monotonic()
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print("%.3f" % (time.monotonic() - t) if r.returncode == 0 else "failed")' "$@"
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.2f %.0f" % (time.monotonic() - t, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024)
+      if r.returncode == 0 else "failed - -")' "$@"
 }
 
-median3() {	# command...: median of three timings
-	a=$(seconds "$@"); b=$(seconds "$@"); c=$(seconds "$@")
-	printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p
+median3() {	# command...: the run of median wall-clock time of three
+	{ measure "$@"; measure "$@"; measure "$@"; } | sort -n | sed -n 2p
 }
 
-uncached=$(median3 scripts/sampler-report --no-cache "$tmp/p")
-scripts/sampler-report "$tmp/p" >/dev/null	# fills the cache
-cached=$(median3 scripts/sampler-report "$tmp/p")
-export_csv=$(median3 "$BUILD/sampler-export" --format csv --symbols "$tmp/p" -o "$tmp/p.csv")
+row() {	# label "wall cpu mem"
+	set -- "$1" $2
+	printf '  %-46s %8s %8s %8s\n' "$1" "$2" "$3" "$4"
+}
+
+echo "report: sampler-report, seconds (wall, CPU of all processes) and peak MB"
+printf '  %-46s %8s %8s %8s\n' "" "wall" "cpu" "MB"
+for n in $SIZES; do
+	"$BUILD/bench/genprofile" "$tmp/p$n" "$n" 2 >/dev/null || exit 1
+	size=$(wc -c <"$tmp/p$n")
+	if [ "$n" -le 2000000 ]; then
+		cold=$(median3 $PY scripts/sampler-report --no-cache "$tmp/p$n")
+	else
+		cold=$(measure $PY scripts/sampler-report --no-cache "$tmp/p$n")
+	fi
+	$PY scripts/sampler-report "$tmp/p$n" >/dev/null	# fills the cache
+	cached=$(median3 $PY scripts/sampler-report "$tmp/p$n")
+	row "$n thread-samples ($size bytes), uncached" "$cold"
+	row "$n thread-samples, cached" "$cached"
+done
+n=$(echo $SIZES | cut -d' ' -f1)
+row "  sampler-export --format csv --symbols, $n" \
+	"$(median3 "$BUILD/sampler-export" --format csv --symbols "$tmp/p$n" -o "$tmp/p.csv")"
 if command -v perf >/dev/null 2>&1; then
-	"$BUILD/sampler-export" -o "$tmp/perf.data" "$tmp/p" >/dev/null 2>&1
-	perf_report=$(seconds perf report --stdio -i "$tmp/perf.data")
-else
-	perf_report="(perf not installed)"
+	"$BUILD/sampler-export" -o "$tmp/perf.data" "$tmp/p$n" >/dev/null 2>&1
+	row "  reference: perf report --stdio, $n (1 run)" "$(measure perf report --stdio -i "$tmp/perf.data")"
 fi
-size=$(wc -c <"$tmp/p")
-echo "report: profile of $N thread-samples ($size bytes), median of 3 runs, seconds"
-printf '  %-50s %8s   %s\n' "sampler-report (export+symbols+aggregate)" "$uncached" "target < 5"
-printf '  %-50s %8s   %s\n' "sampler-report, cached second run" "$cached" "target < 2"
-printf '  %-50s %8s\n' "  of which sampler-export --format csv --symbols" "$export_csv"
-printf '  %-50s %8s   %s\n' "reference: perf report --stdio on perf.data" "$perf_report" "(1 run)"
