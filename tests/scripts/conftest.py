@@ -244,11 +244,10 @@ class ProfileText:
         need("sampler-profile")
         proc = subprocess.run(
             [os.path.join(BIN, "sampler-profile"), "build", str(out)],
-            input=self.text(),
+            input=self.text().encode("utf-8", "surrogateescape"),  # any byte, as written
             capture_output=True,
-            text=True,
         )
-        assert proc.returncode == 0, proc.stderr
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
         return out
 
 

@@ -478,3 +478,35 @@ def test_outputs_are_new_files_under_the_umask(tmp_path):
     assert out.read_text().startswith("name,dso,samples")
     assert bz2.decompress((tmp_path / "out.csv.bz2").read_bytes()).startswith(b"name,dso,samples")
     assert sorted(os.listdir(tmp_path)) == ["a.csv", "out.csv", "out.csv.bz2", "victim"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        'sh -c "./spin\t# tab"',
+        "a\nb\rc",
+        "100% a=b,c d",
+        b"caf\xe9 \xff\x01\x7f".decode("utf-8", "surrogateescape"),
+    ],
+)
+def test_argv_round_trips_through_the_c_tools(app, tmp_path, argv):
+    """Escaped by textview, built by sampler-profile, exported as CSV by
+    sampler-export, read back by csvprof: the same bytes."""
+    from conftest import ProfileText
+
+    need("sampler-profile", "sampler-export")
+    p = ProfileText(app)
+    p.lines = [
+        textview.format_line(
+            "exec", [("pid", p.pid), ("time", 5_000_000_000), ("comm", "app"), ("argv", argv)]
+        )
+        if line.startswith("exec ")
+        else line
+        for line in p.lines
+    ]
+    p.sample([(100, "f20", 1000)])
+    prof = p.build(tmp_path / "a.prof")
+    profile = csvprof.Profile(str(prof))
+    for _ in profile.blocks():
+        pass
+    assert textview.to_bytes(profile.processes[100]["argv"]) == textview.to_bytes(argv)
