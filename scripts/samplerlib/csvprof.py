@@ -279,10 +279,21 @@ class Profile:
                 self._diagnose(data, first_line)
                 raise
             if not self._names_cut(arr):
+                self._check_kinds(arr, first_line)
                 self._line += len(arr)  # (+ the comment lines, counted as taken)
                 return arr
             self._width *= 4  # a longer name than any so far: parse again, wider
             self._dtype = self._make_dtype()
+
+    def _check_kinds(self, arr, first_line):
+        if self.version < 2:
+            return
+        bad = np.flatnonzero((arr["kind"] != b"sample") & (arr["kind"] != b"exit"))
+        if len(bad):
+            self._bad(
+                "line %d: kind %r (expected sample or exit; the file is damaged)"
+                % (first_line + bad[0], to_text(arr["kind"][bad[0]]))
+            )
 
     def _names_cut(self, arr):
         """True when a dso or symbol may have been cut to the field width."""

@@ -510,3 +510,10 @@ def test_argv_round_trips_through_the_c_tools(app, tmp_path, argv):
     for _ in profile.blocks():
         pass
     assert textview.to_bytes(profile.processes[100]["argv"]) == textview.to_bytes(argv)
+
+
+def test_unknown_kind_is_damage(tmp_path):
+    rows = [(1000, 100, 100, "sampel", 0x10, 500, 1000, [1.0, 1.0, 12.0, 1], "/bin/app", "f")]
+    (tmp_path / "k.csv").write_text(csv_v2(rows))
+    line = one_error(run("sampler-report", "--no-cache", tmp_path / "k.csv", ok=False))
+    assert "line 9: kind 'sampel' (expected sample or exit" in line
