@@ -14,6 +14,7 @@
 #include "../common/idmap.h"
 #include "symbols.h"
 #include "textout.h"
+#include "../profile/textform.h"
 
 struct csv_process {
 	uint32_t ppid;
@@ -116,9 +117,9 @@ static int write_processes(FILE *f, const struct idmap *procs, struct error *err
 	for (size_t i = 0; i < idmap_count(procs); i++) {
 		fprintf(f, "# process pid=%" PRIu32 " ppid=%" PRIu32 " comm=", pids[i],
 			order[i]->ppid);
-		textout_escaped(f, order[i]->comm);
+		textform_escaped(f, order[i]->comm);
 		fputs(" argv=", f);
-		textout_escaped(f, order[i]->argv ? order[i]->argv : "");
+		textform_escaped(f, order[i]->argv ? order[i]->argv : "");
 		putc('\n', f);
 	}
 	free(order);
@@ -131,27 +132,20 @@ static int write_preamble(struct csv_writer *c, const struct idmap *procs, struc
 	const struct profile_info *info = c->info;
 	FILE *f = c->f;
 
-	fputs("# sampler csv v1\n# host ", f);
-	textout_host_fields(f, &info->host);
+	fputs("# sampler csv v1\n# host", f);
+	textform_host_fields(f, &info->host);
 	putc('\n', f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
-		const struct channel_desc *ch = &info->channels[i];
-
-		fprintf(f, "# channel index=%" PRIu32 " name=", i);
-		textout_escaped(f, ch->name);
-		fputs(" source=", f);
-		textout_escaped(f, ch->source);
-		fputs(" unit=", f);
-		textout_escaped(f, ch->unit);
-		fprintf(f, " scale=%g kind=%s scope=%s\n", ch->scale, channel_kind_name(ch->kind),
-			ch->scope == CHANNEL_PER_SAMPLE ? "sample" : "thread");
+		fprintf(f, "# channel index=%" PRIu32, i);
+		textform_channel_fields(f, &info->channels[i]);
+		putc('\n', f);
 	}
 	if (write_processes(f, procs, err) < 0)
 		return -1;
 	fputs("time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns", f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
 		putc(',', f);
-		textout_escaped(f, info->channels[i].name);
+		textform_escaped(f, info->channels[i].name);
 	}
 	fputs(c->symbols ? ",dso,symbol\n" : "\n", f);
 	return 0;
@@ -273,9 +267,9 @@ static int write_rows(struct csv_writer *c, const struct profile_sample *s, stru
 
 			symbolizer_lookup(c->symbols, t->pid, t->pc, &dso, &sym);
 			putc(',', c->f);
-			textout_escaped(c->f, dso);
+			textform_escaped(c->f, dso);
 			putc(',', c->f);
-			textout_escaped(c->f, sym);
+			textform_escaped(c->f, sym);
 		}
 		putc('\n', c->f);
 	}
@@ -331,8 +325,8 @@ static int csv_finish(void *state, const struct export_result *result,
 	(void)result;
 
 	if (c->have_stats) {
-		fputs("# stats ", c->f);
-		textout_stats_fields(c->f, &c->stats);
+		fputs("# stats", c->f);
+		textform_stats_fields(c->f, &c->stats);
 		putc('\n', c->f);
 	}
 	ret = textout_close(c->f, c->path, err);
