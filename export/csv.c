@@ -28,7 +28,6 @@ struct csv_writer {
 	const char *path;
 	const struct profile_info *info;
 	struct symbolizer *symbols;	/* NULL without --symbols */
-	struct map_offset_fix offset_fix;	/* pperf input only */
 	uint64_t start_ns;
 	uint64_t prev_ns;
 	bool have_prev;
@@ -278,15 +277,8 @@ static int write_rows(struct csv_writer *c, const struct profile_sample *s, stru
 
 static int add_map(struct csv_writer *c, const struct profile_map *m, struct error *err)
 {
-	struct profile_map fixed;
-
 	if (!c->symbols)
 		return 0;
-	if (c->info->format == PROFILE_FORMAT_PPERF) {
-		fixed = *m;
-		map_offset_fix(&c->offset_fix, &fixed);
-		m = &fixed;
-	}
 	if (symbolizer_add_map(c->symbols, m) < 0)
 		return error_set(err, "out of memory for the maps of process %" PRIu32, m->pid);
 	return 0;

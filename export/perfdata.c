@@ -103,7 +103,6 @@ struct perf_writer {
 	struct idmap processes;		/* pid -> process_state */
 	struct idmap threads;		/* tid -> pid + 1 (0: not announced, or exited) */
 	struct perf_dso *dsos;
-	struct map_offset_fix offset_fix;	/* pperf input only */
 	uint64_t last_time;		/* records never go back in time */
 	uint64_t prev_sample_ns;
 	uint64_t first_sample_ns;
@@ -559,17 +558,6 @@ static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct
 	return 0;
 }
 
-static int on_map(struct perf_writer *w, const struct profile_map *m, struct error *err)
-{
-	struct profile_map fixed;
-
-	if (w->info->format != PROFILE_FORMAT_PPERF)
-		return emit_mmap2(w, m, err);
-	fixed = *m;
-	map_offset_fix(&w->offset_fix, &fixed);
-	return emit_mmap2(w, &fixed, err);
-}
-
 static void emit_sample(struct perf_writer *w, uint32_t event,
 			const struct profile_thread_sample *t, uint64_t time, uint64_t period)
 {
@@ -676,7 +664,7 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 	case PROFILE_REC_EXIT:
 		return on_thread_exit(w, &rec->exit, err);
 	case PROFILE_REC_MAP:
-		return on_map(w, &rec->map, err);
+		return emit_mmap2(w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return on_sample(w, &rec->sample, err);
 	case PROFILE_REC_STATS:

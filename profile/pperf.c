@@ -363,6 +363,9 @@ struct pperf_reader {
 	struct error deferred_error;	/* report it after those samples */
 	uint8_t *maps;			/* raw map entries */
 	uint64_t maps_ok;
+	/* the run of maps of one file the current map continues */
+	uint64_t run_base, run_end;
+	char run_path[PPERF_LABEL + 1];
 	bool have_pid;
 	uint32_t pid;			/* the first sample's first tid */
 	enum pperf_phase phase;
@@ -632,6 +635,24 @@ static int load_sample(struct pperf_reader *pr, struct error *err)
 	return 1;
 }
 
+/* pperf keeps no file offset: every map reads pgoff 0.  The loader maps an
+ * ELF's segments in file order from one base, so within a run of
+ * consecutive maps of one file the offset is start - base: put it back here,
+ * so that every consumer sees the same maps as from a native profile. */
+static void restore_pgoff(struct pperf_reader *pr, struct profile_map *m)
+{
+	bool same_run = pr->next_map > 1 && m->start >= pr->run_end &&
+			strcmp(m->path, pr->run_path) == 0;
+
+	if (!same_run) {
+		pr->run_base = m->start;
+		memcpy(pr->run_path, m->path, sizeof(pr->run_path));
+	}
+	pr->run_end = m->start + m->len;
+	if (same_run && m->path[0] == '/')
+		m->pgoff = m->start - pr->run_base;
+}
+
 static void fill_map(struct pperf_reader *pr, struct profile_map *m)
 {
 	const uint8_t *raw = pr->maps + pr->next_map++ * PPERF_MAP;
@@ -643,6 +664,7 @@ static void fill_map(struct pperf_reader *pr, struct profile_map *m)
 	m->prot = PROT_READ | PROT_EXEC;	/* pperf keeps no protection */
 	memcpy(m->path, raw + 16, PPERF_LABEL);
 	m->path[PPERF_LABEL] = '\0';
+	restore_pgoff(pr, m);
 }
 
 static void fill_stats(struct pperf_reader *pr, struct profile_stats *s)
