@@ -19,7 +19,6 @@ struct writer_ops {
 	int (*exit)(struct profile_writer *w, const struct profile_exit *e, struct error *err);
 	int (*map)(struct profile_writer *w, const struct profile_map *m, struct error *err);
 	int (*sample)(struct profile_writer *w, const struct profile_sample *s, struct error *err);
-	int (*flush)(struct profile_writer *w, struct error *err);
 	/* stats NULL: abandon (no statistics).  Releases everything but w. */
 	int (*finish)(struct profile_writer *w, const struct profile_stats *stats,
 		      struct error *err);

@@ -425,7 +425,6 @@ static const struct writer_ops native_writer_ops = {
 	.exit = native_exit,
 	.map = native_map,
 	.sample = native_sample,
-	.flush = native_flush,
 	.finish = native_finish,
 };
 

@@ -253,7 +253,6 @@ static const struct writer_ops pperf_writer_ops = {
 	.exit = pperf_exit,
 	.map = pperf_map,
 	.sample = pperf_sample,
-	.flush = pperf_flush,
 	.finish = pperf_finish,
 };
 

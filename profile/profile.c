@@ -104,13 +104,6 @@ int profile_write_sample(struct profile_writer *w, const struct profile_sample *
 	return WRITE_RECORD(w, sample, s, err);
 }
 
-int profile_writer_flush(struct profile_writer *w, struct error *err)
-{
-	if (check_writable(w, err) < 0)
-		return -1;
-	return after_write(w, w->ops->flush(w, err), err);
-}
-
 int profile_writer_finish(struct profile_writer *w, const struct profile_stats *stats,
 			  struct error *err)
 {
@@ -133,11 +126,6 @@ void profile_writer_abandon(struct profile_writer *w)
 		return;
 	w->ops->finish(w, NULL, NULL);
 	free(w);
-}
-
-uint64_t profile_writer_bytes(const struct profile_writer *w)
-{
-	return w->sink.bytes;
 }
 
 /* ---- reading ---------------------------------------------------------- */

@@ -196,10 +196,6 @@ int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, s
 int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
 int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
 
-/* Write out the buffered records now as one chunk (the writer does this by
- * itself every 64 KiB and every second of sample time). */
-int profile_writer_flush(struct profile_writer *w, struct error *err);
-
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to
  * its last complete chunk). */
@@ -208,9 +204,6 @@ int profile_writer_finish(struct profile_writer *w, const struct profile_stats *
 
 /* Free without writing statistics (the file reads back as truncated). */
 void profile_writer_abandon(struct profile_writer *w);
-
-/* Bytes written so far (after compression), for statistics. */
-uint64_t profile_writer_bytes(const struct profile_writer *w);
 
 /* ---- reading ---------------------------------------------------------- */
 
