@@ -328,6 +328,7 @@ static int csv_finish(void *state, const struct export_result *result,
 
 const struct exporter csv_exporter = {
 	.name = "csv",
+	.reads_input_twice = true,
 	.open = csv_open,
 	.record = csv_record,
 	.finish = csv_finish,

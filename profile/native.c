@@ -573,6 +573,11 @@ static int load_chunk(struct native_reader *nr, struct error *err)
 	if (nr->stats_seen)
 		return corrupt(nr, start, err, "data after the statistics record");
 	len = get_le32(hdr);
+	/* The writer never writes an empty chunk; a run of them (8 bytes
+	 * each, a padded or forged file) would keep a reader busy for
+	 * nothing: 10 GB of them took minutes. */
+	if (len == 0)
+		return corrupt(nr, start, err, "empty chunk (the writer never writes one)");
 	if (len > CHUNK_MAX)
 		return corrupt(nr, start, err, "chunk length %u exceeds the limit of %u", len, CHUNK_MAX);
 	if (len > source_left_bound(src))

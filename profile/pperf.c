@@ -29,6 +29,7 @@
 #include "tidtable.h"
 
 #define PPERF_HEADER 36
+_Static_assert(PROBE_BYTES >= PPERF_HEADER, "the front must see a whole pperf header");
 #define PPERF_VALUE_SIZE 8		/* what this writer always writes */
 #define PPERF_VALUE_MAX 64		/* the reader skips values up to this size */
 #define PPERF_THREAD 20
@@ -260,22 +261,17 @@ static const struct writer_ops pperf_writer_ops = {
 static int open_spool(const char *path, struct error *err)
 {
 	char *copy = strdup(path);
-	const char *tmpdir = getenv("TMPDIR");
-	char templ[4096];
 	int fd = -1;
 
 	if (copy) {
-		fd = open(dirname(copy), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		fd = temp_file_open(dirname(copy));
 		free(copy);
 	}
-	if (fd >= 0)
-		return fd;
-	snprintf(templ, sizeof(templ), "%s/sampler-pperf.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	fd = mkostemp(templ, O_CLOEXEC);
+	if (fd < 0)
+		fd = temp_file_open(NULL);
 	if (fd < 0)
 		return error_set(err, "cannot create a temporary file for %s: %s (set TMPDIR to a writable directory)",
 				 path, strerror(errno));
-	unlink(templ);
 	return fd;
 }
 
@@ -501,6 +497,16 @@ static int scan_maps(struct pperf_reader *pr, struct error *err)
 		pr->end_offset = pr->head.src.offset;
 	}
 	return 1;
+}
+
+bool pperf_probe(const uint8_t *head, size_t n)
+{
+	uint32_t value_size;
+
+	if (n < PPERF_HEADER)
+		return false;
+	value_size = get_le32(head + 28);
+	return get_le32(head) <= PPERF_POWER && value_size >= 1 && value_size <= PPERF_VALUE_MAX;
 }
 
 static int read_pperf_header(struct pperf_reader *pr, struct error *err)

@@ -233,8 +233,24 @@ struct profile_record {
 struct profile_reader;
 
 /* Open a profile of either format, plain or bzip2 (by content).  Reads and
- * checks the header; info is then available. */
+ * checks the header; info is then available.  path "-" is stdin; pipes,
+ * FIFOs and devices work too: the reader never seeks (a pperf profile,
+ * read twice, keeps a temporary copy in TMPDIR of what comes that way). */
 struct profile_reader *profile_reader_open(const char *path, struct error *err);
+
+/* For a program that opens the same profile more than once (the CSV
+ * exporter reads it twice): input that can be read only once ("-" from a
+ * pipe, a FIFO, /dev/fd/N) is copied whole to an unlinked temporary file
+ * in TMPDIR, once its first bytes show a profile, and in->path names the
+ * copy until profile_input_release; any other in->path is path itself. */
+struct profile_input {
+	const char *path;		/* what to open */
+	int fd;				/* the copy, or -1 */
+	char fd_path[32];
+};
+
+int profile_input_keep(const char *path, struct profile_input *in, struct error *err);
+void profile_input_release(struct profile_input *in);
 
 const struct profile_info *profile_reader_info(const struct profile_reader *r);
 
