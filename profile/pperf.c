@@ -63,7 +63,7 @@ static struct pperf_writer *to_pperf_writer(struct profile_writer *w)
 	return (struct pperf_writer *)w;
 }
 
-/* pperf has no process, exec, thread or exit records. */
+/* pperf has no process, exec, thread, exit or name records. */
 #define PPERF_IGNORE(name, type)						\
 	static int name(struct profile_writer *w, const type *rec, struct error *err) \
 	{									\
@@ -76,6 +76,7 @@ PPERF_IGNORE(pperf_process, struct profile_process)
 PPERF_IGNORE(pperf_exec, struct profile_exec)
 PPERF_IGNORE(pperf_thread, struct profile_thread)
 PPERF_IGNORE(pperf_exit, struct profile_exit)
+PPERF_IGNORE(pperf_name, struct profile_name)
 
 static int spool_fail(struct pperf_writer *pw, struct error *err)
 {
@@ -254,6 +255,7 @@ static const struct writer_ops pperf_writer_ops = {
 	.exit = pperf_exit,
 	.map = pperf_map,
 	.sample = pperf_sample,
+	.name = pperf_name,
 	.finish = pperf_finish,
 };
 

@@ -80,6 +80,17 @@ struct profile_thread {
 	uint64_t time_ns;
 };
 
+/* A thread's name, /proc/PID/task/TID/comm (what pthread_setname_np or
+ * prctl(PR_SET_NAME) set; a new thread has its creator's): written at the
+ * thread's first stop, again whenever the recorder sees it changed, and at
+ * its exit if it changed. */
+struct profile_name {
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t time_ns;
+	char name[PROFILE_COMM_MAX];
+};
+
 /* A thread exits; whole_process when it was the process's last thread.
  * With final, the thread's cumulative CPU time and counters as it exited
  * (read at its exit stop), so that what it did after its last sample is
@@ -195,6 +206,7 @@ int profile_write_thread(struct profile_writer *w, const struct profile_thread *
 int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, struct error *err);
 int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
 int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
+int profile_write_name(struct profile_writer *w, const struct profile_name *n, struct error *err);
 
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to
@@ -215,6 +227,7 @@ enum profile_record_type {
 	PROFILE_REC_MAP,
 	PROFILE_REC_SAMPLE,
 	PROFILE_REC_STATS,
+	PROFILE_REC_NAME = 9,		/* 8 is the native info record */
 };
 
 struct profile_record {
@@ -227,6 +240,7 @@ struct profile_record {
 		struct profile_map map;
 		struct profile_sample sample;	/* arrays owned by the reader */
 		struct profile_stats stats;
+		struct profile_name name;
 	};
 };
 

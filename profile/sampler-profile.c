@@ -105,6 +105,12 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 		fprintf(out, "thread tid=%u pid=%u time=%" PRIu64 "\n", rec->thread.tid,
 			rec->thread.pid, rec->thread.time_ns);
 		break;
+	case PROFILE_REC_NAME:
+		fprintf(out, "name tid=%u pid=%u time=%" PRIu64, rec->name.tid, rec->name.pid,
+			rec->name.time_ns);
+		textform_str(out, "comm", rec->name.name);
+		putc('\n', out);
+		break;
 	case PROFILE_REC_EXIT:
 		dump_exit(out, info, &rec->exit);
 		break;
@@ -475,6 +481,18 @@ static int build_thread(struct builder *b, struct line *l, struct error *err)
 	return profile_write_thread(b->w, &t, err);
 }
 
+static int build_name(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_name n;
+
+	memset(&n, 0, sizeof(n));
+	if (get_u32(l, "tid", &n.tid, err) < 0 || get_u32(l, "pid", &n.pid, err) < 0 ||
+	    get_u64(l, "time", &n.time_ns, err) < 0 || GET_STR(l, "comm", n.name, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	return profile_write_name(b->w, &n, err);
+}
+
 static int build_exit(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_exit e;
@@ -606,6 +624,7 @@ static const struct record_builder record_builders[] = {
 	{ "process", build_process },
 	{ "exec", build_exec },
 	{ "thread", build_thread },
+	{ "name", build_name },
 	{ "exit", build_exit },
 	{ "map", build_map },
 	{ "sample", build_sample },

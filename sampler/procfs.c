@@ -255,6 +255,17 @@ void procfs_read_comm(pid_t pid, char *buf, size_t size)
 		buf[n - 1] = '\0';
 }
 
+void procfs_read_thread_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char file[48];
+	ssize_t n;
+
+	snprintf(file, sizeof(file), "task/%d/comm", (int)tid);
+	n = read_pid_file(pid, file, buf, size);
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
 void procfs_read_cmdline(pid_t pid, char *buf, size_t size)
 {
 	ssize_t n = read_pid_file(pid, "cmdline", buf, size);
