@@ -14,28 +14,17 @@ repeated (bzip2 readers read concatenated streams as one), so that even
 10 GiB take a second to write and a few kB of disk.
 """
 import bz2
+import os
 import struct
 import sys
-import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile import MAGIC, chunk, varint  # noqa: E402  (t5050's writer)
 
 BLOCK = 1 << 20		# bytes of repeated data per stream (zeros: 16 MiB)
 
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7f) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def chunk(payload):
-    head = struct.pack("<I", len(payload))
-    return head + struct.pack("<I", zlib.crc32(head + payload)) + payload
-
-
-NATIVE = b"SMPLPROF" + struct.pack("<II", 1, 0) + chunk(
+NATIVE = MAGIC + chunk(
     bytes([8]) + b"\0" * 6 + b"\0\0\0" + b"\0\0" + b"\0\0\0" + struct.pack("<d", 0.0) + b"\0")
 PPERF = struct.pack("<IQQQII", 3, 0, 0, 1 << 40, 8, 0)
 KINDS = {
