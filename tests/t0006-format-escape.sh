@@ -8,12 +8,11 @@
 PROFILE=$BUILD/sampler-profile
 export LC_ALL=C		# bytes, not characters, for sed and grep
 
-# A program and its directory named with a tab, '%', '=', ',' and bytes
-# that are not UTF-8; run with arguments holding the same and a newline.
-# (Not a newline in the path: /proc/PID/maps shows it as the 4 bytes \012.)
-DIR=$'d\tir%=,\xff'
+# A program and its directory named with a tab, a newline, '%', '=', ','
+# and bytes that are not UTF-8; run with arguments holding the same.
+DIR=$'d\tir%=,\n\xff'
 NAME=$'b\tu%=,\xfe'
-E_DIR=$'d%09ir%25%3D%2C\xff'
+E_DIR=$'d%09ir%25%3D%2C%0A\xff'
 E_NAME=$'b%09u%25%3D%2C\xfe'
 E_ARGS=$'%200.3%20a%09b%20c%25d%3De%2Cf%20g%0Ah%20\xfe\xff%20sp%20ace%7F'
 
