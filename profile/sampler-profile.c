@@ -1,6 +1,6 @@
 /* sampler-profile - the text view of a profile (docs/FORMAT.md, "Text view").
  *
- *   sampler-profile dump FILE        print every record, one per line
+ *   sampler-profile dump FILE        print every record, one per line ("-": stdin)
  *   sampler-profile build [--format native|pperf] OUT < TEXT
  *                                    write a profile from that text
  *
@@ -712,7 +712,8 @@ static int usage(FILE *out, int status)
 {
 	fputs("usage: sampler-profile dump FILE\n"
 	      "       sampler-profile build [--format native|pperf] OUT < TEXT\n"
-	      "dump prints a profile (native or pperf, plain or .bz2) as text, one record per line;\n"
+	      "dump prints a profile (native or pperf, plain or .bz2; FILE - is stdin, a pipe\n"
+	      "or FIFO works too) as text, one record per line;\n"
 	      "build writes the profile that text describes (OUT ending in .bz2: compressed).\n"
 	      "See docs/FORMAT.md.\n", out);
 	return status;
