@@ -14,6 +14,7 @@
 #include "../common/idmap.h"
 #include "symbols.h"
 #include "textout.h"
+#include "../profile/textform.h"
 
 struct csv_process {
 	uint32_t ppid;
@@ -27,7 +28,6 @@ struct csv_writer {
 	const char *path;
 	const struct profile_info *info;
 	struct symbolizer *symbols;	/* NULL without --symbols */
-	struct map_offset_fix offset_fix;	/* pperf input only */
 	uint64_t start_ns;
 	uint64_t prev_ns;
 	bool have_prev;
@@ -116,9 +116,9 @@ static int write_processes(FILE *f, const struct idmap *procs, struct error *err
 	for (size_t i = 0; i < idmap_count(procs); i++) {
 		fprintf(f, "# process pid=%" PRIu32 " ppid=%" PRIu32 " comm=", pids[i],
 			order[i]->ppid);
-		textout_escaped(f, order[i]->comm);
+		textform_escaped(f, order[i]->comm);
 		fputs(" argv=", f);
-		textout_escaped(f, order[i]->argv ? order[i]->argv : "");
+		textform_escaped(f, order[i]->argv ? order[i]->argv : "");
 		putc('\n', f);
 	}
 	free(order);
@@ -131,27 +131,20 @@ static int write_preamble(struct csv_writer *c, const struct idmap *procs, struc
 	const struct profile_info *info = c->info;
 	FILE *f = c->f;
 
-	fputs("# sampler csv v1\n# host ", f);
-	textout_host_fields(f, &info->host);
+	fputs("# sampler csv v1\n# host", f);
+	textform_host_fields(f, &info->host);
 	putc('\n', f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
-		const struct channel_desc *ch = &info->channels[i];
-
-		fprintf(f, "# channel index=%" PRIu32 " name=", i);
-		textout_escaped(f, ch->name);
-		fputs(" source=", f);
-		textout_escaped(f, ch->source);
-		fputs(" unit=", f);
-		textout_escaped(f, ch->unit);
-		fprintf(f, " scale=%g kind=%s scope=%s\n", ch->scale, channel_kind_name(ch->kind),
-			ch->scope == CHANNEL_PER_SAMPLE ? "sample" : "thread");
+		fprintf(f, "# channel index=%" PRIu32, i);
+		textform_channel_fields(f, &info->channels[i]);
+		putc('\n', f);
 	}
 	if (write_processes(f, procs, err) < 0)
 		return -1;
 	fputs("time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns", f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
 		putc(',', f);
-		textout_escaped(f, info->channels[i].name);
+		textform_escaped(f, info->channels[i].name);
 	}
 	fputs(c->symbols ? ",dso,symbol\n" : "\n", f);
 	return 0;
@@ -273,9 +266,9 @@ static int write_rows(struct csv_writer *c, const struct profile_sample *s, stru
 
 			symbolizer_lookup(c->symbols, t->pid, t->pc, &dso, &sym);
 			putc(',', c->f);
-			textout_escaped(c->f, dso);
+			textform_escaped(c->f, dso);
 			putc(',', c->f);
-			textout_escaped(c->f, sym);
+			textform_escaped(c->f, sym);
 		}
 		putc('\n', c->f);
 	}
@@ -284,15 +277,8 @@ static int write_rows(struct csv_writer *c, const struct profile_sample *s, stru
 
 static int add_map(struct csv_writer *c, const struct profile_map *m, struct error *err)
 {
-	struct profile_map fixed;
-
 	if (!c->symbols)
 		return 0;
-	if (c->info->format == PROFILE_FORMAT_PPERF) {
-		fixed = *m;
-		map_offset_fix(&c->offset_fix, &fixed);
-		m = &fixed;
-	}
 	if (symbolizer_add_map(c->symbols, m) < 0)
 		return error_set(err, "out of memory for the maps of process %" PRIu32, m->pid);
 	return 0;
@@ -331,8 +317,8 @@ static int csv_finish(void *state, const struct export_result *result,
 	(void)result;
 
 	if (c->have_stats) {
-		fputs("# stats ", c->f);
-		textout_stats_fields(c->f, &c->stats);
+		fputs("# stats", c->f);
+		textform_stats_fields(c->f, &c->stats);
 		putc('\n', c->f);
 	}
 	ret = textout_close(c->f, c->path, err);
@@ -342,6 +328,7 @@ static int csv_finish(void *state, const struct export_result *result,
 
 const struct exporter csv_exporter = {
 	.name = "csv",
+	.reads_input_twice = true,
 	.open = csv_open,
 	.record = csv_record,
 	.finish = csv_finish,

@@ -18,8 +18,8 @@ static void note_truncation(struct profile_reader *r, struct export_result *res)
 		 good, res->records);
 }
 
-int export_profile(const struct exporter *ex, const struct export_options *opt,
-		   struct export_result *res, struct error *err)
+static int export_input(const struct exporter *ex, const struct export_options *opt,
+			struct export_result *res, struct error *err)
 {
 	struct profile_reader *r;
 	struct profile_record rec;
@@ -27,7 +27,6 @@ int export_profile(const struct exporter *ex, const struct export_options *opt,
 	void *state;
 	int ret;
 
-	memset(res, 0, sizeof(*res));
 	r = profile_reader_open(opt->input, err);
 	if (!r)
 		return -1;
@@ -56,4 +55,23 @@ int export_profile(const struct exporter *ex, const struct export_options *opt,
 	if (ret < 0)
 		return -1;
 	return res->partial ? 1 : 0;
+}
+
+int export_profile(const struct exporter *ex, const struct export_options *opt,
+		   struct export_result *res, struct error *err)
+{
+	struct export_options again = *opt;
+	struct profile_input in = { .fd = -1 };
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!ex->reads_input_twice)
+		return export_input(ex, opt, res, err);
+	/* stdin or a pipe: read from a copy that can be read twice */
+	if (profile_input_keep(opt->input, &in, err) < 0)
+		return -1;
+	again.input = in.path;
+	ret = export_input(ex, &again, res, err);
+	profile_input_release(&in);
+	return ret;
 }

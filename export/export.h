@@ -29,6 +29,7 @@ struct export_result {
 
 struct exporter {
 	const char *name;		/* --format NAME */
+	bool reads_input_twice;		/* open() reads opt->input once more */
 	void *(*open)(const struct profile_info *info, const struct export_options *opt,
 		      struct error *err);
 	int (*record)(void *state, const struct profile_record *rec, struct error *err);

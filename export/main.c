@@ -30,6 +30,7 @@ static void usage(FILE *f)
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols]\n"
 	      "                      [--no-symbol-cache] PROFILE\n"
 	      "       " PROG " --info PROFILE\n"
+	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout);\n"
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
 	      "  --format F     perf (default), csv (one row per thread-sample),\n"

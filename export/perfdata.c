@@ -91,6 +91,11 @@ struct process_state {
 	char comm[PROFILE_COMM_MAX];
 };
 
+struct thread_state {
+	uint32_t pid_plus1;		/* 0: not announced, or exited */
+	char comm[PROFILE_COMM_MAX];	/* its name ("": none known yet) */
+};
+
 struct perf_writer {
 	struct out out;
 	bool pipe;
@@ -101,9 +106,8 @@ struct perf_writer {
 	struct export_event ev[MAX_EVENTS];
 	uint64_t data_offset;
 	struct idmap processes;		/* pid -> process_state */
-	struct idmap threads;		/* tid -> pid + 1 (0: not announced, or exited) */
+	struct idmap threads;		/* tid -> thread_state */
 	struct perf_dso *dsos;
-	struct map_offset_fix offset_fix;	/* pperf input only */
 	uint64_t last_time;		/* records never go back in time */
 	uint64_t prev_sample_ns;
 	uint64_t first_sample_ns;
@@ -417,21 +421,29 @@ static struct process_state *process_of(struct perf_writer *w, uint32_t pid,
 	return p;
 }
 
-/* FORK and COMM the first time a thread shows up (thread record or sample). */
+static struct thread_state *thread_of(struct perf_writer *w, uint32_t tid, struct error *err)
+{
+	struct thread_state *t = idmap_get(&w->threads, tid, NULL);
+
+	if (!t)
+		error_set(err, "out of memory for %zu threads (free some memory)",
+			  idmap_count(&w->threads));
+	return t;
+}
+
+/* FORK and COMM the first time a thread shows up (thread record or sample):
+ * named as its name record said, else as its process. */
 static int announce_thread(struct perf_writer *w, uint32_t tid, uint32_t pid, uint64_t time,
 			   struct error *err)
 {
 	struct process_state *p;
-	uint32_t *known;
-	bool created;
+	struct thread_state *t = thread_of(w, tid, err);
 
-	known = idmap_get(&w->threads, tid, &created);
-	if (!known)
-		return error_set(err, "out of memory for %zu threads (free some memory)",
-				 idmap_count(&w->threads));
-	if (!created && *known == pid + 1)
+	if (!t)
+		return -1;
+	if (t->pid_plus1 == pid + 1)
 		return 0;
-	*known = pid + 1;
+	t->pid_plus1 = pid + 1;
 	p = process_of(w, pid, err);
 	if (!p)
 		return -1;
@@ -439,8 +451,25 @@ static int announce_thread(struct perf_writer *w, uint32_t tid, uint32_t pid, ui
 		emit_task(w, PERF_RECORD_FORK, pid, pid, tid, pid, time);
 	else if (p->ppid && idmap_find(&w->threads, p->ppid))
 		emit_task(w, PERF_RECORD_FORK, pid, p->ppid, pid, p->ppid, time);
-	if (p->has_comm)
-		emit_comm(w, pid, tid, p->comm, false, time);
+	if (!t->comm[0] && p->has_comm)
+		memcpy(t->comm, p->comm, sizeof(t->comm));
+	if (t->comm[0])
+		emit_comm(w, pid, tid, t->comm, false, time);
+	return 0;
+}
+
+/* A thread's name: a COMM when it differs from the one it has. */
+static int on_name(struct perf_writer *w, const struct profile_name *rec, struct error *err)
+{
+	struct thread_state *t = thread_of(w, rec->tid, err);
+
+	if (!t)
+		return -1;
+	if (strcmp(t->comm, rec->name) == 0)
+		return 0;
+	snprintf(t->comm, sizeof(t->comm), "%s", rec->name);
+	if (t->pid_plus1)	/* else announce_thread names it */
+		emit_comm(w, rec->pid, rec->tid, t->comm, false, record_time(w, rec->time_ns));
 	return 0;
 }
 
@@ -462,7 +491,7 @@ static int on_process(struct perf_writer *w, const struct profile_process *rec, 
 static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct error *err)
 {
 	struct process_state *p = process_of(w, rec->pid, err);
-	const uint32_t *known;
+	struct thread_state *t;
 	bool renamed;
 
 	if (!p)
@@ -470,9 +499,11 @@ static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct
 	renamed = p->has_comm;	/* a name before: this is a real exec */
 	snprintf(p->comm, sizeof(p->comm), "%s", rec->comm);
 	p->has_comm = true;
-	known = idmap_find(&w->threads, rec->pid);
-	if (known && *known)	/* else announce_thread names it later */
+	t = idmap_find(&w->threads, rec->pid);
+	if (t && t->pid_plus1) {	/* else announce_thread names it later */
+		memcpy(t->comm, p->comm, sizeof(t->comm));
 		emit_comm(w, rec->pid, rec->pid, p->comm, renamed, record_time(w, rec->time_ns));
+	}
 	return 0;
 }
 
@@ -507,7 +538,7 @@ static int on_thread_exit(struct perf_writer *w, const struct profile_exit *rec,
 	emit_task(w, PERF_RECORD_EXIT, rec->pid, p ? p->ppid : 0, rec->tid,
 		  rec->tid == rec->pid && p ? p->ppid : rec->pid, time);
 	/* A later thread with this tid (reused) is a new thread: FORK it again. */
-	*(uint32_t *)idmap_find(&w->threads, rec->tid) = 0;
+	*(struct thread_state *)idmap_find(&w->threads, rec->tid) = (struct thread_state){ 0 };
 	return 0;
 }
 
@@ -557,17 +588,6 @@ static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct
 	put_record(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &body, sizeof(body),
 		   path, string_space(path), m->pid, m->pid, record_time(w, m->time_ns));
 	return 0;
-}
-
-static int on_map(struct perf_writer *w, const struct profile_map *m, struct error *err)
-{
-	struct profile_map fixed;
-
-	if (w->info->format != PROFILE_FORMAT_PPERF)
-		return emit_mmap2(w, m, err);
-	fixed = *m;
-	map_offset_fix(&w->offset_fix, &fixed);
-	return emit_mmap2(w, &fixed, err);
 }
 
 static void emit_sample(struct perf_writer *w, uint32_t event,
@@ -673,10 +693,12 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 	case PROFILE_REC_THREAD:
 		return announce_thread(w, rec->thread.tid, rec->thread.pid,
 				       record_time(w, rec->thread.time_ns), err);
+	case PROFILE_REC_NAME:
+		return on_name(w, &rec->name, err);
 	case PROFILE_REC_EXIT:
 		return on_thread_exit(w, &rec->exit, err);
 	case PROFILE_REC_MAP:
-		return on_map(w, &rec->map, err);
+		return emit_mmap2(w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return on_sample(w, &rec->sample, err);
 	case PROFILE_REC_STATS:
@@ -719,7 +741,7 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 	w->path = opt->output;
 	w->pipe = strcmp(opt->output, "-") == 0;
 	idmap_init(&w->processes, sizeof(struct process_state));
-	idmap_init(&w->threads, sizeof(uint32_t));
+	idmap_init(&w->threads, sizeof(struct thread_state));
 	build_events(w);
 	if (w->pipe) {
 		w->out.fd = STDOUT_FILENO;

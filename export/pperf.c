@@ -39,6 +39,8 @@ static int pperf_record(void *state, const struct profile_record *rec, struct er
 		return profile_write_exec(c->w, &rec->exec, err);
 	case PROFILE_REC_THREAD:
 		return profile_write_thread(c->w, &rec->thread, err);
+	case PROFILE_REC_NAME:
+		return profile_write_name(c->w, &rec->name, err);
 	case PROFILE_REC_EXIT:
 		return profile_write_exit(c->w, &rec->exit, err);
 	case PROFILE_REC_MAP:

@@ -610,21 +610,6 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	e->symbol = *symbol;
 }
 
-void map_offset_fix(struct map_offset_fix *fix, struct profile_map *m)
-{
-	bool same_run = m->pid == fix->pid && m->start >= fix->end &&
-			strcmp(m->path, fix->path) == 0;
-
-	if (!same_run) {
-		fix->pid = m->pid;
-		fix->base = m->start;
-		snprintf(fix->path, sizeof(fix->path), "%s", m->path);
-	}
-	fix->end = m->start + m->len;
-	if (same_run && m->pgoff == 0 && m->path[0] == '/')
-		m->pgoff = m->start - fix->base;
-}
-
 static size_t note_build_id(Elf_Data *data, unsigned char id[BUILD_ID_MAX])
 {
 	size_t offset = 0, name_off, desc_off;

@@ -38,19 +38,6 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);
 
-/* The original tool's layout (pperf) keeps no file offset for its maps:
- * every map reads pgoff 0.  The loader maps an ELF's segments in file
- * order from one base, so within a run of consecutive maps of one file the
- * offset is start - base; map_offset_fix puts that back (pperf input only). */
-struct map_offset_fix {
-	uint32_t pid;
-	uint64_t base;
-	uint64_t end;
-	char path[PROFILE_PATH_MAX];
-};
-
-void map_offset_fix(struct map_offset_fix *fix, struct profile_map *m);
-
 /* The GNU build-id of an ELF file: its length (<= BUILD_ID_MAX), or 0 when
  * the file has none or cannot be read. */
 size_t elf_build_id(const char *path, unsigned char id[BUILD_ID_MAX]);

@@ -19,7 +19,7 @@ struct writer_ops {
 	int (*exit)(struct profile_writer *w, const struct profile_exit *e, struct error *err);
 	int (*map)(struct profile_writer *w, const struct profile_map *m, struct error *err);
 	int (*sample)(struct profile_writer *w, const struct profile_sample *s, struct error *err);
-	int (*flush)(struct profile_writer *w, struct error *err);
+	int (*name)(struct profile_writer *w, const struct profile_name *n, struct error *err);
 	/* stats NULL: abandon (no statistics).  Releases everything but w. */
 	int (*finish)(struct profile_writer *w, const struct profile_stats *stats,
 		      struct error *err);
@@ -71,6 +71,14 @@ int reader_truncated_at(struct profile_reader *r, uint64_t offset);
 /* Native magic: the first 8 bytes of every native profile (decompressed). */
 #define NATIVE_MAGIC "SMPLPROF"
 #define NATIVE_MAGIC_LEN 8
+
+/* Bytes the front looks at to tell the formats apart (a pperf header). */
+#define PROBE_BYTES 36
+
+/* Do the first n bytes look like a pperf header?  It has no magic string:
+ * a PMU kind 0-3 and a value size of 1-64 bytes (the tool writes 8), so
+ * that zeros (/dev/zero, a killed writer's header) are no pperf profile. */
+bool pperf_probe(const uint8_t *head, size_t n);
 
 /* Nanoseconds between samples the writer and reader both predict from
  * target_hz (0 when it is not a usable frequency). */

@@ -1,7 +1,8 @@
 # profile/ - the one format module every program links (docs/FORMAT.md).
 PROFILE_OBJS := $(BUILD)/profile/profile.o $(BUILD)/profile/native.o \
 	$(BUILD)/profile/pperf.o $(BUILD)/profile/stream.o \
-	$(BUILD)/profile/codec.o $(BUILD)/profile/tidtable.o
+	$(BUILD)/profile/codec.o $(BUILD)/profile/tidtable.o \
+	$(BUILD)/profile/textform.o
 LDLIBS += -lbz2 -lm
 
 PROGRAMS += $(BUILD)/sampler-profile

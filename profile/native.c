@@ -19,7 +19,8 @@
 #include "codec.h"
 #include "tidtable.h"
 
-#define NATIVE_VERSION 1
+/* Version 2 added the name record; version 1 files read as before. */
+#define NATIVE_VERSION 2
 #define HEADER_SIZE 16
 #define CHUNK_HEADER 8
 #define CHUNK_TARGET (64 * 1024)		/* flush when a chunk reaches this */
@@ -188,6 +189,22 @@ static int native_exec(struct profile_writer *w, const struct profile_exec *e,
 	p = PUT_FIELD_STR(p, e->comm);
 	p = PUT_FIELD_STR(p, e->argv);
 	return record_end(nw, p, e->time_ns, err);
+}
+
+static int native_name(struct profile_writer *w, const struct profile_name *n,
+		       struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + 3 * VARINT_MAX + sizeof(n->name), err);
+
+	if (!p)
+		return -1;
+	*p++ = PROFILE_REC_NAME;
+	p = put_varint(p, n->tid);
+	p = put_varint(p, n->pid);
+	p = put_varint(p, n->time_ns);
+	p = PUT_FIELD_STR(p, n->name);
+	return record_end(nw, p, n->time_ns, err);
 }
 
 static int too_many_threads(struct error *err)
@@ -425,7 +442,7 @@ static const struct writer_ops native_writer_ops = {
 	.exit = native_exit,
 	.map = native_map,
 	.sample = native_sample,
-	.flush = native_flush,
+	.name = native_name,
 	.finish = native_finish,
 };
 
@@ -487,6 +504,7 @@ struct native_reader {
 	double *values;
 	struct tid_table threads;
 	bool stats_seen;
+	uint32_t version;		/* of the file */
 };
 
 static struct native_reader *to_native_reader(struct profile_reader *r)
@@ -574,6 +592,11 @@ static int load_chunk(struct native_reader *nr, struct error *err)
 	if (nr->stats_seen)
 		return corrupt(nr, start, err, "data after the statistics record");
 	len = get_le32(hdr);
+	/* The writer never writes an empty chunk; a run of them (8 bytes
+	 * each, a padded or forged file) would keep a reader busy for
+	 * nothing: 10 GB of them took minutes. */
+	if (len == 0)
+		return corrupt(nr, start, err, "empty chunk (the writer never writes one)");
 	if (len > CHUNK_MAX)
 		return corrupt(nr, start, err, "chunk length %u exceeds the limit of %u", len, CHUNK_MAX);
 	if (len > source_left_bound(src))
@@ -743,6 +766,16 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 			return -1;
 	}
 	tid_table_remove(&nr->threads, e->tid);
+	return 1;
+}
+
+static int read_name(struct native_reader *nr, struct cursor *c, struct profile_name *n,
+		     struct error *err)
+{
+	GET(c, cur_u32, &n->tid, "name tid");
+	GET(c, cur_u32, &n->pid, "name pid");
+	GET(c, cur_varint, &n->time_ns, "name time");
+	GET_STR(c, n->name, "thread name");
 	return 1;
 }
 
@@ -937,9 +970,14 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 		return read_sample(nr, c, tag, &rec->sample, err);
 	case PROFILE_REC_STATS:
 		return read_stats(nr, c, &rec->stats, err);
+	case PROFILE_REC_NAME:
+		if (nr->version < 2)
+			break;
+		return read_name(nr, c, &rec->name, err);
 	default:
-		return corrupt(nr, start, err, "unknown record type %u", type);
+		break;
 	}
+	return corrupt(nr, start, err, "unknown record type %u", type);
 }
 
 static int native_next(struct profile_reader *r, struct profile_record *rec, struct error *err)
@@ -991,9 +1029,10 @@ static int read_header(struct native_reader *nr, struct error *err)
 	if (got < HEADER_SIZE || memcmp(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN) != 0)
 		return error_set(err, "%s: not a sampler profile (too short or bad magic)", nr->head.src.path);
 	version = get_le32(header + 8);
-	if (version != NATIVE_VERSION)
-		return error_set(err, "%s: profile format version %u, this reader knows version %d (use a matching sampler release)",
+	if (version < 1 || version > NATIVE_VERSION)
+		return error_set(err, "%s: profile format version %u, this reader knows versions 1-%d (use a matching sampler release)",
 				 nr->head.src.path, version, NATIVE_VERSION);
+	nr->version = version;
 	if (get_le32(header + 12) != 0)
 		return error_set(err, "%s: corrupt profile at byte offset 12: unknown header flags 0x%08x",
 				 nr->head.src.path, get_le32(header + 12));

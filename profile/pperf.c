@@ -29,6 +29,7 @@
 #include "tidtable.h"
 
 #define PPERF_HEADER 36
+_Static_assert(PROBE_BYTES >= PPERF_HEADER, "the front must see a whole pperf header");
 #define PPERF_VALUE_SIZE 8		/* what this writer always writes */
 #define PPERF_VALUE_MAX 64		/* the reader skips values up to this size */
 #define PPERF_THREAD 20
@@ -62,7 +63,7 @@ static struct pperf_writer *to_pperf_writer(struct profile_writer *w)
 	return (struct pperf_writer *)w;
 }
 
-/* pperf has no process, exec, thread or exit records. */
+/* pperf has no process, exec, thread, exit or name records. */
 #define PPERF_IGNORE(name, type)						\
 	static int name(struct profile_writer *w, const type *rec, struct error *err) \
 	{									\
@@ -75,6 +76,7 @@ PPERF_IGNORE(pperf_process, struct profile_process)
 PPERF_IGNORE(pperf_exec, struct profile_exec)
 PPERF_IGNORE(pperf_thread, struct profile_thread)
 PPERF_IGNORE(pperf_exit, struct profile_exit)
+PPERF_IGNORE(pperf_name, struct profile_name)
 
 static int spool_fail(struct pperf_writer *pw, struct error *err)
 {
@@ -253,7 +255,7 @@ static const struct writer_ops pperf_writer_ops = {
 	.exit = pperf_exit,
 	.map = pperf_map,
 	.sample = pperf_sample,
-	.flush = pperf_flush,
+	.name = pperf_name,
 	.finish = pperf_finish,
 };
 
@@ -261,22 +263,17 @@ static const struct writer_ops pperf_writer_ops = {
 static int open_spool(const char *path, struct error *err)
 {
 	char *copy = strdup(path);
-	const char *tmpdir = getenv("TMPDIR");
-	char templ[4096];
 	int fd = -1;
 
 	if (copy) {
-		fd = open(dirname(copy), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		fd = temp_file_open(dirname(copy));
 		free(copy);
 	}
-	if (fd >= 0)
-		return fd;
-	snprintf(templ, sizeof(templ), "%s/sampler-pperf.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	fd = mkostemp(templ, O_CLOEXEC);
+	if (fd < 0)
+		fd = temp_file_open(NULL);
 	if (fd < 0)
 		return error_set(err, "cannot create a temporary file for %s: %s (set TMPDIR to a writable directory)",
 				 path, strerror(errno));
-	unlink(templ);
 	return fd;
 }
 
@@ -363,6 +360,9 @@ struct pperf_reader {
 	struct error deferred_error;	/* report it after those samples */
 	uint8_t *maps;			/* raw map entries */
 	uint64_t maps_ok;
+	/* the run of maps of one file the current map continues */
+	uint64_t run_base, run_end;
+	char run_path[PPERF_LABEL + 1];
 	bool have_pid;
 	uint32_t pid;			/* the first sample's first tid */
 	enum pperf_phase phase;
@@ -501,6 +501,16 @@ static int scan_maps(struct pperf_reader *pr, struct error *err)
 	return 1;
 }
 
+bool pperf_probe(const uint8_t *head, size_t n)
+{
+	uint32_t value_size;
+
+	if (n < PPERF_HEADER)
+		return false;
+	value_size = get_le32(head + 28);
+	return get_le32(head) <= PPERF_POWER && value_size >= 1 && value_size <= PPERF_VALUE_MAX;
+}
+
 static int read_pperf_header(struct pperf_reader *pr, struct error *err)
 {
 	uint8_t hdr[PPERF_HEADER];
@@ -632,6 +642,24 @@ static int load_sample(struct pperf_reader *pr, struct error *err)
 	return 1;
 }
 
+/* pperf keeps no file offset: every map reads pgoff 0.  The loader maps an
+ * ELF's segments in file order from one base, so within a run of
+ * consecutive maps of one file the offset is start - base: put it back here,
+ * so that every consumer sees the same maps as from a native profile. */
+static void restore_pgoff(struct pperf_reader *pr, struct profile_map *m)
+{
+	bool same_run = pr->next_map > 1 && m->start >= pr->run_end &&
+			strcmp(m->path, pr->run_path) == 0;
+
+	if (!same_run) {
+		pr->run_base = m->start;
+		memcpy(pr->run_path, m->path, sizeof(pr->run_path));
+	}
+	pr->run_end = m->start + m->len;
+	if (same_run && m->path[0] == '/')
+		m->pgoff = m->start - pr->run_base;
+}
+
 static void fill_map(struct pperf_reader *pr, struct profile_map *m)
 {
 	const uint8_t *raw = pr->maps + pr->next_map++ * PPERF_MAP;
@@ -643,6 +671,7 @@ static void fill_map(struct pperf_reader *pr, struct profile_map *m)
 	m->prot = PROT_READ | PROT_EXEC;	/* pperf keeps no protection */
 	memcpy(m->path, raw + 16, PPERF_LABEL);
 	m->path[PPERF_LABEL] = '\0';
+	restore_pgoff(pr, m);
 }
 
 static void fill_stats(struct pperf_reader *pr, struct profile_stats *s)

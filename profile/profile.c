@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void profile_info_index_channels(struct profile_info *info)
 {
@@ -104,11 +106,9 @@ int profile_write_sample(struct profile_writer *w, const struct profile_sample *
 	return WRITE_RECORD(w, sample, s, err);
 }
 
-int profile_writer_flush(struct profile_writer *w, struct error *err)
+int profile_write_name(struct profile_writer *w, const struct profile_name *n, struct error *err)
 {
-	if (check_writable(w, err) < 0)
-		return -1;
-	return after_write(w, w->ops->flush(w, err), err);
+	return WRITE_RECORD(w, name, n, err);
 }
 
 int profile_writer_finish(struct profile_writer *w, const struct profile_stats *stats,
@@ -133,11 +133,6 @@ void profile_writer_abandon(struct profile_writer *w)
 		return;
 	w->ops->finish(w, NULL, NULL);
 	free(w);
-}
-
-uint64_t profile_writer_bytes(const struct profile_writer *w)
-{
-	return w->sink.bytes;
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -175,36 +170,85 @@ int reader_truncated_at(struct profile_reader *r, uint64_t offset)
 	return 0;
 }
 
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* Tell the formats apart by the (decompressed) first bytes, without
+ * consuming them: no seek, so pipes and stdin work too.  The format, or -1
+ * (err set) for what is no profile. */
+static int identify(struct source *src, struct error *err)
+{
+	uint8_t head[PROBE_BYTES];
+	long long got = source_peek(src, head, sizeof(head), err);
+
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		return error_set(err, "%s: empty file, not a profile (was the sampler killed before it started?)",
+				 src->path);
+	if (got >= NATIVE_MAGIC_LEN && memcmp(head, NATIVE_MAGIC, NATIVE_MAGIC_LEN) == 0)
+		return PROFILE_FORMAT_NATIVE;
+	if (pperf_probe(head, (size_t)got))
+		return PROFILE_FORMAT_PPERF;
+	if (all_zero(head, (size_t)got))
+		return error_set(err, "%s: starts with %lld zero bytes%s: not a profile (a pperf profile whose writer was killed has such a header, and its samples cannot be told apart)",
+				 src->path, got, src->compressed ? " inside the bzip2 data" : "");
+	return error_set(err, "%s: not a sampler profile (neither the native nor the pperf layout%s; is it a profile?)",
+			 src->path, src->compressed ? " inside the bzip2 data" : "");
+}
+
 struct profile_reader *profile_reader_open(const char *path, struct error *err)
 {
-	struct profile_reader *r;
 	struct source src;
-	uint8_t magic[NATIVE_MAGIC_LEN];
-	long long got;
 
 	if (source_open(&src, path, err) < 0)
 		return NULL;
-	/* Peek at the (decompressed) start to tell the formats apart. */
-	got = source_read(&src, magic, sizeof(magic), err);
-	if (got < 0 || source_rewind(&src, err) < 0)
-		goto out_close;
-	if (got == 0) {
-		error_set(err, "%s: empty file, not a profile (was the sampler killed before it started?)", path);
-		goto out_close;
+	switch (identify(&src, err)) {
+	case PROFILE_FORMAT_NATIVE:
+		source_single_pass(&src);	/* one pass, streamed */
+		return native_reader_open(&src, err);	/* it owns src now */
+	case PROFILE_FORMAT_PPERF:
+		return pperf_reader_open(&src, err);	/* rewinds, from the spool if need be */
 	}
-	if (got == NATIVE_MAGIC_LEN && memcmp(magic, NATIVE_MAGIC, NATIVE_MAGIC_LEN) == 0)
-		r = native_reader_open(&src, err);
-	else if (got >= 4 && magic[0] <= 3 && !magic[1] && !magic[2] && !magic[3])
-		r = pperf_reader_open(&src, err);
-	else {
-		error_set(err, "%s: not a sampler profile (neither the native nor the pperf layout%s; is it a profile?)",
-			  path, src.compressed ? " inside the bzip2 data" : "");
-		goto out_close;
-	}
-	return r;	/* the back-end owns src, also when it failed */
-out_close:
 	source_close(&src);
 	return NULL;
+}
+
+/* Regular files (and "-" redirected from one) can be opened again as they
+ * are; anything else is copied whole, once it looks like a profile. */
+int profile_input_keep(const char *path, struct profile_input *in, struct error *err)
+{
+	struct source src;
+	struct stat st;
+	int fd;
+
+	in->path = path;
+	in->fd = -1;
+	if (strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)
+				   : stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	if (source_open(&src, path, err) < 0)
+		return -1;
+	fd = identify(&src, err) < 0 ? -1 : source_keep_all(&src, err);
+	source_close(&src);
+	if (fd < 0)
+		return -1;
+	in->fd = fd;
+	snprintf(in->fd_path, sizeof(in->fd_path), "/dev/fd/%d", fd);
+	in->path = in->fd_path;
+	return 0;
+}
+
+void profile_input_release(struct profile_input *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
 }
 
 const struct profile_info *profile_reader_info(const struct profile_reader *r)

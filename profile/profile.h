@@ -80,6 +80,17 @@ struct profile_thread {
 	uint64_t time_ns;
 };
 
+/* A thread's name, /proc/PID/task/TID/comm (what pthread_setname_np or
+ * prctl(PR_SET_NAME) set; a new thread has its creator's): written at the
+ * thread's first stop, again whenever the recorder sees it changed, and at
+ * its exit if it changed. */
+struct profile_name {
+	uint32_t tid;
+	uint32_t pid;
+	uint64_t time_ns;
+	char name[PROFILE_COMM_MAX];
+};
+
 /* A thread exits; whole_process when it was the process's last thread.
  * With final, the thread's cumulative CPU time and counters as it exited
  * (read at its exit stop), so that what it did after its last sample is
@@ -195,10 +206,7 @@ int profile_write_thread(struct profile_writer *w, const struct profile_thread *
 int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, struct error *err);
 int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
 int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
-
-/* Write out the buffered records now as one chunk (the writer does this by
- * itself every 64 KiB and every second of sample time). */
-int profile_writer_flush(struct profile_writer *w, struct error *err);
+int profile_write_name(struct profile_writer *w, const struct profile_name *n, struct error *err);
 
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to
@@ -208,9 +216,6 @@ int profile_writer_finish(struct profile_writer *w, const struct profile_stats *
 
 /* Free without writing statistics (the file reads back as truncated). */
 void profile_writer_abandon(struct profile_writer *w);
-
-/* Bytes written so far (after compression), for statistics. */
-uint64_t profile_writer_bytes(const struct profile_writer *w);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -222,6 +227,7 @@ enum profile_record_type {
 	PROFILE_REC_MAP,
 	PROFILE_REC_SAMPLE,
 	PROFILE_REC_STATS,
+	PROFILE_REC_NAME = 9,		/* 8 is the native info record */
 };
 
 struct profile_record {
@@ -234,14 +240,31 @@ struct profile_record {
 		struct profile_map map;
 		struct profile_sample sample;	/* arrays owned by the reader */
 		struct profile_stats stats;
+		struct profile_name name;
 	};
 };
 
 struct profile_reader;
 
 /* Open a profile of either format, plain or bzip2 (by content).  Reads and
- * checks the header; info is then available. */
+ * checks the header; info is then available.  path "-" is stdin; pipes,
+ * FIFOs and devices work too: the reader never seeks (a pperf profile,
+ * read twice, keeps a temporary copy in TMPDIR of what comes that way). */
 struct profile_reader *profile_reader_open(const char *path, struct error *err);
+
+/* For a program that opens the same profile more than once (the CSV
+ * exporter reads it twice): input that can be read only once ("-" from a
+ * pipe, a FIFO, /dev/fd/N) is copied whole to an unlinked temporary file
+ * in TMPDIR, once its first bytes show a profile, and in->path names the
+ * copy until profile_input_release; any other in->path is path itself. */
+struct profile_input {
+	const char *path;		/* what to open */
+	int fd;				/* the copy, or -1 */
+	char fd_path[32];
+};
+
+int profile_input_keep(const char *path, struct profile_input *in, struct error *err);
+void profile_input_release(struct profile_input *in);
 
 const struct profile_info *profile_reader_info(const struct profile_reader *r);
 

@@ -1,6 +1,6 @@
 /* sampler-profile - the text view of a profile (docs/FORMAT.md, "Text view").
  *
- *   sampler-profile dump FILE        print every record, one per line
+ *   sampler-profile dump FILE        print every record, one per line ("-": stdin)
  *   sampler-profile build [--format native|pperf] OUT < TEXT
  *                                    write a profile from that text
  *
@@ -17,106 +17,23 @@
 
 #include "../common/error.h"
 #include "profile.h"
+#include "textform.h"
 
 #define PROG "sampler-profile"
-
-/* ---- text encoding ---------------------------------------------------- */
-
-static bool needs_escape(unsigned char ch)
-{
-	return ch <= ' ' || ch == '%' || ch == '=' || ch == ',' || ch == 0x7f;
-}
-
-static void put_escaped(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (needs_escape(ch))
-			fprintf(out, "%%%02X", ch);
-		else
-			putc(ch, out);
-	}
-}
-
-/* The shortest text that reads back as exactly d. */
-static void put_double(FILE *out, double d)
-{
-	char buf[40];
-
-	if (isnan(d)) {
-		fputs("nan", out);
-		return;
-	}
-	if (d == floor(d) && fabs(d) < 1e15) {	/* integral: no exponent */
-		fprintf(out, "%.0f", d);
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			break;
-	}
-	fputs(buf, out);
-}
-
-static void put_doubles(FILE *out, const char *key, const double *v, uint32_t n)
-{
-	fprintf(out, " %s=", key);
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			putc(',', out);
-		put_double(out, v[i]);
-	}
-}
-
-static void put_u64s(FILE *out, const char *key, const uint64_t *v, uint32_t n)
-{
-	fprintf(out, " %s=", key);
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, v[i]);
-}
-
-static void put_str(FILE *out, const char *key, const char *s)
-{
-	fprintf(out, " %s=", key);
-	put_escaped(out, s);
-}
 
 /* ---- dump ------------------------------------------------------------- */
 
 static void dump_info(FILE *out, const struct profile_info *info)
 {
-	const struct profile_host *h = &info->host;
-
 	fprintf(out, "format name=%s compressed=%d\n",
 		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed);
 	fputs("host", out);
-	put_str(out, "hostname", h->hostname);
-	put_str(out, "os_release", h->os_release);
-	put_str(out, "os_version", h->os_version);
-	put_str(out, "arch", h->arch);
-	put_str(out, "cpu_desc", h->cpu_desc);
-	put_str(out, "cpu_id", h->cpu_id);
-	fprintf(out, " nr_cpus_online=%u nr_cpus_avail=%u total_mem_kb=%" PRIu64,
-		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb);
-	put_str(out, "sampler_version", h->sampler_version);
-	put_str(out, "cmdline", h->cmdline);
-	fprintf(out, " realtime_ns=%" PRIu64 " monotonic_ns=%" PRIu64 " start_ns=%" PRIu64 " target_hz=",
-		h->realtime_ns, h->monotonic_ns, h->start_ns);
-	put_double(out, h->target_hz);
+	textform_host_fields(out, &info->host);
 	putc('\n', out);
 	for (uint32_t i = 0; i < info->nchannels; i++) {
-		const struct channel_desc *c = &info->channels[i];
-
 		fputs("channel", out);
-		put_str(out, "name", c->name);
-		put_str(out, "source", c->source);
-		put_str(out, "unit", c->unit);
-		fputs(" scale=", out);
-		put_double(out, c->scale);
-		fprintf(out, " kind=%s scope=%s\n", channel_kind_name(c->kind),
-			c->scope == CHANNEL_PER_THREAD ? "thread" : "sample");
+		textform_channel_fields(out, &info->channels[i]);
+		putc('\n', out);
 	}
 }
 
@@ -127,7 +44,7 @@ static void dump_map(FILE *out, const struct profile_map *m)
 		m->pid, m->time_ns, m->start, m->len, m->pgoff, m->dev_major, m->dev_minor,
 		m->inode, m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
 		m->prot & PROT_EXEC ? 'x' : '-');
-	put_str(out, "path", m->path);
+	textform_str(out, "path", m->path);
 	putc('\n', out);
 }
 
@@ -136,15 +53,15 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 	uint32_t nc = info->nthread_channels;
 
 	fprintf(out, "sample time=%" PRIu64 " nthreads=%u", s->time_ns, s->nthreads);
-	put_doubles(out, "values", s->values, info->nsample_channels);
+	textform_doubles(out, "values", s->values, info->nsample_channels);
 	putc('\n', out);
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
 
 		fprintf(out, "ts tid=%u pid=%u pc=0x%" PRIx64 " cpu=%" PRIu64 " dcpu=%" PRIu64,
 			t->tid, t->pid, t->pc, t->cpu_ns, t->cpu_delta_ns);
-		put_u64s(out, "counters", t->counters, nc);
-		put_u64s(out, "dcounters", t->counter_deltas, nc);
+		textform_u64s(out, "counters", t->counters, nc);
+		textform_u64s(out, "dcounters", t->counter_deltas, nc);
 		putc('\n', out);
 	}
 }
@@ -158,21 +75,16 @@ static void dump_exit(FILE *out, const struct profile_info *info, const struct p
 	if (e->final) {
 		fprintf(out, " cpu=%" PRIu64 " dcpu=%" PRIu64 " last_pc=0x%" PRIx64, e->cpu_ns,
 			e->cpu_delta_ns, e->last_pc);
-		put_u64s(out, "counters", e->counters, nc);
-		put_u64s(out, "dcounters", e->counter_deltas, nc);
+		textform_u64s(out, "counters", e->counters, nc);
+		textform_u64s(out, "dcounters", e->counter_deltas, nc);
 	}
 	putc('\n', out);
 }
 
 static void dump_stats(FILE *out, const struct profile_stats *s)
 {
-	fprintf(out, "stats wall=%" PRIu64 " latency=%" PRIu64 " samples=%" PRIu64
-		" thread_samples=%" PRIu64 " missed=%" PRIu64 " missing=%" PRIu64
-		" signals=%" PRIu64 " threads=%u processes=%u exit=%d",
-		s->wall_ns, s->latency_ns, s->samples, s->thread_samples, s->missed_slots,
-		s->missing_readings, s->signals_delivered, s->threads_seen, s->processes_seen,
-		s->exit_status);
-	put_doubles(out, "totals", s->channel_totals, s->nchannels);
+	fputs("stats", out);
+	textform_stats_fields(out, s);
 	putc('\n', out);
 }
 
@@ -185,13 +97,19 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 		break;
 	case PROFILE_REC_EXEC:
 		fprintf(out, "exec pid=%u time=%" PRIu64, rec->exec.pid, rec->exec.time_ns);
-		put_str(out, "comm", rec->exec.comm);
-		put_str(out, "argv", rec->exec.argv);
+		textform_str(out, "comm", rec->exec.comm);
+		textform_str(out, "argv", rec->exec.argv);
 		putc('\n', out);
 		break;
 	case PROFILE_REC_THREAD:
 		fprintf(out, "thread tid=%u pid=%u time=%" PRIu64 "\n", rec->thread.tid,
 			rec->thread.pid, rec->thread.time_ns);
+		break;
+	case PROFILE_REC_NAME:
+		fprintf(out, "name tid=%u pid=%u time=%" PRIu64, rec->name.tid, rec->name.pid,
+			rec->name.time_ns);
+		textform_str(out, "comm", rec->name.name);
+		putc('\n', out);
 		break;
 	case PROFILE_REC_EXIT:
 		dump_exit(out, info, &rec->exit);
@@ -257,33 +175,13 @@ struct line {
 	unsigned nfields;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int unescape(char *s, struct line *l, struct error *err)
 {
-	char *out = s;
+	const char *bad;
 
-	for (; *s; s++) {
-		if (*s != '%') {
-			*out++ = *s;
-			continue;
-		}
-		if (hexval(s[1]) < 0 || hexval(s[2]) < 0 || (hexval(s[1]) | hexval(s[2])) == 0)
-			return error_set(err, "line %lu: bad %%-escape in \"%.20s\" (write %%XX with two hex digits)",
-					 l->number, s);
-		*out++ = (char)(hexval(s[1]) << 4 | hexval(s[2]));
-		s += 2;
-	}
-	*out = '\0';
+	if (textform_unescape(s, &bad) < 0)
+		return error_set(err, "line %lu: bad %%-escape in \"%.20s\" (write %%XX with two hex digits, not %%00)",
+				 l->number, bad);
 	return 0;
 }
 
@@ -583,6 +481,18 @@ static int build_thread(struct builder *b, struct line *l, struct error *err)
 	return profile_write_thread(b->w, &t, err);
 }
 
+static int build_name(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_name n;
+
+	memset(&n, 0, sizeof(n));
+	if (get_u32(l, "tid", &n.tid, err) < 0 || get_u32(l, "pid", &n.pid, err) < 0 ||
+	    get_u64(l, "time", &n.time_ns, err) < 0 || GET_STR(l, "comm", n.name, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	return profile_write_name(b->w, &n, err);
+}
+
 static int build_exit(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_exit e;
@@ -714,6 +624,7 @@ static const struct record_builder record_builders[] = {
 	{ "process", build_process },
 	{ "exec", build_exec },
 	{ "thread", build_thread },
+	{ "name", build_name },
 	{ "exit", build_exit },
 	{ "map", build_map },
 	{ "sample", build_sample },
@@ -801,7 +712,8 @@ static int usage(FILE *out, int status)
 {
 	fputs("usage: sampler-profile dump FILE\n"
 	      "       sampler-profile build [--format native|pperf] OUT < TEXT\n"
-	      "dump prints a profile (native or pperf, plain or .bz2) as text, one record per line;\n"
+	      "dump prints a profile (native or pperf, plain or .bz2; FILE - is stdin, a pipe\n"
+	      "or FIFO works too) as text, one record per line;\n"
 	      "build writes the profile that text describes (OUT ending in .bz2: compressed).\n"
 	      "See docs/FORMAT.md.\n", out);
 	return status;

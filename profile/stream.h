@@ -43,11 +43,21 @@ int sink_pwrite(struct sink *s, const void *data, size_t n, uint64_t offset,
 /* End the stream and close the file; the sink is released in any case. */
 int sink_close(struct sink *s, struct error *err);
 
+/* An unlinked temporary file, read-write, in dir (NULL: $TMPDIR, else /tmp);
+ * -1 with errno. */
+int temp_file_open(const char *dir);
 
+
+/* Input that cannot be read twice (stdin, a pipe, a FIFO, a device) is
+ * copied, as it is read, to an unlinked temporary file (the spool) until the
+ * reader says it needs one pass only; source_rewind then reads the copy. */
 struct source {
 	int fd;
+	bool regular;			/* a regular file: seekable, known size */
+	int spool_fd;			/* copy of what was read from fd, or -1 */
+	int spool_errno;		/* why there is no spool (0: not needed) */
 	bool compressed;
-	bz_stream bz;
+	bz_stream *bz;			/* compressed input: allocated, as it must not move */
 	bool bz_active;			/* a bzip2 stream is open in bz */
 	bool in_eof;			/* no more compressed input */
 	uint8_t *zin;			/* compressed input buffer */
@@ -55,11 +65,30 @@ struct source {
 	size_t pos, len;
 	uint64_t offset;		/* decoded bytes consumed so far */
 	uint64_t file_size;		/* plain files: size at open */
-	char *path;
+	uint64_t raw_bytes;		/* bytes read from fd (compressed input) */
+	uint64_t inflated;		/* bytes bzip2 produced from them */
+	char *path;			/* for messages: "stdin" for "-" */
 };
 
-/* Open path for reading; bzip2 is detected by content. */
+/* Decompressed data may be at most this many times the compressed bytes
+ * read (once past SOURCE_BOMB_FLOOR): sampler profiles compress 3-200 fold;
+ * a bzip2 bomb (4 GiB of zeros in 3 kB) a million fold. */
+#define SOURCE_BOMB_RATIO 1000
+#define SOURCE_BOMB_FLOOR (64ull * 1024 * 1024)
+
+/* Open path ("-": stdin) for reading; bzip2 is detected by content. */
 int source_open(struct source *s, const char *path, struct error *err);
+
+/* Up to n (<= 4096) decoded bytes from the current position into dst,
+ * without consuming them: the count (fewer only at the end), or -1. */
+long long source_peek(struct source *s, void *dst, size_t n, struct error *err);
+
+/* The reader will not rewind: stop copying input that cannot be re-read. */
+void source_single_pass(struct source *s);
+
+/* Copy the rest of the input into the spool and hand the spool over (the
+ * caller closes it): the whole input, readable again.  -1 (err set). */
+int source_keep_all(struct source *s, struct error *err);
 
 /* Read up to n bytes into dst; fewer only at the end of the data.
  * Returns the count, or -1 (err set) on a read or decompression error. */
@@ -72,7 +101,8 @@ long long source_skip(struct source *s, uint64_t n, struct error *err);
  * input is compressed (unknown until decompressed). */
 uint64_t source_left_bound(const struct source *s);
 
-/* Start again from the first byte. */
+/* Start again from the first byte (input that cannot be re-read: from the
+ * spool, which holds what was read so far). */
 int source_rewind(struct source *s, struct error *err);
 
 void source_close(struct source *s);

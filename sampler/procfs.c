@@ -25,6 +25,24 @@ static uint32_t parse_prot(const char *perms)
 	return prot;
 }
 
+/* The kernel shows a newline in a map's path as the four bytes \012 (its
+ * only escape there): give the path back its newline, so that the file
+ * can be opened by that name. */
+static void unmangle_path(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] == '0' && s[2] == '1' && s[3] == '2') {
+			*out++ = '\n';
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
 /* Parse one maps line: "start-end perms offset major:minor inode   path". */
 static int parse_map_line(char *line, struct map_entry *m)
 {
@@ -44,6 +62,7 @@ static int parse_map_line(char *line, struct map_entry *m)
 	len = strlen(path);
 	if (len && path[len - 1] == '\n')
 		path[--len] = '\0';
+	unmangle_path(path);
 	m->path = strdup(path);
 	return m->path ? 0 : -1;
 }
@@ -251,6 +270,17 @@ void procfs_read_comm(pid_t pid, char *buf, size_t size)
 {
 	ssize_t n = read_pid_file(pid, "comm", buf, size);
 
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+}
+
+void procfs_read_thread_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char file[48];
+	ssize_t n;
+
+	snprintf(file, sizeof(file), "task/%d/comm", (int)tid);
+	n = read_pid_file(pid, file, buf, size);
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 }

@@ -51,6 +51,8 @@ int procfs_read_last_cpu(int fd);
 
 /* /proc/PID/comm without the newline ("" when unreadable). */
 void procfs_read_comm(pid_t pid, char *buf, size_t size);
+/* The same for one thread: /proc/PID/task/TID/comm. */
+void procfs_read_thread_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 /* /proc/PID/cmdline with NULs turned into spaces, truncated to size. */
 void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
 /* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */

@@ -49,6 +49,7 @@ struct task {
 	uint64_t pc;
 	uint64_t cpu_ns;
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */
+	char comm[16];		/* its name as last recorded (TASK_COMM_LEN) */
 };
 
 struct task_table {

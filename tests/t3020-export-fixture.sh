@@ -212,4 +212,28 @@ test_expect_success 'a reused tid is a new thread for perf (FORK again after EXI
 	expect_eq 4 "$(grep -c "^ *app .* 100/10[01] .*cpu-time:" reuse-script.txt)" "cpu-time samples named app"
 '
 
+# The original layout keeps no map offsets; its reader puts them back, so
+# every consumer (perf.data, CSV, dump, the scripts) sees the same maps.
+test_expect_success 'the same profile in the pperf layout: the reader restores the map offsets' '
+	"$PROFILE_TOOL" build --format pperf p.pperf <p.txt &&
+	"$PROFILE_TOOL" dump p.pperf >pperf-dump.txt &&
+	grep "^map pid=100 .* prot=r-x path=$PWD/app\$" dump.txt | awk "{ print \$4, \$5, \$6 }" >native-maps &&
+	grep "^map .* path=$PWD/app\$" pperf-dump.txt | awk "{ print \$4, \$5, \$6 }" >pperf-maps &&
+	expect_eq 1 "$(grep -vc "pgoff=0x0\$" native-maps)" "executable maps of app with an offset" &&
+	grep -xF -f native-maps pperf-maps >same &&
+	diff -u native-maps same
+'
+
+test_expect_success 'perf report and CSV of the pperf profile name the same functions' '
+	"$EXPORT" -o pperf.data p.pperf &&
+	perf report -i pperf.data --stdio --sort symbol >pperf-report.txt 2>pperf-report.err &&
+	expect_eq "" "$(cat pperf-report.err)" "perf report stderr" &&
+	for fn in work_x work_y; do
+		expect_near "$(share report.txt cpu-time $fn)" "$(share pperf-report.txt cpu-time $fn)" 0.01 "cpu-time share of $fn" || exit 1
+	done &&
+	"$EXPORT" --format csv --symbols -o pperf.csv p.pperf &&
+	expect_eq 100 "$(grep -c ",$PWD/app,work_x\$" pperf.csv)" "rows in work_x" &&
+	expect_eq 100 "$(grep -c ",$PWD/app,work_y\$" pperf.csv)" "rows in work_y"
+'
+
 test_done
