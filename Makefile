@@ -21,7 +21,7 @@ DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
-	$(BUILD)/common/idmap.o $(BUILD)/common/stdfds.o
+	$(BUILD)/common/idmap.o $(BUILD)/common/stdfds.o $(BUILD)/common/outfile.o
 
 PROGRAMS :=
 TEST_PROGRAMS :=

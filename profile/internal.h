@@ -50,9 +50,10 @@ struct profile_reader {
 };
 
 /* Back-ends: allocate, fill and return the head (NULL, err set). */
-struct profile_writer *native_writer_open(const char *path, const struct profile_info *info,
+/* Both take over out (and abandon it when they fail). */
+struct profile_writer *native_writer_open(struct outfile *out, const struct profile_info *info,
 					  bool compress, struct error *err);
-struct profile_writer *pperf_writer_open(const char *path, const struct profile_info *info,
+struct profile_writer *pperf_writer_open(struct outfile *out, const struct profile_info *info,
 					 bool compress, struct error *err);
 /* src is open and positioned at the start; the back-end takes it over
  * (and closes it when it fails). */

@@ -446,14 +446,15 @@ static const struct writer_ops native_writer_ops = {
 	.finish = native_finish,
 };
 
-struct profile_writer *native_writer_open(const char *path, const struct profile_info *info,
+struct profile_writer *native_writer_open(struct outfile *out, const struct profile_info *info,
 					  bool compress, struct error *err)
 {
 	struct native_writer *nw = calloc(1, sizeof(*nw));
 	uint8_t header[HEADER_SIZE];
 
 	if (!nw) {
-		error_set(err, "cannot create %s: out of memory", path);
+		error_set(err, "cannot create %s: out of memory", outfile_name(out));
+		outfile_abandon(out);
 		return NULL;
 	}
 	nw->head.ops = &native_writer_ops;
@@ -463,19 +464,21 @@ struct profile_writer *native_writer_open(const char *path, const struct profile
 	nw->prev_time = nw->flush_time = info->host.start_ns;
 	tid_table_init(&nw->threads, nw->head.info.nthread_channels, PROFILE_MAX_THREADS);
 	if (obuf_reserve(&nw->chunk, CHUNK_TARGET + CHUNK_HEADER) < 0) {
-		error_set(err, "cannot create %s: out of memory", path);
+		error_set(err, "cannot create %s: out of memory", outfile_name(out));
+		outfile_abandon(out);
 		goto out_free;
 	}
 	nw->chunk.len = CHUNK_HEADER;
-	if (sink_open(&nw->head.sink, path, compress, err) < 0)
+	if (sink_open(&nw->head.sink, out, compress, err) < 0)
 		goto out_free;
 	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	put_le32(header + 8, NATIVE_VERSION);
 	put_le32(header + 12, 0);
-	/* The header and info go out at once: the file is readable from the
-	 * start, whenever the sampler dies. */
+	/* The header and info go out at once, and the file takes its name
+	 * then: it is readable from the start, whenever the sampler dies. */
 	if (sink_write(&nw->head.sink, header, sizeof(header), false, err) < 0 ||
-	    write_info(nw, err) < 0) {
+	    write_info(nw, err) < 0 || sink_publish(&nw->head.sink, err) < 0) {
+		nw->head.sink.failed = true;	/* the target stays as it was */
 		sink_close(&nw->head.sink, NULL);
 		goto out_free;
 	}

@@ -295,15 +295,23 @@ static uint32_t magic_of(const struct channel_desc *c)
 	return PPERF_NONE;
 }
 
-struct profile_writer *pperf_writer_open(const char *path, const struct profile_info *info,
+struct profile_writer *pperf_writer_open(struct outfile *out, const struct profile_info *info,
 					 bool compress, struct error *err)
 {
 	struct pperf_writer *pw = calloc(1, sizeof(*pw));
 	static const uint8_t zeros[PPERF_HEADER];
 
 	if (!pw) {
-		error_set(err, "cannot create %s: out of memory", path);
+		error_set(err, "cannot create %s: out of memory", outfile_name(out));
+		outfile_abandon(out);
 		return NULL;
+	}
+	/* The header is written last: a plain pperf file must be rewritable. */
+	if (!compress && !outfile_is_file(out)) {
+		error_set(err, "cannot write the pperf layout to %s: its header is written last, which needs a file (write to a file, or to FILE.bz2)",
+			  outfile_name(out));
+		outfile_abandon(out);
+		goto out_free;
 	}
 	pw->head.ops = &pperf_writer_ops;
 	pw->head.info = *info;
@@ -317,9 +325,11 @@ struct profile_writer *pperf_writer_open(const char *path, const struct profile_
 		if (pw->magic == PPERF_NONE)
 			pw->channel = NULL;	/* a per-sample counter: not a PMU value */
 	}
-	if (compress && (pw->spool_fd = open_spool(path, err)) < 0)
+	if (compress && (pw->spool_fd = open_spool(outfile_path(out), err)) < 0) {
+		outfile_abandon(out);
 		goto out_free;
-	if (sink_open(&pw->head.sink, path, compress, err) < 0)
+	}
+	if (sink_open(&pw->head.sink, out, compress, err) < 0)
 		goto out_close;
 	/* Plain files: room for the header, rewritten at finish. */
 	if (!compress && sink_write(&pw->head.sink, zeros, sizeof(zeros), false, err) < 0) {

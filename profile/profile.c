@@ -29,25 +29,37 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-struct profile_writer *profile_writer_open(const char *path, enum profile_format format,
-					   const struct profile_info *info,
-					   struct error *err)
+struct profile_writer *profile_writer_open_out(struct outfile *out, enum profile_format format,
+					       const struct profile_info *info,
+					       struct error *err)
 {
-	bool compress = ends_with(path, ".bz2");
+	bool compress = ends_with(outfile_path(out), ".bz2");
 
 	if (info->nchannels > PROFILE_MAX_CHANNELS) {
 		error_set(err, "cannot create %s: %u channels, at most %d fit in a profile",
-			  path, info->nchannels, PROFILE_MAX_CHANNELS);
+			  outfile_name(out), info->nchannels, PROFILE_MAX_CHANNELS);
+		outfile_abandon(out);
 		return NULL;
 	}
 	switch (format) {
 	case PROFILE_FORMAT_NATIVE:
-		return native_writer_open(path, info, compress, err);
+		return native_writer_open(out, info, compress, err);
 	case PROFILE_FORMAT_PPERF:
-		return pperf_writer_open(path, info, compress, err);
+		return pperf_writer_open(out, info, compress, err);
 	}
-	error_set(err, "cannot create %s: unknown profile format %d", path, (int)format);
+	error_set(err, "cannot create %s: unknown profile format %d", outfile_name(out),
+		  (int)format);
+	outfile_abandon(out);
 	return NULL;
+}
+
+struct profile_writer *profile_writer_open(const char *path, enum profile_format format,
+					   const struct profile_info *info,
+					   struct error *err)
+{
+	struct outfile *out = outfile_open(path, 0666, 0, err);
+
+	return out ? profile_writer_open_out(out, format, info, err) : NULL;
 }
 
 /* Every record goes through here: a writer that failed once refuses the

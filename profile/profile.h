@@ -21,6 +21,7 @@
 
 #include "../common/channel.h"
 #include "../common/error.h"
+#include "../common/outfile.h"
 
 #define PROFILE_CMDLINE_MAX 4096
 #define PROFILE_PATH_MAX 4096
@@ -193,12 +194,23 @@ void profile_info_index_channels(struct profile_info *info);
 
 struct profile_writer;
 
-/* Create path (".bz2" suffix: compressed) and write the header.  Records
- * are buffered and written in chunks; nothing is written per sample. */
+/* Create path (".bz2" suffix: compressed; "-": stdout) and write the
+ * header.  Records are buffered and written in chunks; nothing is written
+ * per sample.  The file is made as common/outfile.h says (never through a
+ * planted symlink; an existing one is kept as PATH.old); a native profile
+ * takes its name at once (readable while written), a pperf one at the end. */
 struct profile_writer *profile_writer_open(const char *path,
 					   enum profile_format format,
 					   const struct profile_info *info,
 					   struct error *err);
+
+/* The same on an output the caller opened (outfile_open, mode 0666), e.g.
+ * before starting anything that could block on it.  The writer owns out
+ * from here, also when this fails. */
+struct profile_writer *profile_writer_open_out(struct outfile *out,
+					       enum profile_format format,
+					       const struct profile_info *info,
+					       struct error *err);
 
 int profile_write_process(struct profile_writer *w, const struct profile_process *p, struct error *err);
 int profile_write_exec(struct profile_writer *w, const struct profile_exec *e, struct error *err);

@@ -14,37 +14,31 @@
 
 static int sink_fail(struct sink *s, struct error *err)
 {
-	return error_set(err, "cannot write %s: %s (check free disk space and permissions)",
-			 s->path, strerror(errno));
+	s->failed = true;
+	return outfile_write_error(s->out, errno, err);
 }
 
-int sink_open(struct sink *s, const char *path, bool compress, struct error *err)
+int sink_open(struct sink *s, struct outfile *out, bool compress, struct error *err)
 {
 	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	s->path = strdup(path);
-	if (!s->path)
-		return error_set(err, "cannot create %s: out of memory", path);
+	s->out = out;
+	s->fd = outfile_fd(out);
+	s->path = outfile_name(out);
 	if (compress && !(s->zbuf = malloc(ZBUF_SIZE))) {
-		error_set(err, "cannot create %s: out of memory", path);
-		goto out_free;
-	}
-	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0) {
-		error_set(err, "cannot create %s: %s (check that its directory exists and is writable)",
-			  path, strerror(errno));
-		goto out_free;
+		error_set(err, "cannot create %s: out of memory", s->path);
+		outfile_abandon(out);
+		memset(s, 0, sizeof(*s));
+		s->fd = -1;
+		return -1;
 	}
 	s->zcap = ZBUF_SIZE;
 	s->compress = compress;
 	return 0;
+}
 
-out_free:
-	free(s->zbuf);
-	free(s->path);
-	s->zbuf = NULL;
-	s->path = NULL;
-	return -1;
+int sink_publish(struct sink *s, struct error *err)
+{
+	return outfile_publish(s->out, err);
 }
 
 /* Write out the compressed bytes bzip2 has produced so far. */
@@ -69,9 +63,11 @@ static int sink_compress(struct sink *s, int action, int done_code, struct error
 		if (s->bz.avail_out == 0 && sink_drain(s, err) < 0)
 			return -1;
 		ret = BZ2_bzCompress(&s->bz, action);
-		if (ret < 0)
+		if (ret < 0) {
+			s->failed = true;
 			return error_set(err, "cannot write %s: bzip2 compression failed (code %d)",
 					 s->path, ret);
+		}
 		if (ret == done_code && (action != BZ_RUN || s->bz.avail_in == 0))
 			return 0;
 	}
@@ -153,20 +149,26 @@ int sink_close(struct sink *s, struct error *err)
 {
 	int ret = 0;
 
-	if (s->fd < 0)
+	if (!s->out)
 		return 0;
 	/* an empty compressed file is still one (empty) bzip2 stream */
-	if (s->compress && !s->stream_open && !s->bytes && stream_begin(s, err) < 0)
+	if (!s->failed && s->compress && !s->stream_open && !s->bytes &&
+	    stream_begin(s, err) < 0)
 		ret = -1;
-	if (s->stream_open && stream_end(s, err) < 0)
+	if (s->stream_open && s->failed) {
+		BZ2_bzCompressEnd(&s->bz);	/* nothing more is written */
+		s->stream_open = false;
+	}
+	if (s->stream_open && stream_end(s, ret < 0 ? NULL : err) < 0)
 		ret = -1;
-	if (close(s->fd) < 0 && ret == 0)
-		ret = sink_fail(s, err);
+	if (s->failed)
+		outfile_abandon(s->out);
+	else if (outfile_close(s->out, ret < 0 ? NULL : err) < 0)
+		ret = -1;
+	s->out = NULL;
 	s->fd = -1;
 	free(s->zbuf);
-	free(s->path);
 	s->zbuf = NULL;
-	s->path = NULL;
 	return ret;
 }
 
@@ -192,6 +194,65 @@ int temp_file_open(const char *dir)
 	if (fd >= 0)
 		unlink(templ);
 	return fd;
+}
+
+/* ---- stdio over a sink (text outputs: CSV, summaries) -------------------- */
+
+static ssize_t sink_cookie_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *s = cookie;
+	struct error err;
+
+	if (s->failed) {
+		errno = EIO;
+		return -1;
+	}
+	if (sink_write(s, buf, n, false, &err) < 0)
+		return -1;	/* errno from the failed write */
+	return (ssize_t)n;
+}
+
+static int sink_cookie_close(void *cookie)
+{
+	struct sink *s = cookie;
+	int saved, ret;
+
+	saved = errno;
+	ret = sink_close(s, NULL);
+	if (ret == 0)
+		errno = saved;
+	else if (!errno)
+		errno = EIO;
+	free(s);
+	return ret;
+}
+
+FILE *sink_fopen(struct outfile *out, bool compress, struct error *err)
+{
+	static const cookie_io_functions_t io = {
+		.write = sink_cookie_write,
+		.close = sink_cookie_close,
+	};
+	struct sink *s = malloc(sizeof(*s));
+	FILE *f;
+
+	if (!s) {
+		error_set(err, "cannot create %s: out of memory", outfile_name(out));
+		outfile_abandon(out);
+		return NULL;
+	}
+	if (sink_open(s, out, compress, err) < 0) {
+		free(s);
+		return NULL;
+	}
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		error_set(err, "cannot create %s: out of memory", s->path);
+		s->failed = true;
+		sink_close(s, NULL);
+		free(s);
+	}
+	return f;
 }
 
 /* ---- reading ---------------------------------------------------------- */

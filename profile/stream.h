@@ -15,22 +15,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../common/error.h"
+#include "../common/outfile.h"
 
 struct sink {
+	struct outfile *out;		/* common/outfile: where the bytes go */
 	int fd;
+	bool failed;			/* a write failed: the output is not kept */
 	bool compress;
 	bz_stream bz;
 	bool stream_open;		/* a bzip2 stream is begun in bz */
 	uint8_t *zbuf;			/* compressed output, written per flush */
 	size_t zcap;
 	uint64_t bytes;			/* bytes written to the file */
-	char *path;
+	const char *path;		/* for messages: outfile_name() */
 };
 
-/* Create (truncate) path; compress with bzip2 when asked. */
-int sink_open(struct sink *s, const char *path, bool compress, struct error *err);
+/* Write to out (the sink owns it from here, also when this fails);
+ * compress with bzip2 when asked. */
+int sink_open(struct sink *s, struct outfile *out, bool compress, struct error *err);
+
+/* Put the output under its name now (outfile_publish): for formats that
+ * are readable while they are written. */
+int sink_publish(struct sink *s, struct error *err);
 
 /* Append n bytes.  flush: also push everything out to the file (for
  * bzip2, end the current stream) - one write() per call for plain files. */
@@ -40,13 +49,19 @@ int sink_write(struct sink *s, const void *data, size_t n, bool flush, struct er
 int sink_pwrite(struct sink *s, const void *data, size_t n, uint64_t offset,
 		struct error *err);
 
-/* End the stream and close the file; the sink is released in any case. */
+/* End the stream and close the output (published, unless a write failed
+ * before it was: then the target stays as it was); the sink is released
+ * in any case. */
 int sink_close(struct sink *s, struct error *err);
 
 /* An unlinked temporary file, read-write, in dir (NULL: $TMPDIR, else /tmp);
  * -1 with errno. */
 int temp_file_open(const char *dir);
 
+/* A stdio stream writing through a new sink on out (the stream owns out
+ * from here; bzip2 when compress).  fclose() ends it as sink_close() does
+ * and fails (errno set) when the output is incomplete.  NULL: err set. */
+FILE *sink_fopen(struct outfile *out, bool compress, struct error *err);
 
 /* Input that cannot be read twice (stdin, a pipe, a FIFO, a device) is
  * copied, as it is read, to an unlinked temporary file (the spool) until the
