@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../common/error.h"
+#include "../common/outfile.h"
 #include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
@@ -30,6 +31,7 @@
 
 struct options {
 	const char *output;
+	bool force;			/* --force: no OUTPUT.old */
 	double hz;
 	const char *pmu_specs[PMU_SET_MAX];
 	size_t npmu;
@@ -44,6 +46,7 @@ struct context {
 	struct options opt;
 	struct pmu_set pmus;
 	struct profile_info info;
+	struct outfile *out;		/* opened before the target starts */
 	struct profile_writer *writer;	/* until the engine takes it */
 	struct tune_state tuned;
 	pid_t target;
@@ -58,8 +61,10 @@ static void usage(FILE *out)
 		"Run command and stop all its threads together at a fixed frequency, recording\n"
 		"per thread its TID, PC and CPU time plus PMU readings.\n"
 		"\n"
-		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed);\n"
-		"                        without it nothing is written\n"
+		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed; -: stdout,\n"
+		"                        and the command's stdout then goes to stderr); an existing\n"
+		"                        FILE is kept as FILE.old; without -o nothing is written\n"
+		"      --force           replace FILE without keeping FILE.old\n"
 		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
 		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
 		"  -d, --debug           print run statistics on stderr at the end\n"
@@ -110,7 +115,8 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE };
+enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
+       OPT_FORCE };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -131,6 +137,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "no-latency-qos", no_argument, NULL, OPT_NO_QOS },
 		{ "nice", required_argument, NULL, OPT_NICE },
 		{ "idle", no_argument, NULL, OPT_IDLE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -194,6 +201,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		case OPT_IDLE:
 			opt->tune.idle = 1;
 			break;
+		case OPT_FORCE:
+			opt->force = true;
+			break;
 		case ':':
 			return error_set(err, "option '%s' needs an argument (see sampler --help)",
 					 argv[optind - 1]);
@@ -226,10 +236,27 @@ static int open_writer(struct context *ctx, struct error *err)
 	info->format = ctx->opt.format;
 	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
 	profile_info_index_channels(info);
+	if (!ctx->out)
+		return 0;
+	ctx->writer = profile_writer_open_out(ctx->out, ctx->opt.format, info, err);
+	ctx->out = NULL;	/* the writer owns it */
+	return ctx->writer ? 0 : -1;
+}
+
+/* Before the target starts: a FIFO nobody reads, a directory or a bad path
+ * is an error now, not a hang or a lost run.  With -o - the profile takes
+ * stdout, and the command writes its own stdout to stderr instead, so that
+ * the two cannot mix in the pipe. */
+static int open_output(struct context *ctx, struct error *err)
+{
 	if (!ctx->opt.output)
 		return 0;
-	ctx->writer = profile_writer_open(ctx->opt.output, ctx->opt.format, info, err);
-	return ctx->writer ? 0 : -1;
+	ctx->out = outfile_open(ctx->opt.output, 0666, ctx->opt.force ? OUTFILE_FORCE : 0, err);
+	if (!ctx->out)
+		return -1;
+	if (strcmp(ctx->opt.output, "-") == 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		close(STDOUT_FILENO);
+	return 0;
 }
 
 static uint64_t file_size(const char *path)
@@ -288,13 +315,14 @@ int main(int argc, char **argv)
 	rc = parse_options(&ctx.opt, argc, argv, &err);
 	if (rc)
 		goto out_options;
-	if (setup_pmus(&ctx, &err) < 0)
+	if (setup_pmus(&ctx, &err) < 0 || open_output(&ctx, &err) < 0)
 		goto out_fail;
 	/* The target starts with the mask and dispositions the sampler was
 	 * given (signals.h says what the sampler does with each signal). */
 	signals_block(&old);
 	if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
 		error_print(PROG, &err);
+		outfile_abandon(ctx.out);
 		pmu_set_release(&ctx.pmus);
 		return status;
 	}
@@ -314,6 +342,7 @@ out_options:
 		return 0;
 out_fail:
 	error_print(PROG, &err);
+	outfile_abandon(ctx.out);
 	pmu_set_release(&ctx.pmus);
 	return EXIT_SAMPLER_FAILED;
 }
