@@ -1,14 +1,19 @@
-/* csv.c - one row per thread-sample (contract 2 in the project notes).
+/* csv.c - one row per thread-sample and per thread exit (CSV v2 in the
+ * project notes, docs/EXPORT.md).  An exit row carries what the thread did
+ * after its last sample (all of it when it was never sampled), so that the
+ * CPU time and counter columns add up to the profile's totals.
  *
  * The comment lines name every process with its last comm and argv, which
  * only the whole profile tells, so the profile is read twice: a first pass
  * collects the processes (a few bytes each), the second writes the rows.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/outfile.h"
 #include "attribution.h"
 #include "export.h"
 #include "../common/idmap.h"
@@ -131,7 +136,7 @@ static int write_preamble(struct csv_writer *c, const struct idmap *procs, struc
 	const struct profile_info *info = c->info;
 	FILE *f = c->f;
 
-	fputs("# sampler csv v1\n# host", f);
+	fputs("# sampler csv v2\n# host", f);
 	textform_host_fields(f, &info->host);
 	putc('\n', f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
@@ -141,7 +146,7 @@ static int write_preamble(struct csv_writer *c, const struct idmap *procs, struc
 	}
 	if (write_processes(f, procs, err) < 0)
 		return -1;
-	fputs("time_ns,pid,tid,pc,cpu_delta_ns,wall_delta_ns", f);
+	fputs("time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns", f);
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
 		putc(',', f);
 		textform_escaped(f, info->channels[i].name);
@@ -180,7 +185,7 @@ static void *csv_open(const struct profile_info *info, const struct export_optio
 		free_processes(&procs);
 		goto fail;
 	}
-	c->f = textout_open(opt->output, err);
+	c->f = textout_open(opt->output, opt->force, err);
 	if (!c->f) {
 		free_processes(&procs);
 		goto fail;
@@ -244,9 +249,27 @@ static void write_channel_cells(struct csv_writer *c, const struct profile_sampl
 	}
 }
 
+static void write_symbol_cells(struct csv_writer *c, uint32_t pid, uint64_t pc)
+{
+	const char *dso, *sym;
+
+	if (!c->symbols)
+		return;
+	symbolizer_lookup(c->symbols, pid, pc, &dso, &sym);
+	putc(',', c->f);
+	textform_escaped(c->f, dso);
+	putc(',', c->f);
+	textform_escaped(c->f, sym);
+}
+
+static int64_t row_time(const struct csv_writer *c, uint64_t time_ns)
+{
+	return (int64_t)(time_ns - c->start_ns);
+}
+
 static int write_rows(struct csv_writer *c, const struct profile_sample *s, struct error *err)
 {
-	int64_t time = (int64_t)(s->time_ns - c->start_ns);
+	int64_t time = row_time(c, s->time_ns);
 	uint64_t wall = s->time_ns - (c->have_prev ? c->prev_ns : c->start_ns);
 
 	if (!c->have_prev && s->time_ns < c->start_ns)
@@ -258,21 +281,36 @@ static int write_rows(struct csv_writer *c, const struct profile_sample *s, stru
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
 
-		fprintf(c->f, "%" PRId64 ",%" PRIu32 ",%" PRIu32 ",0x%" PRIx64 ",%" PRIu64
+		fprintf(c->f, "%" PRId64 ",%" PRIu32 ",%" PRIu32 ",sample,0x%" PRIx64 ",%" PRIu64
 			",%" PRIu64, time, t->pid, t->tid, t->pc, t->cpu_delta_ns, wall);
 		write_channel_cells(c, s, i);
-		if (c->symbols) {
-			const char *dso, *sym;
-
-			symbolizer_lookup(c->symbols, t->pid, t->pc, &dso, &sym);
-			putc(',', c->f);
-			textform_escaped(c->f, dso);
-			putc(',', c->f);
-			textform_escaped(c->f, sym);
-		}
+		write_symbol_cells(c, t->pid, t->pc);
 		putc('\n', c->f);
 	}
 	return 0;
+}
+
+/* The exit row: CPU time and counts since the last sample, at the last
+ * sampled PC; no wall interval, no per-sample readings (energy 0). */
+static void write_exit_row(struct csv_writer *c, const struct profile_exit *e)
+{
+	const struct profile_info *info = c->info;
+	uint32_t kt = 0;
+
+	if (!e->final)
+		return;		/* the thread was gone before it could be read */
+	fprintf(c->f, "%" PRId64 ",%" PRIu32 ",%" PRIu32 ",exit,0x%" PRIx64 ",%" PRIu64 ",0",
+		row_time(c, e->time_ns), e->pid, e->tid, e->last_pc, e->cpu_delta_ns);
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		const struct channel_desc *ch = &info->channels[i];
+
+		if (ch->scope == CHANNEL_PER_THREAD)
+			fprintf(c->f, ",%" PRIu64, e->counter_deltas[kt++]);
+		else
+			fputs(ch->kind == CHANNEL_ENERGY ? ",0" : ",", c->f);
+	}
+	write_symbol_cells(c, e->pid, e->last_pc);
+	putc('\n', c->f);
 }
 
 static int add_map(struct csv_writer *c, const struct profile_map *m, struct error *err)
@@ -288,9 +326,14 @@ static int csv_record(void *state, const struct profile_record *rec, struct erro
 {
 	struct csv_writer *c = state;
 
+	if (ferror(c->f))	/* the output is gone: stop reading */
+		return outfile_path_write_error(c->path, errno, err);
 	switch (rec->type) {
 	case PROFILE_REC_SAMPLE:
 		return write_rows(c, &rec->sample, err);
+	case PROFILE_REC_EXIT:
+		write_exit_row(c, &rec->exit);
+		return 0;
 	case PROFILE_REC_MAP:
 		return add_map(c, &rec->map, err);
 	case PROFILE_REC_PROCESS:

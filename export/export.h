@@ -14,9 +14,12 @@
 #include "../common/error.h"
 #include "../profile/profile.h"
 
+#define EXPORT_PROG "sampler-export"	/* for warnings and errors */
+
 struct export_options {
 	const char *input;		/* the profile's path */
 	const char *output;		/* "-": stdout (perf: pipe mode) */
+	bool force;			/* replace output without keeping OUTPUT.old */
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 };

@@ -40,8 +40,12 @@ enum {
 	PERF_RECORD_HEADER_ATTR = 64,
 	PERF_RECORD_HEADER_BUILD_ID = 67,
 	PERF_RECORD_FINISHED_ROUND = 68,
+	PERF_RECORD_EVENT_UPDATE = 78,
 	PERF_RECORD_HEADER_FEATURE = 80,
 };
+
+/* PERF_RECORD_EVENT_UPDATE kinds (util/event.h) */
+#define PERF_EVENT_UPDATE_NAME 2
 
 /* perf's own misc bit (util/event.h): build_id_event carries its size. */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)

@@ -16,6 +16,8 @@ struct info_summary {
 	uint64_t thread_samples;
 	uint64_t first_ns, last_ns;
 	uint64_t cpu_ns;
+	uint64_t tail_cpu_ns;		/* of it: after threads' last samples */
+	uint64_t tails;			/* exit records with final values */
 	uint64_t maps;
 	uint64_t execs;
 	struct idmap threads;		/* tid -> unused byte */
@@ -41,7 +43,7 @@ static void *info_open(const struct profile_info *info, const struct export_opti
 	s->path = opt->output;
 	idmap_init(&s->threads, 1);
 	idmap_init(&s->processes, 1);
-	s->f = textout_open(opt->output, err);
+	s->f = textout_open(opt->output, opt->force, err);
 	if (!s->f) {
 		free(s);
 		return NULL;
@@ -85,6 +87,21 @@ static int add_sample(struct info_summary *s, const struct profile_sample *smp,
 	return 0;
 }
 
+/* What a thread did after its last sample (or all of it, never sampled):
+ * part of the totals, as in the stats record. */
+static void add_exit_tail(struct info_summary *s, const struct profile_exit *e)
+{
+	const struct profile_info *info = s->info;
+
+	if (!e->final)
+		return;
+	s->tails++;
+	s->cpu_ns += e->cpu_delta_ns;
+	s->tail_cpu_ns += e->cpu_delta_ns;
+	for (uint32_t k = 0; k < info->nthread_channels; k++)
+		s->sums[info->thread_channel[k]] += e->counter_deltas[k];
+}
+
 static int info_record(void *state, const struct profile_record *rec, struct error *err)
 {
 	struct info_summary *s = state;
@@ -92,6 +109,9 @@ static int info_record(void *state, const struct profile_record *rec, struct err
 	switch (rec->type) {
 	case PROFILE_REC_SAMPLE:
 		return add_sample(s, &rec->sample, err);
+	case PROFILE_REC_EXIT:
+		add_exit_tail(s, &rec->exit);
+		return note_id(&s->threads, rec->exit.tid, err);
 	case PROFILE_REC_EXEC:
 		if (!s->execs++) {
 			snprintf(s->first_comm, sizeof(s->first_comm), "%s", rec->exec.comm);
@@ -139,6 +159,26 @@ static void print_channels(struct info_summary *s)
 	}
 }
 
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void print_host(struct info_summary *s)
+{
+	const struct profile_host *h = &s->info->host;
+	FILE *f = s->f;
+
+	if (!h->hostname[0] && !h->os_release[0] && !h->nr_cpus_online) {
+		fputs("host:       not recorded (the pperf layout keeps no host facts)\n", f);
+		return;
+	}
+	fprintf(f, "host:       %s, %s %s, %s, %s, %" PRIu32 "/%" PRIu32 " CPUs online, %" PRIu64
+		" MiB\n", h->hostname, h->os_release, h->arch, h->cpu_desc, h->cpu_id,
+		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb / 1024);
+	fprintf(f, "recorded:   sampler %s: %s\n", h->sampler_version, h->cmdline);
+}
+
 static void print_summary(struct info_summary *s, const struct export_result *res)
 {
 	const struct profile_host *h = &s->info->host;
@@ -148,18 +188,24 @@ static void print_summary(struct info_summary *s, const struct export_result *re
 	fprintf(f, "profile:    %s format%s\n",
 		s->info->format == PROFILE_FORMAT_PPERF ? "pperf (original tool)" : "native",
 		s->info->compressed ? ", bzip2-compressed" : "");
-	fprintf(f, "host:       %s, %s %s, %s, %s, %" PRIu32 "/%" PRIu32 " CPUs online, %" PRIu64
-		" MiB\n", h->hostname, h->os_release, h->arch, h->cpu_desc, h->cpu_id,
-		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb / 1024);
-	fprintf(f, "recorded:   sampler %s: %s\n", h->sampler_version, h->cmdline);
-	fprintf(f, "command:    %s (%s)\n", s->first_argv, s->first_comm);
+	print_host(s);
+	if (s->execs)
+		fprintf(f, "command:    %s (%s)\n", s->first_argv, s->first_comm);
+	else
+		fputs("command:    not recorded\n", f);
 	fprintf(f, "duration:   %.6f s (first to last sample)\n", duration);
-	fprintf(f, "samples:    %" PRIu64 ", %" PRIu64 " thread-samples, %.6f s CPU time\n",
+	fprintf(f, "samples:    %" PRIu64 ", %" PRIu64 " thread-samples, %.6f s CPU time",
 		s->samples, s->thread_samples, s->cpu_ns / 1e9);
+	if (s->tails)
+		fprintf(f, " (%.6f s of it read at %" PRIu64 " thread %s, after the last samples)",
+			s->tail_cpu_ns / 1e9, s->tails, plural(s->tails, "exit", "exits"));
+	putc('\n', f);
 	fprintf(f, "frequency:  %.1f Hz achieved, %.1f Hz target\n",
 		duration > 0 ? (s->samples - 1) / duration : 0.0, h->target_hz);
-	fprintf(f, "threads:    %zu in %zu processes, %" PRIu64 " map records\n",
-		idmap_count(&s->threads), idmap_count(&s->processes), s->maps);
+	fprintf(f, "threads:    %zu %s in %zu %s, %" PRIu64 " map %s\n",
+		idmap_count(&s->threads), plural(idmap_count(&s->threads), "thread", "threads"),
+		idmap_count(&s->processes), plural(idmap_count(&s->processes), "process", "processes"),
+		s->maps, plural(s->maps, "record", "records"));
 	print_channels(s);
 	if (s->have_stats) {
 		fprintf(f, "stats:      wall %.6f s, target stopped %.6f s, %" PRIu64

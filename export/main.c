@@ -2,6 +2,7 @@
  * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "symcache.h"
 #include "../common/stdfds.h"
 
-#define PROG "sampler-export"
+#define PROG EXPORT_PROG
 
 enum exit_status {
 	EXIT_OK = 0,
@@ -28,19 +29,23 @@ static const struct exporter *const exporters[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols]\n"
-	      "                      [--no-symbol-cache] PROFILE\n"
+	      "                      [--no-symbol-cache] [--force] PROFILE\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
-	      "  -o FILE        output (perf: perf.data; csv, --info: stdout);\n"
+	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
+	      "                 FILE is kept as FILE.old; FILE.bz2: bzip2-compressed (csv);\n"
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
-	      "  --format F     perf (default), csv (one row per thread-sample),\n"
+	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
 	      "                 pperf (the original tool's binary layout)\n"
 	      "  --symbols      csv: add the dso and symbol of each pc (elfutils)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
+	      "  --force        replace FILE without keeping FILE.old\n"
 	      "  --info         print a summary: host, command, duration, samples, channels\n"
-	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n",
+	      "  -V, --version  show the version\n"
+	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n"
+	      "see sampler-export(1)\n",
 	      f);
 }
 
@@ -67,13 +72,15 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "symbols", no_argument, NULL, 's' },
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
 		{ "info", no_argument, NULL, 'i' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	opterr = 0;	/* one error line, ours */
-	while ((c = getopt_long(argc, argv, "o:f:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opt->output = optarg;
@@ -93,8 +100,14 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		case 'i':
 			*ex = &info_exporter;
 			break;
+		case 'F':
+			opt->force = true;
+			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			printf(PROG " %s\n", SAMPLER_VERSION);
 			return 1;
 		default:
 			return error_set(err, "bad option '%s' (see " PROG " --help)",
@@ -109,6 +122,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		opt->output = default_output(*ex);
 	if (!opt->output)
 		return error_set(err, "--format %s needs an output file (add -o FILE)", (*ex)->name);
+	if (opt->symbols && *ex != &csv_exporter)
+		warn_print(PROG, "--symbols applies to --format csv only; %s ignores it%s", (*ex)->name,
+			   *ex == &perf_exporter ? " (perf report resolves symbols itself)" : "");
 	return 0;
 }
 
@@ -123,6 +139,8 @@ int main(int argc, char **argv)
 
 	if (stdfds_open() < 0)
 		return EXIT_FAILED;	/* no /dev/null: nowhere safe to write */
+	/* A reader that goes away is one clear error, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
 	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
 		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
 	ret = parse_options(argc, argv, &ex, &opt, &err);

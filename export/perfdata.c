@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../common/fdio.h"
+#include "../common/outfile.h"
 #include "attribution.h"
 #include "export.h"
 #include "features.h"
@@ -98,8 +99,8 @@ struct thread_state {
 
 struct perf_writer {
 	struct out out;
+	struct outfile *file;		/* where out goes */
 	bool pipe;
-	const char *path;
 	const struct profile_info *info;
 	uint32_t nevents;
 	struct perf_event_spec events[MAX_EVENTS];
@@ -267,6 +268,25 @@ static void write_pipe_features(struct perf_writer *w, bool at_end)
 	}
 }
 
+/* Pipe mode has no event names in its attrs: perf record sends each as a
+ * PERF_RECORD_EVENT_UPDATE (kind NAME), or perf would call the events by
+ * their attrs (task-clock:u) where file mode says cpu-time. */
+static void write_pipe_event_name(struct perf_writer *w, const struct perf_event_spec *e)
+{
+	size_t space = (strlen(e->name) + 1 + 7) / 8 * 8;
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_EVENT_UPDATE,
+		.size = sizeof(hdr) + 2 * sizeof(uint64_t) + space,
+	};
+	uint64_t kind = PERF_EVENT_UPDATE_NAME;
+
+	out_put(&w->out, &hdr, sizeof(hdr));
+	out_put(&w->out, &kind, sizeof(kind));
+	out_put(&w->out, &e->id, sizeof(e->id));
+	out_put(&w->out, e->name, strlen(e->name));
+	out_zero(&w->out, space - strlen(e->name));
+}
+
 static void write_pipe_header(struct perf_writer *w)
 {
 	uint64_t head[2] = { PERF_MAGIC, sizeof(head) };
@@ -282,6 +302,8 @@ static void write_pipe_header(struct perf_writer *w)
 		out_put(&w->out, &w->events[i].attr, sizeof(w->events[i].attr));
 		out_put(&w->out, &w->events[i].id, sizeof(uint64_t));
 	}
+	for (uint32_t i = 0; i < w->nevents; i++)
+		write_pipe_event_name(w, &w->events[i]);
 	write_pipe_features(w, false);
 }
 
@@ -348,8 +370,7 @@ static int write_file_end(struct perf_writer *w, struct error *err)
 	if (!w->out.error && pwrite(w->out.fd, &fh, sizeof(fh), 0) != (ssize_t)sizeof(fh))
 		w->out.error = errno ? errno : EIO;
 	if (w->out.error)
-		return error_set(err, "cannot write %s: %s (check free space and permissions)",
-				 w->path, strerror(w->out.error));
+		return outfile_write_error(w->file, w->out.error, err);
 	return 0;
 }
 
@@ -511,8 +532,8 @@ static void emit_thread_events(struct perf_writer *w, const struct profile_threa
 			       uint64_t time, uint64_t wall);
 
 /* What a thread did between its last sample and its exit: its CPU time and
- * counts there, at its last sampled PC.  (A thread never sampled has no PC:
- * its final values are in the profile's totals only.) */
+ * counts there, at its last sampled PC (0 for a thread never sampled: perf
+ * shows it as [unknown]), so that perf's totals are the profile's. */
 static void emit_exit_tail(struct perf_writer *w, const struct profile_exit *rec, uint64_t time)
 {
 	uint64_t deltas[PROFILE_MAX_CHANNELS];
@@ -521,7 +542,7 @@ static void emit_exit_tail(struct perf_writer *w, const struct profile_exit *rec
 		.cpu_delta_ns = rec->cpu_delta_ns, .counter_deltas = deltas,
 	};
 
-	if (!rec->final || !rec->last_pc)
+	if (!rec->final)
 		return;
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
 	emit_thread_events(w, &t, time, 0);	/* no wall interval: only CPU time and counts */
@@ -685,6 +706,8 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 {
 	struct perf_writer *w = state;
 
+	if (w->out.error)	/* the output is gone: stop reading */
+		return outfile_write_error(w->file, w->out.error, err);
 	switch (rec->type) {
 	case PROFILE_REC_PROCESS:
 		return on_process(w, &rec->process, err);
@@ -720,8 +743,7 @@ static void perf_free(struct perf_writer *w)
 	}
 	idmap_free(&w->processes);
 	idmap_free(&w->threads);
-	if (w->out.fd > 1)
-		close(w->out.fd);
+	outfile_abandon(w->file);	/* after an error: the target stays as it was */
 	free(w->out.buf);
 	free(w->shares);
 	free(w);
@@ -738,32 +760,35 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 		return NULL;
 	}
 	w->info = info;
-	w->path = opt->output;
-	w->pipe = strcmp(opt->output, "-") == 0;
 	idmap_init(&w->processes, sizeof(struct process_state));
 	idmap_init(&w->threads, sizeof(struct thread_state));
+	w->file = outfile_open(opt->output, 0600, opt->force ? OUTFILE_FORCE : 0, err);
+	if (!w->file) {
+		perf_free(w);
+		return NULL;
+	}
+	w->out.fd = outfile_fd(w->file);
+	/* File mode rewrites its header at the end: a FIFO or a device gets
+	 * pipe mode, as stdout does. */
+	w->pipe = strcmp(opt->output, "-") == 0 || !outfile_is_file(w->file);
 	build_events(w);
-	if (w->pipe) {
-		w->out.fd = STDOUT_FILENO;
+	if (w->pipe)
 		write_pipe_header(w);
-		return w;
-	}
-	w->out.fd = open(opt->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->out.fd < 0) {
-		error_set(err, "cannot create %s: %s (choose another path with -o)",
-			  opt->output, strerror(errno));
-		w->out.fd = -1;
-		perf_free(w);
-		return NULL;
-	}
-	if (lseek(w->out.fd, 0, SEEK_CUR) < 0) {	/* the header is rewritten at the end */
-		error_set(err, "cannot write perf.data file mode to %s: it cannot seek (use -o - for pipe mode)",
-			  opt->output);
-		perf_free(w);
-		return NULL;
-	}
-	write_file_start(w);
+	else
+		write_file_start(w);
 	return w;
+}
+
+/* The recording's end on the wall clock: perf report --header-only shows
+ * the file's mtime as "captured on". */
+static uint64_t recording_end_realtime(const struct perf_writer *w)
+{
+	const struct profile_host *h = &w->info->host;
+	uint64_t end = w->last_time > h->start_ns ? w->last_time : h->start_ns;
+
+	if (!h->realtime_ns || end < h->monotonic_ns)
+		return 0;
+	return h->realtime_ns + (end - h->monotonic_ns);
 }
 
 static int perf_finish(void *state, const struct export_result *result,
@@ -774,15 +799,23 @@ static int perf_finish(void *state, const struct export_result *result,
 
 	(void)result;
 
+	if (!err) {		/* the export failed: keep nothing */
+		perf_free(w);
+		return 0;
+	}
 	out_put(&w->out, &(struct perf_event_header){ PERF_RECORD_FINISHED_ROUND, 0, 8 }, 8);
 	if (w->pipe) {
 		write_pipe_features(w, true);
 		out_flush(&w->out);
 		if (w->out.error)
-			ret = error_set(err, "cannot write to stdout: %s (is the reader still there?)",
-					strerror(w->out.error));
+			ret = outfile_write_error(w->file, w->out.error, err);
 	} else {
 		ret = write_file_end(w, err);
+		outfile_set_mtime(w->file, recording_end_realtime(w));
+	}
+	if (ret == 0) {
+		ret = outfile_close(w->file, err);
+		w->file = NULL;
 	}
 	perf_free(w);
 	return ret;

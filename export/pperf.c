@@ -1,6 +1,8 @@
 /* pperf.c - re-write a profile in the original tool's layout.  The bytes
  * are the profile writer's business (PROFILE_FORMAT_PPERF); this only
  * replays the records into it. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "export.h"
@@ -11,20 +13,48 @@ struct pperf_copy {
 	struct profile_stats stats;
 };
 
+/* The layout holds one PMU value per sample: the first per-sample channel
+ * of a kind it knows (energy, power, current, voltage).  Say which of the
+ * profile's channels that leaves out, rather than drop them silently. */
+static void warn_dropped_channels(const struct profile_info *info)
+{
+	char names[512] = "";
+	size_t len = 0;
+	uint32_t kept = UINT32_MAX, dropped = 0;
+
+	if (info->nsample_channels &&
+	    info->channels[info->sample_channel[0]].kind != CHANNEL_COUNTER)
+		kept = info->sample_channel[0];
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		if (i == kept)
+			continue;
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len, "%s%s",
+					dropped ? ", " : "", info->channels[i].name);
+		dropped++;
+	}
+	if (dropped)
+		warn_print(EXPORT_PROG, "pperf keeps one per-sample energy, power, current or voltage channel and no counters: %" PRIu32 " channel%s dropped: %s (use --format perf or csv to keep them)",
+			   dropped, dropped == 1 ? "" : "s", names);
+}
+
 static void *pperf_open(const struct profile_info *info, const struct export_options *opt,
 			struct error *err)
 {
 	struct pperf_copy *c = calloc(1, sizeof(*c));
+	struct outfile *out;
 
 	if (!c) {
 		error_set(err, "out of memory for the pperf writer");
 		return NULL;
 	}
-	c->w = profile_writer_open(opt->output, PROFILE_FORMAT_PPERF, info, err);
+	out = outfile_open(opt->output, 0666, opt->force ? OUTFILE_FORCE : 0, err);
+	c->w = out ? profile_writer_open_out(out, PROFILE_FORMAT_PPERF, info, err) : NULL;
 	if (!c->w) {
 		free(c);
 		return NULL;
 	}
+	warn_dropped_channels(info);
 	return c;
 }
 

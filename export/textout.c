@@ -1,21 +1,32 @@
 #include "textout.h"
 
+#include "../common/outfile.h"
+#include "../profile/stream.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #define TEXT_BUFFER_SIZE (1 << 20)
 
-FILE *textout_open(const char *path, struct error *err)
+static bool ends_with(const char *s, const char *suffix)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	size_t n = strlen(s), m = strlen(suffix);
 
-	if (!f) {
-		error_set(err, "cannot create %s: %s (choose another path with -o)",
-			  path, strerror(errno));
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+FILE *textout_open(const char *path, bool force, struct error *err)
+{
+	struct outfile *out = outfile_open(path, 0666, force ? OUTFILE_FORCE : 0, err);
+	FILE *f;
+
+	if (!out)
 		return NULL;
-	}
-	setvbuf(f, NULL, _IOFBF, TEXT_BUFFER_SIZE);
+	/* FILE.bz2 is compressed, as the recorder and the scripts do it */
+	f = sink_fopen(out, strcmp(path, "-") != 0 && ends_with(path, ".bz2"), err);
+	if (f)
+		setvbuf(f, NULL, _IOFBF, TEXT_BUFFER_SIZE);
 	return f;
 }
 
@@ -24,12 +35,11 @@ int textout_close(FILE *f, const char *path, struct error *err)
 	int bad = fflush(f) != 0 || ferror(f);
 	int saved = errno;
 
-	if (f != stdout && fclose(f) != 0 && !bad) {
+	if (fclose(f) != 0 && !bad) {
 		bad = 1;
 		saved = errno;
 	}
 	if (bad)
-		return error_set(err, "cannot write %s: %s (check free space)",
-				 strcmp(path, "-") == 0 ? "stdout" : path, strerror(saved));
+		return outfile_path_write_error(path, saved, err);
 	return 0;
 }

@@ -7,11 +7,12 @@
 
 FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
 
-# The profile's own attribution per symbol, from the CSV (cpu column 5,
-# energy column 7, symbol last): "symbol cpu% energy%".
+# The profile's own attribution per symbol, from the CSV (CSV v2: cpu
+# column 6, energy column 8, symbol last; sample and exit rows alike):
+# "symbol cpu% energy%".
 csv_shares() {	# csv
 	grep -v "^#" "$1" | tail -n +2 | awk -F, '
-		{ c[$NF] += $5; e[$NF] += $7; tc += $5; te += $7 }
+		{ c[$NF] += $6; e[$NF] += $8; tc += $6; te += $8 }
 		END { for (s in c) printf "%s %.4f %.4f\n", s, tc ? 100 * c[s] / tc : 0, te ? 100 * e[s] / te : 0 }'
 }
 
@@ -54,15 +55,16 @@ test_expect_success 'f20, f30, f50 have the profile'"'"'s CPU-time and energy sh
 '
 
 test_expect_success 'perf script prints one line per exported sample' '
-	rows=$(grep -vc "^#" rec.csv) && rows=$((rows - 1)) &&
-	ran=$(grep -v "^#" rec.csv | tail -n +2 | awk -F, "\$5 > 0" | wc -l) &&
+	rows=$(grep -v "^#" rec.csv | grep -c ",sample,") &&
+	ran=$(grep -v "^#" rec.csv | tail -n +2 | awk -F, "\$6 > 0" | wc -l) &&
 	"$BUILD/sampler-profile" dump rec.prof >rec.txt &&
-	tails=$(awk "/^exit / && / last_pc=0x[1-9a-f]/ && !/ dcpu=0 /" rec.txt | wc -l) &&
+	tails=$(awk "/^exit / && / dcpu=/ && !/ dcpu=0 /" rec.txt | wc -l) &&
+	expect_eq "$tails" "$(grep -v "^#" rec.csv | awk -F, "\$4 == \"exit\" && \$6 > 0" | wc -l)" "CSV exit rows that ran" &&
 	perf script -i perf.data -F event >script.txt 2>script.err &&
 	expect_eq "" "$(cat script.err)" "stderr" &&
 	expect_eq "$rows" "$(grep -c "wall-time:" script.txt)" "wall-time lines (thread-samples)" &&
-	expect_eq "$((ran + tails))" "$(grep -c "cpu-time:" script.txt)" \
-		"cpu-time lines (thread-samples that ran, and sampled threads that ran after their last sample)"
+	expect_eq "$ran" "$(grep -c "cpu-time:" script.txt)" \
+		"cpu-time lines (CSV rows that ran: thread-samples, and threads that ran after their last sample)"
 '
 
 test_expect_success 'a fork+exec recording: both programs, no warning, pipe = file' '
@@ -95,12 +97,12 @@ test_expect_success 'CPU time and counts after each thread'"'"'s last sample are
 	perf report -i tail.data --stdio --sort symbol >tail.rep 2>tail.err &&
 	expect_eq "" "$(cat tail.err)" "perf report stderr" &&
 	total() { awk -v ev="$1" "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == ev && /^# Event count/ { print \$NF; exit }" tail.rep; } &&
-	sum() {	# what the profile has: every ts, and every exit at a sampled PC
-		awk -v k="$1" "/^ts / || (/^exit / && / last_pc=0x[1-9a-f]/) {
+	sum() {	# what the profile has: every ts and every exit
+		awk -v k="$1" "/^ts / || /^exit / {
 			for (i = 2; i <= NF; i++) if (index(\$i, k \"=\") == 1) s += substr(\$i, length(k) + 2)
 		} END { printf \"%d\", s }" tail.txt
 	} &&
-	tails=$(awk "/^exit / && / last_pc=0x[1-9a-f]/ && !/ dcpu=0 /" tail.txt | wc -l) &&
+	tails=$(awk "/^exit / && / dcpu=/ && !/ dcpu=0 /" tail.txt | wc -l) &&
 	expect_ge 1 "$tails" "exits with CPU time after the last sample" &&
 	expect_eq "$(sum dcpu)" "$(total cpu-time)" "cpu-time total (ns)" &&
 	expect_eq "$(sum dcounters)" "$(total perf::TASK-CLOCK)" "task-clock total"
