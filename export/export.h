@@ -15,6 +15,7 @@
 #include "../profile/profile.h"
 
 #define EXPORT_PROG "sampler-export"	/* for warnings and errors */
+#define EXPORT_MAX_EVENTS 32		/* --event NAME given at most this often */
 
 struct export_options {
 	const char *input;		/* the profile's path */
@@ -22,6 +23,8 @@ struct export_options {
 	bool force;			/* replace output without keeping OUTPUT.old */
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
+	const char *events[EXPORT_MAX_EVENTS];	/* perf: --event names, none: all */
+	uint32_t nevents;
 };
 
 struct export_result {

@@ -37,6 +37,9 @@ static void usage(FILE *f)
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
 	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
 	      "                 pperf (the original tool's binary layout)\n"
+	      "  -e, --event E  perf: export only event E (repeatable; cpu-time, wall-time,\n"
+	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
+	      "                 what perf script report stackcollapse/flamegraph need\n"
 	      "  --symbols      csv: add the dso and symbol of each pc (elfutils)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
@@ -62,6 +65,19 @@ static const char *default_output(const struct exporter *ex)
 	return ex == &perf_exporter ? "perf.data" : ex == &pperf_exporter ? NULL : "-";
 }
 
+/* -e a,b -e c: each name once (the names point into argv). */
+static int add_events(struct export_options *opt, char *list, struct error *err)
+{
+	char *save = NULL;
+
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (opt->nevents == EXPORT_MAX_EVENTS)
+			return error_set(err, "too many --event names (at most %d)", EXPORT_MAX_EVENTS);
+		opt->events[opt->nevents++] = name;
+	}
+	return 0;
+}
+
 /* 0: run; 1: done (--help); -1: bad command line (err set). */
 static int parse_options(int argc, char **argv, const struct exporter **ex,
 			 struct export_options *opt, struct error *err)
@@ -69,6 +85,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "event", required_argument, NULL, 'e' },
 		{ "symbols", no_argument, NULL, 's' },
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
 		{ "info", no_argument, NULL, 'i' },
@@ -80,7 +97,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	int c;
 
 	opterr = 0;	/* one error line, ours */
-	while ((c = getopt_long(argc, argv, "o:f:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:e:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opt->output = optarg;
@@ -90,6 +107,10 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			if (!*ex || *ex == &info_exporter)
 				return error_set(err, "unknown format '%s' (use perf, csv or pperf)",
 						 optarg);
+			break;
+		case 'e':
+			if (add_events(opt, optarg, err) < 0)
+				return -1;
 			break;
 		case 's':
 			opt->symbols = true;
@@ -122,6 +143,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		opt->output = default_output(*ex);
 	if (!opt->output)
 		return error_set(err, "--format %s needs an output file (add -o FILE)", (*ex)->name);
+	if (opt->nevents && *ex != &perf_exporter)
+		return error_set(err, "--event selects perf.data events; --format %s has none (leave it out)",
+				 (*ex)->name);
 	if (opt->symbols && *ex != &csv_exporter)
 		warn_print(PROG, "--symbols applies to --format csv only; %s ignores it%s", (*ex)->name,
 			   *ex == &perf_exporter ? " (perf report resolves symbols itself)" : "");

@@ -164,6 +164,20 @@ static uint64_t out_pos(const struct out *o)
 
 /* ---- events ----------------------------------------------------------- */
 
+/* --event: is name one of the events asked for (all when none were)? */
+static bool wanted(const struct export_options *opt, const char *name, uint32_t *matched)
+{
+	if (!opt->nevents)
+		return true;
+	for (uint32_t i = 0; i < opt->nevents; i++) {
+		if (strcmp(opt->events[i], name) == 0) {
+			*matched |= 1u << i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void add_event(struct perf_writer *w, const char *name, uint64_t config,
 		      enum event_kind kind, uint32_t slot, double to_unit)
 {
@@ -177,6 +191,9 @@ static void add_event(struct perf_writer *w, const char *name, uint64_t config,
 	a->size = sizeof(*a);
 	a->config = config;
 	a->sample_period = 1;
+	/* No PERF_SAMPLE_CPU: the profile does not record where a thread ran
+	 * (perf report --sort cpu then says -001, as for perf record
+	 * --per-thread), and a made-up CPU would be a lie. */
 	a->sample_type = SAMPLE_TYPE;
 	a->inherit = 1;
 	a->exclude_kernel = 1;
@@ -197,13 +214,24 @@ static void add_event(struct perf_writer *w, const char *name, uint64_t config,
 	w->nevents++;
 }
 
-static void build_events(struct perf_writer *w)
+/* Every event the profile gives (or those --event names): CPU time, wall
+ * time, each per-sample energy channel, each per-thread counter.  One
+ * event per export is what perf's sample-counting scripts (stackcollapse,
+ * flamegraph) need. */
+static int build_events(struct perf_writer *w, const struct export_options *opt,
+			struct error *err)
 {
 	const struct profile_info *info = w->info;
 	char name[sizeof(w->events[0].name)];
+	char names[1024] = "";
+	size_t len = 0;
+	uint32_t matched = 0;
 
-	add_event(w, "cpu-time", PERF_COUNT_SW_TASK_CLOCK, EVENT_CPU_TIME, 0, 1);
-	add_event(w, "wall-time", PERF_COUNT_SW_CPU_CLOCK, EVENT_WALL_TIME, 0, 1);
+	if (wanted(opt, "cpu-time", &matched))
+		add_event(w, "cpu-time", PERF_COUNT_SW_TASK_CLOCK, EVENT_CPU_TIME, 0, 1);
+	if (wanted(opt, "wall-time", &matched))
+		add_event(w, "wall-time", PERF_COUNT_SW_CPU_CLOCK, EVENT_WALL_TIME, 0, 1);
+	len += snprintf(names, sizeof(names), "cpu-time, wall-time");
 	for (uint32_t k = 0; k < info->nsample_channels && k < PROFILE_MAX_CHANNELS; k++) {
 		const struct channel_desc *c = &info->channels[info->sample_channel[k]];
 		double scale = c->scale > 0 && isfinite(c->scale) ? c->scale : 1e-6;
@@ -211,13 +239,24 @@ static void build_events(struct perf_writer *w)
 		if (c->kind != CHANNEL_ENERGY)
 			continue;	/* power, current, voltage: no period to give */
 		snprintf(name, sizeof(name), "energy-%s-uJ", c->name);
-		add_event(w, name, PERF_COUNT_SW_CPU_CLOCK, EVENT_ENERGY, k, scale * 1e6);
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len, ", %s", name);
+		if (wanted(opt, name, &matched))
+			add_event(w, name, PERF_COUNT_SW_CPU_CLOCK, EVENT_ENERGY, k, scale * 1e6);
 	}
 	for (uint32_t k = 0; k < info->nthread_channels && k < PROFILE_MAX_CHANNELS; k++) {
 		const struct channel_desc *c = &info->channels[info->thread_channel[k]];
 
-		add_event(w, c->name, PERF_COUNT_SW_CPU_CLOCK, EVENT_COUNTER, k, 1);
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len, ", %s", c->name);
+		if (wanted(opt, c->name, &matched))
+			add_event(w, c->name, PERF_COUNT_SW_CPU_CLOCK, EVENT_COUNTER, k, 1);
 	}
+	for (uint32_t i = 0; i < opt->nevents; i++)
+		if (!(matched & 1u << i))
+			return error_set(err, "no event '%s' in %s (its events: %s)", opt->events[i],
+					 opt->input, names);
+	return 0;
 }
 
 /* ---- header ----------------------------------------------------------- */
@@ -762,6 +801,10 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 	w->info = info;
 	idmap_init(&w->processes, sizeof(struct process_state));
 	idmap_init(&w->threads, sizeof(struct thread_state));
+	if (build_events(w, opt, err) < 0) {
+		perf_free(w);
+		return NULL;
+	}
 	w->file = outfile_open(opt->output, 0600, opt->force ? OUTFILE_FORCE : 0, err);
 	if (!w->file) {
 		perf_free(w);
@@ -771,7 +814,6 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 	/* File mode rewrites its header at the end: a FIFO or a device gets
 	 * pipe mode, as stdout does. */
 	w->pipe = strcmp(opt->output, "-") == 0 || !outfile_is_file(w->file);
-	build_events(w);
 	if (w->pipe)
 		write_pipe_header(w);
 	else
