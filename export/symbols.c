@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/idmap.h"
+#include "plt.h"
 #include "symcache.h"
 
 #define PC_CACHE_SLOTS 65536		/* power of two */
@@ -224,8 +225,8 @@ static size_t leading_underscores(const char *name)
 	return strspn(name, "_");
 }
 
-/* Of aliases at one address, the one perf would show sorts last (the
- * lookup takes the last): non-weak over weak, global over local, fewer
+/* Of aliases at one address, the one perf shows (its choose_best_symbol):
+ * >0 when x is the better: non-weak over weak, global over local, fewer
  * leading underscores, then the longer name. */
 static int alias_rank(const struct elf_symbol *x, const struct elf_symbol *y)
 {
@@ -238,15 +239,14 @@ static int alias_rank(const struct elf_symbol *x, const struct elf_symbol *y)
 	return strlen(x->name) < strlen(y->name) ? -1 : strlen(x->name) > strlen(y->name);
 }
 
-static int symbol_cmp(const void *a, const void *b)
+/* perf keeps a symbol with a size over one without, then ranks aliases. */
+static bool better_alias(const struct elf_symbol *x, const struct elf_symbol *y)
 {
-	const struct elf_symbol *x = a, *y = b;
+	bool x_sized = x->end > x->addr, y_sized = y->end > y->addr;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;
-	return alias_rank(x, y);
+	if (x_sized != y_sized)
+		return x_sized;
+	return alias_rank(x, y) > 0;
 }
 
 static int read_segments(Elf *elf, struct dso *d)
@@ -271,26 +271,49 @@ static int read_segments(Elf *elf, struct dso *d)
 	return 0;
 }
 
-/* The function symbols of one symbol table section. */
+/* The entries of a symbol table that name code, as perf's dso__load_sym
+ * takes them: functions, and labels - untyped, visible symbols in a text
+ * section, such as ld.so's _start (the next symbol then bounds them). */
+static bool code_symbol(Elf *elf, const GElf_Sym *sym, size_t shstrndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+	const char *section;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE || vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	section = elf_strptr(elf, shstrndx, sh.sh_name);
+	return section && strstr(section, "text");
+}
+
+/* The code symbols of one symbol table section, in table order. */
 static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct dso *d)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n, names_len = 0, names_used = 0;
+	size_t n, names_len = 0, names_used = 0, shstrndx = 0;
 
 	if (!data || sh->sh_entsize == 0)
 		return 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
 	n = sh->sh_size / sh->sh_entsize;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;
-			int type;
 
 			if (!gelf_getsym(data, i, &sym))
 				break;
-			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-			    sym.st_shndx == SHN_UNDEF)
+			if (!sym.st_name || !code_symbol(elf, &sym, shstrndx))
 				continue;
 			name = elf_strptr(elf, sh->sh_link, sym.st_name);
 			if (!name || !name[0])
@@ -410,16 +433,122 @@ static void read_debug_symbols(const char *path, struct dso *d)
 	close(fd);
 }
 
+struct symbol_order {
+	uint64_t addr;
+	size_t index;			/* in table order: equal addresses keep it */
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct symbol_order *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sort by address, keeping table order among equal addresses. */
+static int sort_by_address(struct dso *d)
+{
+	struct symbol_order *order = calloc(d->nsymbols, sizeof(*order));
+	struct elf_symbol *sorted = calloc(d->nsymbols + 1, sizeof(*sorted));
+
+	if (!order || !sorted) {
+		free(order);
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nsymbols; i++)
+		order[i] = (struct symbol_order){ d->symbols[i].addr, i };
+	qsort(order, d->nsymbols, sizeof(*order), order_cmp);
+	for (size_t i = 0; i < d->nsymbols; i++)
+		sorted[i] = d->symbols[order[i].index];
+	free(order);
+	free(d->symbols);
+	d->symbols = sorted;
+	return 0;
+}
+
+/* perf's rules, in perf's order (symbols__fixup_end, then
+ * symbols__fixup_duplicate): a symbol without a size reaches to the next
+ * one in address order (the last one to the end of the page after its
+ * own); then of the symbols at one address only the one perf shows stays. */
 static void sort_symbols(struct dso *d)
 {
-	if (d->nsymbols)
-		qsort(d->symbols, d->nsymbols, sizeof(*d->symbols), symbol_cmp);
-	/* Symbols without a size reach to the next symbol. */
-	for (size_t i = 0; i < d->nsymbols; i++) {
-		if (d->symbols[i].end > d->symbols[i].addr)
-			continue;
-		d->symbols[i].end = i + 1 < d->nsymbols ? d->symbols[i + 1].addr : UINT64_MAX;
+	struct elf_symbol *s;
+	size_t keep = 0;
+
+	if (!d->nsymbols || sort_by_address(d) < 0) {
+		d->nsymbols = 0;
+		return;
 	}
+	s = d->symbols;
+	for (size_t i = 0; i < d->nsymbols; i++) {
+		if (s[i].end > s[i].addr)
+			continue;
+		s[i].end = i + 1 < d->nsymbols ? s[i + 1].addr : (s[i].addr | 4095) + 1 + 4096;
+	}
+	for (size_t i = 0; i < d->nsymbols; i++) {
+		if (keep && s[keep - 1].addr == s[i].addr) {
+			if (better_alias(&s[i], &s[keep - 1]))
+				s[keep - 1] = s[i];
+			continue;
+		}
+		s[keep++] = s[i];
+	}
+	d->nsymbols = keep;
+}
+
+/* The symbols and the PLT stubs in one table, their names in one block. */
+static int merge_stubs(struct dso *d, const struct plt_stub *stubs, size_t nstubs)
+{
+	struct elf_symbol *all = calloc(d->nsymbols + nstubs + 1, sizeof(*all));
+	size_t len = 1, used = 0;
+	char *names;
+
+	for (size_t i = 0; i < d->nsymbols; i++)
+		len += strlen(d->symbols[i].name) + 1;
+	for (size_t i = 0; i < nstubs; i++)
+		len += strlen(stubs[i].name) + 1;
+	names = malloc(len);
+	if (!all || !names) {
+		free(all);
+		free(names);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nsymbols + nstubs; i++) {
+		const char *name = i < d->nsymbols ? d->symbols[i].name : stubs[i - d->nsymbols].name;
+
+		if (i < d->nsymbols) {
+			all[i] = d->symbols[i];
+		} else {
+			all[i].addr = stubs[i - d->nsymbols].addr;
+			all[i].end = all[i].addr + stubs[i - d->nsymbols].size;
+			all[i].bind = STB_GLOBAL;
+		}
+		all[i].name = names + used;
+		memcpy(names + used, name, strlen(name) + 1);
+		used += strlen(name) + 1;
+	}
+	free(d->symbols);
+	free(d->names);
+	d->symbols = all;
+	d->names = names;
+	d->nsymbols += nstubs;
+	return 0;
+}
+
+/* perf names PLT stubs NAME@plt; the stubs are in the file itself (a
+ * debug file keeps no PLT contents). */
+static void add_plt_symbols(Elf *elf, struct dso *d)
+{
+	struct plt_stub *stubs;
+	size_t n;
+
+	if (plt_stubs(elf, d->symbols, d->nsymbols, &stubs, &n) < 0 || !n)
+		return;
+	merge_stubs(d, stubs, n);	/* out of memory: the stubs stay unnamed */
+	plt_stubs_free(stubs, n);
 }
 
 static void read_elf(Elf *elf, struct dso *d, const char *path)
@@ -432,6 +561,12 @@ static void read_elf(Elf *elf, struct dso *d, const char *path)
 	if (!full && path)
 		read_debug_symbols(path, d);
 	sort_symbols(d);
+	/* After the aliases are settled: an IFUNC stub takes the name perf
+	 * would show at its target. */
+	if (path) {
+		add_plt_symbols(elf, d);
+		sort_symbols(d);
+	}
 	d->readable = true;
 }
 
@@ -521,8 +656,9 @@ static const struct elf_symbol *find_symbol(const struct dso *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nsymbols;
 
-	/* The last symbol starting at or before addr, then step back over
-	 * neighbours that start there too but end before it. */
+	/* The last symbol starting at or before addr, else one a little before
+	 * that reaches over it (a function holding another).  A symbol that
+	 * stayed without a size covers its own address only, as in perf. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -532,7 +668,7 @@ static const struct elf_symbol *find_symbol(const struct dso *d, uint64_t addr)
 			hi = mid;
 	}
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;) {
-		if (addr < d->symbols[i].end)
+		if (addr < d->symbols[i].end || addr == d->symbols[i].addr)
 			return &d->symbols[i];
 	}
 	return NULL;

@@ -3,9 +3,12 @@
  * The symbolizer follows the maps of every process as the profile states
  * them and resolves a PC the way perf does: the map gives the file offset
  * (pc - start + pgoff), the ELF's PT_LOAD headers turn that into the
- * link-time address, and the function symbols (.symtab, else .dynsym) name
- * it.  This handles executables, PIE and shared libraries alike, whatever
- * the load bias.  Each DSO is read once; each (pid, pc) is resolved once.
+ * link-time address, and the code symbols (.symtab, else .dynsym, else
+ * the build-id debug file) name it, taken as perf takes them: functions
+ * and text labels; a symbol without a size reaches to the next one (ld.so's
+ * _start); of aliases, the one perf shows; PLT stubs are NAME@plt (plt.h).
+ * This handles executables, PIE and shared libraries alike, whatever the
+ * load bias.  Each DSO is read once; each (pid, pc) is resolved once.
  */
 #ifndef SAMPLER_EXPORT_SYMBOLS_H
 #define SAMPLER_EXPORT_SYMBOLS_H

@@ -17,7 +17,7 @@
  * nsegments segments, nsymbols symbols sorted as the symbolizer sorts
  * them, then names_size bytes of NUL-terminated names. */
 #define SYMCACHE_MAGIC "SMPLSYMC"
-#define SYMCACHE_VERSION 1
+#define SYMCACHE_VERSION 2	/* 2: labels, PLT entries, perf's end and alias rules */
 #define SYMCACHE_MAX_FILE (1u << 30)	/* larger is not ours: ignore it */
 
 struct cache_header {

@@ -40,7 +40,7 @@ elif how == "name-offset": put(b, syms + 24 * (nsym - 1) + 16, names + 100, 4)
 elif how == "unterminated": b[-1] = 0x41
 elif how == "unsorted": b[syms:syms + 24], b[syms + 24 * (nsym - 1):syms + 24 * nsym] = b[syms + 24 * (nsym - 1):syms + 24 * nsym], b[syms:syms + 24]
 elif how == "foreign": put(b, 56, u64(b, 56) + 1)
-elif how == "version": put(b, 8, 2, 4)
+elif how == "version": put(b, 8, 99, 4)
 elif how == "padded": b += bytes(24)
 put(b, 16, 0)
 put(b, 16, checksum(bytes(b)))
