@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -15,6 +16,10 @@
 
 #define PROC_SUPER_MAGIC 0x9fa0
 #define TEMP_TRIES 100
+/* A reader started in the background just before (reader & sampler -o
+ * FIFO) may not have opened its end yet: wait this long for one. */
+#define FIFO_READER_WAIT_MS 2000
+#define FIFO_READER_POLL_MS 10
 #define OLD_SUFFIX ".old"
 
 struct outfile {
@@ -133,6 +138,11 @@ static int open_stream(struct outfile *o, bool follow, struct error *err)
 	struct stat st;
 
 	o->fd = openat(o->dirfd, o->base, flags);
+	for (int waited = 0; o->fd < 0 && errno == ENXIO && waited < FIFO_READER_WAIT_MS;
+	     waited += FIFO_READER_POLL_MS) {
+		nanosleep(&(struct timespec){ 0, FIFO_READER_POLL_MS * 1000000L }, NULL);
+		o->fd = openat(o->dirfd, o->base, flags);
+	}
 	if (o->fd < 0 && errno == ENXIO)
 		return error_set(err, "cannot write %s: it is a FIFO and nothing reads it (start the reader first)",
 				 o->path);
@@ -295,15 +305,45 @@ static int keep_old(struct outfile *o, struct error *err)
 	return 0;
 }
 
+static int rename_error(struct outfile *o, struct error *err)
+{
+	return error_set(err, "cannot write %s: renaming the new file into place failed: %s",
+			 o->path, strerror(errno));
+}
+
+/* Without replacing what is there (RENAME_NOREPLACE): when another run
+ * put its file under the name meanwhile, that one goes to NAME.old too,
+ * rather than vanish.  File systems without it get rename and .old. */
+static int move_into_place(struct outfile *o, struct error *err)
+{
+	for (int i = 0; i < TEMP_TRIES; i++) {
+		if (renameat2(o->dirfd, o->tmp, o->dirfd, o->base, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EINVAL || errno == ENOSYS) {
+			if (keep_old(o, err) < 0)
+				return -1;
+			return renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0 ?
+				rename_error(o, err) : 0;
+		}
+		if (errno != EEXIST)
+			return rename_error(o, err);
+		if (keep_old(o, err) < 0)
+			return -1;
+	}
+	return error_set(err, "cannot write %s: other programs keep creating it (try again)",
+			 o->path);
+}
+
 int outfile_publish(struct outfile *o, struct error *err)
 {
 	if (o->published)
 		return 0;
-	if (!(o->flags & OUTFILE_FORCE) && keep_old(o, err) < 0)
+	if (o->flags & OUTFILE_FORCE) {
+		if (renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0)
+			return rename_error(o, err);
+	} else if (move_into_place(o, err) < 0) {
 		return -1;
-	if (renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0)
-		return error_set(err, "cannot write %s: renaming the new file into place failed: %s",
-				 o->path, strerror(errno));
+	}
 	o->published = true;
 	free(o->tmp);
 	o->tmp = NULL;

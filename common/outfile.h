@@ -9,8 +9,8 @@
  *   a FIFO or a character device (e.g. /dev/null), or a symlink to one
  *                      owned by us or root (/dev/stdout): opened as such.  A
  *                      FIFO is opened non-blocking first, so that one with no
- *                      reader is an error at once, never a hang; writes then
- *                      block as usual;
+ *                      reader is an error (after 2 s for a reader started just
+ *                      before), never a hang; writes then block as usual;
  *   anything else      a new file under a temporary name in the target's
  *                      directory (".NAME.XXXXXX", O_CREAT|O_EXCL|O_NOFOLLOW,
  *                      with the caller's mode under the umask), renamed over
