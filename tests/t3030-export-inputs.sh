@@ -21,7 +21,7 @@ test_expect_success '--info summarises host, command, duration, samples, threads
 	expect_grep "^duration: *9.999000 s" info.txt &&
 	expect_grep "^samples: *10000, 40000 thread-samples, 28.800000 s CPU time$" info.txt &&
 	expect_grep "^frequency: *1000.0 Hz achieved, 1000.0 Hz target$" info.txt &&
-	expect_grep "^threads: *4 threads in 1 process, 29 map records$" info.txt &&
+	expect_grep "^threads: *4 threads in 1 process, [0-9]* map records$" info.txt &&
 	expect_grep "^channel: *package-0 (rapl, energy, per sample): total $(sed -n "s/.*energy \([0-9]*\) uJ/\1/p" gen.out) uJ" info.txt &&
 	expect_grep "^channel: *instructions (perf, counter, per thread): total 32000000 events$" info.txt &&
 	expect_grep "^truncated: *no$" info.txt
