@@ -19,10 +19,11 @@ consistent() {
 for round in 1 2 3; do
 	test_expect_success "round $round: two samplers on one name give two complete profiles" '
 		rm -f same.prof same.prof.old &&
-		{ "$SAMPLER" -f 1000 -o same.prof -- "$EXAMPLES/busy" 0.4$round >a.out 2>a.err & } &&
-		{ "$SAMPLER" -f 1000 -o same.prof -- "$EXAMPLES/busy" 0.3$round >b.out 2>b.err & } &&
+		{ "$SAMPLER" -f 200 -o same.prof -- "$EXAMPLES/busy" 0.4$round >a.out 2>a.err & } &&
+		{ "$SAMPLER" -f 200 -o same.prof -- "$EXAMPLES/busy" 0.3$round >b.out 2>b.err & } &&
 		wait &&
-		expect_eq "" "$(cat a.err b.err)" "errors" &&
+		cat a.err b.err >errs &&
+		expect_no_grep "error:" errs &&
 		consistent same.prof &&
 		consistent same.prof.old &&
 		! cmp -s same.prof same.prof.old

@@ -58,7 +58,7 @@ test_expect_success '-o - streams the profile; the command'"'"'s stdout goes to 
 test_expect_success 'the reader of the sampler'"'"'s pipe goes away: one error about the pipe, the command runs to its end' '
 	{ "$SAMPLER" -f 1000 -o - -- "$EXAMPLES/busy" 0.5 2>err; echo $? >status; } | head -c 100 >/dev/null &&
 	expect_eq 125 "$(cat status)" "status" &&
-	expect_eq 1 "$(wc -l <err)" "error lines" &&
+	expect_eq 1 "$(grep -c "error:" err)" "error lines (a loaded machine may add a rate warning)" &&
 	expect_grep "^sampler: error: cannot write stdout: the reading end of the pipe was closed" err &&
 	expect_no_grep "space\|disk full" err
 '
