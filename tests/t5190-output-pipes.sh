@@ -55,6 +55,12 @@ test_expect_success '-o - streams the profile; the command'"'"'s stdout goes to 
 	expect_eq 0 "$(grep -c -a "printed-42" s.prof)" "the command'"'"'s line in the profile"
 '
 
+test_expect_success 'sampler -o - -- cmd | sampler-export --info -: the whole profile streams through' '
+	"$SAMPLER" -f 500 -o - -- "$EXAMPLES/busy" 0.1 2>/dev/null | "$EXPORT" --info - >chain.info &&
+	expect_grep "^command: .*busy 0.1 (busy)" chain.info &&
+	expect_grep "^truncated: *no$" chain.info
+'
+
 test_expect_success 'the reader of the sampler'"'"'s pipe goes away: one error about the pipe, the command runs to its end' '
 	{ "$SAMPLER" -f 1000 -o - -- "$EXAMPLES/busy" 0.5 2>err; echo $? >status; } | head -c 100 >/dev/null &&
 	expect_eq 125 "$(cat status)" "status" &&
