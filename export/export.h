@@ -46,6 +46,7 @@ struct exporter {
 
 extern const struct exporter perf_exporter;	/* perfdata.c */
 extern const struct exporter csv_exporter;	/* csv.c */
+extern const struct exporter columns_exporter;	/* columns.c: for the scripts */
 extern const struct exporter pperf_exporter;	/* pperf.c */
 extern const struct exporter info_exporter;	/* info.c: --info */
 

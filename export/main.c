@@ -22,6 +22,7 @@ enum exit_status {
 static const struct exporter *const exporters[] = {
 	&perf_exporter,
 	&csv_exporter,
+	&columns_exporter,
 	&pperf_exporter,
 	&info_exporter,
 };
@@ -36,11 +37,12 @@ static void usage(FILE *f)
 	      "                 FILE is kept as FILE.old; FILE.bz2: bzip2-compressed (csv);\n"
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
 	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
-	      "                 pperf (the original tool's binary layout)\n"
+	      "                 pperf (the original tool's binary layout),\n"
+	      "                 columns (the scripts' binary rows, docs/EXPORT.md)\n"
 	      "  -e, --event E  perf: export only event E (repeatable; cpu-time, wall-time,\n"
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
 	      "                 what perf script report stackcollapse/flamegraph need\n"
-	      "  --symbols      csv: add the dso and symbol of each pc (elfutils)\n"
+	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
@@ -105,8 +107,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		case 'f':
 			*ex = find_exporter(optarg);
 			if (!*ex || *ex == &info_exporter)
-				return error_set(err, "unknown format '%s' (use perf, csv or pperf)",
-						 optarg);
+				return error_set(err, "unknown format '%s' (use perf, csv, pperf or "
+						 "columns)", optarg);
 			break;
 		case 'e':
 			if (add_events(opt, optarg, err) < 0)
@@ -146,7 +148,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	if (opt->nevents && *ex != &perf_exporter)
 		return error_set(err, "--event selects perf.data events; --format %s has none (leave it out)",
 				 (*ex)->name);
-	if (opt->symbols && *ex != &csv_exporter)
+	if (opt->symbols && *ex != &csv_exporter && *ex != &columns_exporter)
 		warn_print(PROG, "--symbols applies to --format csv only; %s ignores it%s", (*ex)->name,
 			   *ex == &perf_exporter ? " (perf report resolves symbols itself)" : "");
 	return 0;

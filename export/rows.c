@@ -1,0 +1,310 @@
+/* rows.c - the rows CSV and the scripts' columns share (rows.h). */
+#include "rows.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attribution.h"
+#include "../common/idmap.h"
+#include "../profile/textform.h"
+
+struct row_process {
+	uint32_t ppid;
+	uint32_t order;			/* first appearance */
+	char comm[PROFILE_COMM_MAX];
+	char *argv;
+};
+
+static void free_processes(struct idmap *procs)
+{
+	struct row_process *p;
+	size_t pos = 0;
+
+	while ((p = idmap_next(procs, &pos, NULL)))
+		free(p->argv);
+	idmap_free(procs);
+}
+
+static int collect_process(struct idmap *procs, const struct profile_record *rec)
+{
+	struct row_process *p;
+	uint32_t pid = rec->type == PROFILE_REC_PROCESS ? rec->process.pid : rec->exec.pid;
+	bool created;
+
+	p = idmap_get(procs, pid, &created);
+	if (!p)
+		return -1;
+	if (created)
+		p->order = idmap_count(procs);
+	if (rec->type == PROFILE_REC_PROCESS) {
+		const struct row_process *parent = idmap_find(procs, rec->process.ppid);
+
+		p->ppid = rec->process.ppid;
+		if (parent && !p->comm[0])	/* a fork child is its parent until exec */
+			memcpy(p->comm, parent->comm, sizeof(p->comm));
+		if (parent && !p->argv && parent->argv)
+			p->argv = strdup(parent->argv);
+		return 0;
+	}
+	snprintf(p->comm, sizeof(p->comm), "%s", rec->exec.comm);
+	free(p->argv);
+	p->argv = strdup(rec->exec.argv);
+	return p->argv ? 0 : -1;
+}
+
+/* First pass: every process with its last comm and argv.  A read error
+ * only ends the pass early; the second pass reports it. */
+static int collect_processes(const char *input, struct idmap *procs, struct error *err)
+{
+	struct profile_record rec;
+	struct profile_reader *r = profile_reader_open(input, err);
+
+	if (!r)
+		return -1;
+	while (profile_read_next(r, &rec, NULL) > 0) {
+		if (rec.type != PROFILE_REC_PROCESS && rec.type != PROFILE_REC_EXEC)
+			continue;
+		if (collect_process(procs, &rec) < 0) {
+			profile_reader_close(r);
+			return error_set(err, "out of memory for the process list");
+		}
+	}
+	profile_reader_close(r);
+	return 0;
+}
+
+/* The processes in the order they appeared. */
+static int write_processes(FILE *f, const struct idmap *procs, struct error *err)
+{
+	const struct row_process **order = calloc(idmap_count(procs) + 1, sizeof(*order));
+	uint32_t *pids = calloc(idmap_count(procs) + 1, sizeof(*pids));
+	const struct row_process *p;
+	size_t pos = 0;
+	uint32_t pid;
+
+	if (!order || !pids) {
+		free(order);
+		free(pids);
+		return error_set(err, "out of memory for %zu processes", idmap_count(procs));
+	}
+	while ((p = idmap_next(procs, &pos, &pid))) {
+		order[p->order - 1] = p;
+		pids[p->order - 1] = pid;
+	}
+	for (size_t i = 0; i < idmap_count(procs); i++) {
+		fprintf(f, "# process pid=%" PRIu32 " ppid=%" PRIu32 " comm=", pids[i],
+			order[i]->ppid);
+		textform_escaped(f, order[i]->comm);
+		fputs(" argv=", f);
+		textform_escaped(f, order[i]->argv ? order[i]->argv : "");
+		putc('\n', f);
+	}
+	free(order);
+	free(pids);
+	return 0;
+}
+
+int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
+		    struct error *err)
+{
+	struct idmap procs;
+	int ret;
+
+	fputs("# host", f);
+	textform_host_fields(f, &info->host);
+	putc('\n', f);
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		fprintf(f, "# channel index=%" PRIu32, i);
+		textform_channel_fields(f, &info->channels[i]);
+		putc('\n', f);
+	}
+	idmap_init(&procs, sizeof(struct row_process));
+	ret = collect_processes(input, &procs, err);
+	if (ret == 0)
+		ret = write_processes(f, &procs, err);
+	free_processes(&procs);
+	return ret;
+}
+
+void rows_write_stats(FILE *f, const struct rows *r)
+{
+	if (!r->have_stats)
+		return;
+	fputs("# stats", f);
+	textform_stats_fields(f, &r->stats);
+	putc('\n', f);
+}
+
+int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
+	      struct error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->info = info;
+	if (opt->symbols && (!(r->symbols = symbolizer_new()) ||
+			     symbolizer_set_cache(r->symbols, opt->symbol_cache) < 0)) {
+		rows_free(r);
+		return error_set(err, "out of memory for the symbolizer");
+	}
+	return 0;
+}
+
+void rows_free(struct rows *r)
+{
+	symbolizer_free(r->symbols);
+	free(r->shares);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Each per-sample energy channel's share for each thread, by the one rule. */
+static int attribute_sample(struct rows *r, const struct profile_sample *s, struct error *err)
+{
+	const struct profile_info *info = r->info;
+	uint32_t need = s->nthreads * info->nsample_channels;
+
+	if (need > r->shares_cap) {
+		double *p = realloc(r->shares, need * sizeof(*p));
+
+		if (!p)
+			return error_set(err, "out of memory for a sample of %u threads",
+					 s->nthreads);
+		r->shares = p;
+		r->shares_cap = need;
+	}
+	for (uint32_t k = 0; k < info->nsample_channels; k++) {
+		if (info->channels[info->sample_channel[k]].kind == CHANNEL_ENERGY)
+			attribute_energy(s, s->values[k], r->shares + k * s->nthreads);
+	}
+	return 0;
+}
+
+static int sample_rows(struct rows *r, const struct profile_sample *s, row_fn emit, void *arg,
+		       struct error *err)
+{
+	uint64_t start = r->info->host.start_ns;
+	struct row row = {
+		.time_ns = (int64_t)(s->time_ns - start),
+		.wall_delta_ns = s->time_ns - (r->have_prev ? r->prev_ns : start),
+		.sample = s,
+	};
+
+	if (!r->have_prev && s->time_ns < start)
+		row.wall_delta_ns = 0;
+	r->prev_ns = s->time_ns;
+	r->have_prev = true;
+	if (attribute_sample(r, s, err) < 0)
+		return -1;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		const struct profile_thread_sample *t = &s->threads[i];
+
+		row.pid = t->pid;
+		row.tid = t->tid;
+		row.pc = t->pc;
+		row.cpu_delta_ns = t->cpu_delta_ns;
+		row.thread = i;
+		if (emit(arg, &row, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The exit row: CPU time and counts since the last sample, at the last
+ * sampled PC; no wall interval, no per-sample readings (energy 0). */
+static int exit_row(struct rows *r, const struct profile_exit *e, row_fn emit, void *arg,
+		    struct error *err)
+{
+	struct row row = {
+		.time_ns = (int64_t)(e->time_ns - r->info->host.start_ns),
+		.pid = e->pid,
+		.tid = e->tid,
+		.exit = true,
+		.pc = e->last_pc,
+		.cpu_delta_ns = e->cpu_delta_ns,
+		.exit_rec = e,
+	};
+
+	if (!e->final)
+		return 0;	/* the thread was gone before it could be read */
+	return emit(arg, &row, err);
+}
+
+static int add_map(struct rows *r, const struct profile_map *m, struct error *err)
+{
+	if (!r->symbols)
+		return 0;
+	if (symbolizer_add_map(r->symbols, m) < 0)
+		return error_set(err, "out of memory for the maps of process %" PRIu32, m->pid);
+	return 0;
+}
+
+int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, void *arg,
+		struct error *err)
+{
+	switch (rec->type) {
+	case PROFILE_REC_SAMPLE:
+		return sample_rows(r, &rec->sample, emit, arg, err);
+	case PROFILE_REC_EXIT:
+		return exit_row(r, &rec->exit, emit, arg, err);
+	case PROFILE_REC_MAP:
+		return add_map(r, &rec->map, err);
+	case PROFILE_REC_PROCESS:
+		if (r->symbols && rec->process.ppid &&
+		    symbolizer_fork(r->symbols, rec->process.pid, rec->process.ppid) < 0)
+			return error_set(err, "out of memory for the maps of process %" PRIu32,
+					 rec->process.pid);
+		return 0;
+	case PROFILE_REC_STATS:
+		r->stats = rec->stats;
+		r->have_stats = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static enum row_cell exit_cell(const struct row *row, const struct channel_desc *ch, uint32_t kt,
+			       uint64_t *count, double *value)
+{
+	if (ch->scope == CHANNEL_PER_THREAD) {
+		*count = row->exit_rec->counter_deltas[kt];
+		return ROW_CELL_COUNT;
+	}
+	if (ch->kind != CHANNEL_ENERGY)
+		return ROW_CELL_EMPTY;
+	*value = 0;
+	return ROW_CELL_VALUE;
+}
+
+enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch,
+			uint64_t *count, double *value)
+{
+	const struct profile_info *info = r->info;
+	const struct channel_desc *desc = &info->channels[ch];
+	const struct profile_sample *s = row->sample;
+	uint32_t ks = 0, kt = 0;
+
+	for (uint32_t i = 0; i < ch; i++) {	/* its place among its scope's channels */
+		if (info->channels[i].scope == CHANNEL_PER_THREAD)
+			kt++;
+		else
+			ks++;
+	}
+	if (row->exit)
+		return exit_cell(row, desc, kt, count, value);
+	if (desc->scope == CHANNEL_PER_THREAD) {
+		*count = s->threads[row->thread].counter_deltas[kt];
+		return ROW_CELL_COUNT;
+	}
+	if (isnan(s->values[ks]))
+		return ROW_CELL_EMPTY;
+	*value = desc->kind == CHANNEL_ENERGY ? r->shares[ks * s->nthreads + row->thread]
+					      : s->values[ks];
+	return ROW_CELL_VALUE;
+}
+
+void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
+		 const char **symbol)
+{
+	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, symbol);
+}

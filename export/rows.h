@@ -1,0 +1,87 @@
+/* rows.h - the rows of the row-per-thread-sample outputs (CSV and the
+ * scripts' columns): what each row holds, in one place, so that both
+ * outputs give the same numbers.
+ *
+ * A row is a thread-sample (kind sample) or the tail a thread ran after its
+ * last sample (kind exit: CPU time and counters, no wall interval, energy
+ * 0, other per-sample readings missing).  Times are relative to the
+ * recording's start; a sample's wall interval is the time since the
+ * previous sample; its energy is divided by the one rule (attribution.h).
+ *
+ * Both outputs start with the same text lines: the host, one line per
+ * channel and one per process with its last comm and argv.  Only the whole
+ * profile tells those, so the profile is read twice: a first pass collects
+ * the processes (a few bytes each), the second makes the rows.
+ */
+#ifndef SAMPLER_EXPORT_ROWS_H
+#define SAMPLER_EXPORT_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "export.h"
+#include "symbols.h"
+
+struct rows {
+	const struct profile_info *info;
+	struct symbolizer *symbols;	/* NULL without --symbols */
+	uint64_t prev_ns;
+	bool have_prev;
+	bool have_stats;
+	struct profile_stats stats;	/* the last stats record */
+	uint32_t shares_cap;
+	double *shares;			/* [sample channel][thread] */
+};
+
+struct row {
+	int64_t time_ns;		/* since the recording's start */
+	uint32_t pid;
+	uint32_t tid;
+	bool exit;			/* kind exit, else sample */
+	uint64_t pc;
+	uint64_t cpu_delta_ns;
+	uint64_t wall_delta_ns;
+	/* where the channel values come from (rows_cell) */
+	const struct profile_sample *sample;
+	uint32_t thread;
+	const struct profile_exit *exit_rec;
+};
+
+/* A row's channel cell: missing (an empty CSV cell), an integer count, or
+ * a value. */
+enum row_cell {
+	ROW_CELL_EMPTY,
+	ROW_CELL_COUNT,
+	ROW_CELL_VALUE,
+};
+
+typedef int (*row_fn)(void *arg, const struct row *row, struct error *err);
+
+/* With a symbolizer when opt->symbols.  -1: err set (r is then freed). */
+int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
+	      struct error *err);
+void rows_free(struct rows *r);
+
+/* Take one record of the second pass: each row it makes goes to emit (a
+ * sample gives one per thread, a final exit one).  -1: err set. */
+int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, void *arg,
+		struct error *err);
+
+/* Channel ch (profile channel index) of row. */
+enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch,
+			uint64_t *count, double *value);
+
+/* The row's DSO and function (symbols.h; needs --symbols). */
+void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
+		 const char **symbol);
+
+/* The text lines both outputs start with, after their magic line: host,
+ * channels, processes (first pass over opt->input).  -1: err set. */
+int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
+		    struct error *err);
+
+/* The `# stats ...` line of the last stats record, if any. */
+void rows_write_stats(FILE *f, const struct rows *r);
+
+#endif
