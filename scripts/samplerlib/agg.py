@@ -137,9 +137,9 @@ def _load(path, name, prog, symbols, use_cache):
                 return RunAgg.from_json(data, name)
         except (OSError, ValueError, KeyError, TypeError):
             pass
-    from . import blockagg, csvprof  # numpy: only when the cache cannot answer
+    from . import blockagg, colprof  # numpy: only when the cache cannot answer
 
-    run = blockagg.aggregate(csvprof.Profile(path, symbols=symbols, name=name), prog)
+    run = blockagg.aggregate(colprof.open_profile(path, symbols=symbols, name=name), prog)
     if cache_file:
         _store(cache_file, run)
     return run

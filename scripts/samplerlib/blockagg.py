@@ -13,7 +13,6 @@ from . import csvprof
 from .agg import BASE, CPU, CPU2, E, E2, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
 from .cli import SamplerError
 from .fileio import Progress
-from .textview import unescape
 
 
 def _describe(ch):
@@ -24,7 +23,7 @@ class Samples:
     """The thread-samples of a block of rows, grouped into samples
     (consecutive rows with the same time_ns), as numpy arrays:
 
-      rows   indices of the block's thread-sample rows (not `exit` rows)
+      rows   the block's thread-sample rows (not `exit` rows): an index
       sid    the sample (0..count-1) of each of them
       first  whether each is the first row of its sample
       cpu    CPU time of each (s)
@@ -33,11 +32,12 @@ class Samples:
              by CPU-time share, equally among the threads when none ran
     """
 
-    def __init__(self, block, has_kind):
-        if has_kind:
-            self.rows = np.flatnonzero(block["kind"] != b"exit")
+    def __init__(self, block, exit_kind):
+        if exit_kind is not None:
+            exits = block["kind"] == exit_kind
+            self.rows = np.flatnonzero(~exits) if exits.any() else slice(None)
         else:
-            self.rows = np.arange(len(block))
+            self.rows = slice(None)
         t = block["time_ns"][self.rows]
         self.first = np.ones(len(t), bool)
         self.first[1:] = t[1:] != t[:-1]
@@ -68,11 +68,12 @@ class Samples:
         return np.where(missing[self.sid], np.nan, v), es
 
 
-def last_sample_start(block, has_kind):
+def last_sample_start(block, exit_kind):
     """Index of the first row of the block's last sample (it may go on in
-    the next block), or len(block) when the block has no thread-sample."""
-    if has_kind:
-        rows = np.flatnonzero(block["kind"] != b"exit")
+    the next block), or len(block) when the block has no thread-sample.
+    exit_kind: the kind of exit rows (None: every row is a sample)."""
+    if exit_kind is not None:
+        rows = np.flatnonzero(block["kind"] != exit_kind)
     else:
         rows = np.arange(len(block))
     if not len(rows):
@@ -84,7 +85,7 @@ def last_sample_start(block, has_kind):
 
 def _factorize(block, names):
     """(first row of each distinct key, key index of every row); the key is
-    (pid, tid) and the byte fields names.  A 64-bit hash groups the rows and
+    (pid, tid) and the fields names (bytes or integers).  A 64-bit hash groups the rows and
     is then checked field by field, so that a collision costs time, never a
     wrong result."""
     n = len(block)
@@ -92,6 +93,9 @@ def _factorize(block, names):
     h = block["pid"].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     h ^= block["tid"].astype(np.uint64)
     for name in names:
+        if block.dtype[name].kind in "iu":
+            h = h * np.uint64(0xBF58476D1CE4E5B9) + block[name].astype(np.uint64)
+            continue
         off = block.dtype.fields[name][1]
         width = block.dtype[name].itemsize
         words = raw[:, off : off + width - width % 8].view(np.uint64)
@@ -110,6 +114,17 @@ def _factorize(block, names):
             block[["pid", "tid"] + list(names)], return_index=True, return_inverse=True
         )
     return first, inv.ravel()
+
+
+def _factorize_ids(ids):
+    """_factorize for rows that carry their key's id (the exporter's
+    columns): no hashing, no sort.  Any row of a key represents it."""
+    top = int(ids.max()) + 1
+    rep = np.empty(top, np.intp)
+    rep[ids] = np.arange(len(ids))
+    present = np.bincount(ids, minlength=top) > 0
+    local = np.cumsum(present) - 1
+    return rep[present], local[ids]
 
 
 def _multipliers(count):
@@ -141,14 +156,17 @@ class _Accumulator:
 
 def _add_block(block, run, profile, names, acc):
     """Add one block of whole samples to acc; returns its sample count."""
-    first, inv = _factorize(block, names)
+    if "key" in block.dtype.names:
+        first, inv = _factorize_ids(block["key"])
+    else:
+        first, inv = _factorize(block, names)
     nkeys = len(first)
     keys = [
-        (int(block["pid"][r]), int(block["tid"][r])) + tuple(bytes(block[f][r]) for f in names)
+        (int(block["pid"][r]), int(block["tid"][r])) + tuple(block[f][r].item() for f in names)
         for r in first
     ]
     local = np.zeros((nkeys, run.width))
-    sm = Samples(block, profile.has_kind)
+    sm = Samples(block, profile.exit_kind)
     ks = inv[sm.rows]
 
     def add(col, weights, where=ks):
@@ -199,17 +217,19 @@ def aggregate(profile, prog):
     run.readings = [_describe(c) for c in run.reading_channels]
     run.counters = [_describe(c) for c in run.counter_channels]
     run.width = run.off_counter(len(run.counters))
-    symbols = profile.dso_col is not None and profile.symbol_col is not None
-    names = ("dso", "symbol") if symbols else ("pc",)
+    names = profile.key_fields
     acc = _Accumulator(run.width)
     progress = Progress(prog, "thread-samples read")
     nsamples = 0
     pending = None
     try:
         for block in profile.blocks(progress):
+            if profile.whole_samples:
+                nsamples += _add_block(block, run, profile, names, acc)
+                continue
             if pending is not None:
                 block = np.concatenate([pending, block])
-            cut = last_sample_start(block, profile.has_kind)
+            cut = last_sample_start(block, profile.exit_kind)
             if cut:
                 nsamples += _add_block(block[:cut], run, profile, names, acc)
             pending = block[cut:]
@@ -221,11 +241,7 @@ def aggregate(profile, prog):
     run.stats = profile.stats
     keys = {}
     for key, k in acc.index.items():
-        pid, tid = key[:2]
-        if symbols:
-            key = (pid, tid, unescape(key[2]), unescape(key[3]))
-        else:
-            key = (pid, tid, "[unknown]", unescape(key[2]))
+        key = key[:2] + tuple(profile.key_names(key[2:]))
         old = keys.get(key)
         keys[key] = (
             acc.sums[k].tolist() if old is None else [a + b for a, b in zip(old, acc.sums[k])]

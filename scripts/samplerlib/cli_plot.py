@@ -112,7 +112,7 @@ class Timeline:
         self.count = 0
 
     def add(self, block):
-        sm = blockagg.Samples(block, self.prof.has_kind)
+        sm = blockagg.Samples(block, self.prof.exit_kind)
         if not sm.count:
             return
         wall = sm.wall
@@ -175,7 +175,7 @@ def _read_timeline(path, name):
         for block in prof.blocks(progress):
             if pending is not None:
                 block = np.concatenate([pending, block])
-            cut = blockagg.last_sample_start(block, prof.has_kind)
+            cut = blockagg.last_sample_start(block, prof.exit_kind)
             tl.add(block[:cut])
             pending = block[cut:]
         if pending is not None and len(pending):

@@ -213,6 +213,26 @@ class Profile:
     def has_kind(self):
         return self.version >= 2
 
+    whole_samples = False  # a block may end inside a sample
+
+    @property
+    def exit_kind(self):
+        """The kind of exit rows; None when rows have no kind (v1)."""
+        return b"exit" if self.version >= 2 else None
+
+    @property
+    def key_fields(self):
+        """The fields that name a row's place, after pid and tid."""
+        if self.dso_col is not None and self.symbol_col is not None:
+            return ("dso", "symbol")
+        return ("pc",)
+
+    def key_names(self, tail):
+        """(dso, symbol) of a key's tail (key_fields values)."""
+        if len(tail) == 2:
+            return unescape(tail[0]), unescape(tail[1])
+        return "[unknown]", unescape(tail[0])
+
     def blocks(self, progress=None):
         """Yield record arrays of consecutive rows, in file order."""
         carry = b""
@@ -363,9 +383,9 @@ class Profile:
             self._proc = None
 
 
-def _read_ahead(f, size):
-    """Yield f.read(size) chunks until EOF, read by a thread of their own
-    (at most two chunks ahead, so memory stays flat)."""
+def _read_ahead(f, size=BLOCK, read=None):
+    """Yield f.read(size) chunks (or read(f)'s) until an empty one, read by
+    a thread of their own (at most two chunks ahead, so memory stays flat)."""
     q = queue.Queue(maxsize=2)
     stop = threading.Event()
 
@@ -380,7 +400,7 @@ def _read_ahead(f, size):
     def pump():
         try:
             while not stop.is_set():
-                data = f.read(size)
+                data = read(f) if read else f.read(size)
                 put(data)
                 if not data:
                     return

@@ -1,0 +1,234 @@
+"""The scripts' binary input: `sampler-export --format columns --symbols`
+(docs/EXPORT.md, "Columns").  The exporter is the one reader of the profile
+format; this module only lays its fixed-width records onto numpy arrays.
+
+    # sampler columns v1
+    # host ... / # channel ... / # process ...     (as in the CSV)
+    # records size=.. channels=.. symbols=0|1 frame=..
+    # rows
+    frames: u32 count (little-endian), then count records of whole samples;
+            count 0 ends them
+    # symbol id=.. dso=.. symbol=..                  (one per id the rows use)
+    # stats ...
+    # end
+
+A record: time_ns i64, pid u32, tid u32, pc u64, cpu_delta_ns u64,
+wall_delta_ns u64, kind u8 (0 sample, 1 exit), 3 bytes padding, symbol u32
+(an id of a `# symbol` line; 0xffffffff without symbols), key u32 (one id
+per (pid, tid, symbol), or (pid, tid, pc) without symbols, numbered from 0 in
+order of first appearance), 4 bytes padding, then one f64 per channel (NaN:
+no reading).  A frame becomes one record array without a
+copy; frames are read ahead by a thread, at most two at a time.
+"""
+
+import struct
+
+import numpy as np
+
+from . import csvprof, fileio, tools
+from .textview import parse_fields, split_words, to_text
+
+MAGIC = "# sampler columns v1"
+FIXED_SIZE = 56
+FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
+NO_SYMBOL = 0xFFFFFFFF
+EXIT = 1  # kind of an exit row
+_FIXED = [
+    ("time_ns", "<i8"),
+    ("pid", "<u4"),
+    ("tid", "<u4"),
+    ("pc", "<u8"),
+    ("cpu_delta_ns", "<u8"),
+    ("wall_delta_ns", "<u8"),
+    ("kind", "u1"),
+    ("pad", "V3"),
+    ("sym", "<u4"),
+    ("key", "<u4"),
+    ("pad2", "V4"),
+]
+
+
+def open_profile(path, symbols=True, name=None):
+    """A CSV file is read as CSV; anything else is given to the exporter
+    and read through its columns."""
+    fileio.check_readable(path)
+    if fileio.head_bytes(path, 17).startswith(b"# sampler csv v"):
+        return csvprof.Profile(path, symbols=symbols, name=name)
+    return Profile(path, symbols=symbols, name=name)
+
+
+class Profile(csvprof.Profile):
+    """csvprof.Profile's facts and blocks, from the exporter's columns.
+    Blocks have fields time_ns, pid, tid, kind (EXIT for exit rows), pc,
+    cpu_delta_ns, wall_delta_ns, sym, key, c0, c1, ..."""
+
+    exit_kind = EXIT
+    whole_samples = True  # a frame never cuts a sample
+
+    def __init__(self, path, symbols=True, name=None):
+        self.path = name or path
+        self.host = {}
+        self.channels = []
+        self.processes = {}
+        self.stats = {}
+        self.version = 2  # rows have kinds, as CSV v2
+        self.symbols = {}  # id -> (dso, symbol)
+        self.dso_col = self.symbol_col = None
+        self._line = 0
+        self._ended = False
+        self.truncated = False
+        fileio.check_readable(path)
+        args = ["--format", "columns"] + (["--symbols"] if symbols else []) + [path, "-o", "-"]
+        self._proc = tools.start("sampler-export", args)
+        self._f = self._proc.stdout
+        self._read_head()
+
+    def _cut(self, where):
+        self._finish_export()  # the exporter's own error, if it failed
+        self._bad("the exporter's output ends %s (the stream is cut short)" % where)
+
+    def _read_head(self):
+        first = to_text(self._readline()).rstrip("\n")
+        if first != MAGIC:
+            self._finish_export()
+            self._bad(
+                "not a sampler columns stream (first line %r; expected %r)" % (first[:40], MAGIC)
+            )
+        while True:
+            line = self._readline()
+            if not line:
+                self._cut("in its head")
+            text = to_text(line).rstrip("\n")
+            if text == "# rows":
+                break
+            if text.startswith("# records "):
+                self._records(parse_fields(split_words(text[2:])[1:]))
+            elif text.startswith("#"):
+                self._comment(text)
+            else:
+                self._bad(
+                    "line %d: %r in the head (the stream is damaged)" % (self._line, text[:40])
+                )
+        if not hasattr(self, "_dtype"):
+            self._bad("no records line in the head (the stream is damaged)")
+
+    def _records(self, fields):
+        try:
+            size, nch = int(fields["size"]), int(fields["channels"])
+            self._with_symbols = fields["symbols"] == "1"
+        except (KeyError, ValueError):
+            self._bad("bad records line (the stream is damaged)")
+        if nch != len(self.channels) or size != FIXED_SIZE + 8 * nch:
+            self._bad(
+                "records of %d bytes and %d channels, expected %d and %d "
+                "(the stream is damaged)"
+                % (size, nch, FIXED_SIZE + 8 * len(self.channels), len(self.channels))
+            )
+        for k, ch in enumerate(self.channels):
+            ch.field = "c%d" % k
+        self._dtype = np.dtype(_FIXED + [(ch.field, "<f8") for ch in self.channels])
+        if self._with_symbols:
+            self.dso_col = self.symbol_col = True
+
+    @property
+    def key_fields(self):
+        return ("sym",) if self._with_symbols else ("pc",)
+
+    def key_names(self, tail):
+        """(dso, symbol) of a key's tail (key_fields values)."""
+        if self._with_symbols:
+            return self.symbols[tail[0]]
+        return ("[unknown]", "0x%x" % tail[0])
+
+    def blocks(self, progress=None):
+        rows = 0
+        top = -1
+        keys = 0  # key ids so far: a new block's are below keys + its rows
+        ok = False
+        reader = csvprof._read_ahead(self._f, read=self._frame)
+        try:
+            for data in _checked(reader, self):
+                arr = np.frombuffer(data, self._dtype)
+                if arr["kind"].max() > EXIT:
+                    bad = int(arr["kind"][np.argmax(arr["kind"] > EXIT)])
+                    self._bad(
+                        "row %d: kind %d (expected 0 or 1; the stream is damaged)"
+                        % (rows + int(np.argmax(arr["kind"] > EXIT)) + 1, bad)
+                    )
+                if self._with_symbols:
+                    top = max(top, int(arr["sym"].max()))
+                last = int(arr["key"].max()) if len(arr) else -1
+                if last >= keys + len(arr):
+                    self._bad("row keys beyond their count (the stream is damaged)")
+                keys = max(keys, last + 1)
+                rows += len(arr)
+                if progress is not None:
+                    progress.update(rows)
+                yield arr
+            self._read_tail(top)
+            ok = True
+        finally:
+            reader.close()
+            if ok:
+                self._finish_export()
+            else:
+                self._close_quietly()
+            self._f.close()
+
+    def _frame(self, f):
+        """The next frame's records as bytes; b"" after the last."""
+        head = f.read(4)
+        if len(head) < 4:
+            raise _Damage("before its end mark", cut=True)
+        (count,) = struct.unpack("<I", head)
+        if count > FRAME_MAX:
+            raise _Damage(
+                "a frame of %d rows (at most %d; the stream is damaged)" % (count, FRAME_MAX)
+            )
+        size = count * self._dtype.itemsize
+        data = f.read(size)
+        if len(data) < size:
+            raise _Damage("inside a frame", cut=True)
+        return data  # b"" for the end mark, a frame of 0 rows
+
+    def _read_tail(self, top):
+        while True:
+            line = self._readline()
+            if not line:
+                self._cut("before its end line")
+            text = to_text(line).rstrip("\n")
+            if text == "# end":
+                break
+            words = split_words(text[1:]) if text.startswith("#") else []
+            if words and words[0] == "symbol":
+                fields = parse_fields(words[1:])
+                try:
+                    self.symbols[int(fields["id"])] = (fields["dso"], fields["symbol"])
+                except (KeyError, ValueError):
+                    self._bad("bad symbol line %r (the stream is damaged)" % text[:60])
+            elif words:
+                self._comment(text)
+            else:
+                self._bad("%r after the rows (the stream is damaged)" % text[:40])
+        if top >= len(self.symbols) or any(i >= len(self.symbols) for i in self.symbols):
+            self._bad(
+                "a row names symbol %d of %d symbol lines (the stream is damaged)"
+                % (top, len(self.symbols))
+            )
+
+
+class _Damage(Exception):
+    def __init__(self, why, cut=False):
+        Exception.__init__(self, why)
+        self.cut = cut
+
+
+def _checked(reader, profile):
+    """The frames of reader; damage becomes one clear error."""
+    try:
+        for data in reader:
+            yield data
+    except _Damage as e:
+        if e.cut:
+            profile._cut(str(e))
+        profile._bad(str(e))
