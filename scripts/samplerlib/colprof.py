@@ -89,8 +89,10 @@ class Profile(csvprof.Profile):
 
     def _read_head(self):
         first = to_text(self._readline()).rstrip("\n")
+        if not first:
+            self._finish_export()  # nothing written: the exporter's own error
+            self._bad("the exporter wrote nothing")
         if first != MAGIC:
-            self._finish_export()
             self._bad(
                 "not a sampler columns stream (first line %r; expected %r)" % (first[:40], MAGIC)
             )
