@@ -3,7 +3,8 @@
 # thread-samples (symbolization included): wall-clock seconds, CPU seconds
 # (the exporter's included) and peak memory, without the result cache
 # (median of 3 at 1 M, one run at 10 M) and cached; next to the reference,
-# sampler-export to perf.data plus `perf report --stdio` on the 1 M profile.
+# sampler-export to perf.data plus `perf report --stdio` on the 1 M profile,
+# and the exporter alone writing the scripts' columns and the CSV.
 # Prints, never asserts.  Targets (issue 10): 1 M <= 0.5 s uncached,
 # 10 M <= 5 s with flat memory.  REPORT_BENCH_SAMPLES="1000000" runs fewer.
 cd "$(dirname "$0")/.." || exit 1
@@ -54,6 +55,8 @@ for n in $SIZES; do
 	row "$n thread-samples, cached" "$cached"
 done
 n=$(echo $SIZES | cut -d' ' -f1)
+row "  sampler-export --format columns --symbols, $n" \
+	"$(median3 "$BUILD/sampler-export" --format columns --symbols "$tmp/p$n" -o "$tmp/p.cols")"
 row "  sampler-export --format csv --symbols, $n" \
 	"$(median3 "$BUILD/sampler-export" --format csv --symbols "$tmp/p$n" -o "$tmp/p.csv")"
 if command -v perf >/dev/null 2>&1; then

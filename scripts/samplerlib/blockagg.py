@@ -46,14 +46,21 @@ class Samples:
         self.time = t[self.first] * 1e-9
         self.cpu = block["cpu_delta_ns"][self.rows] * 1e-9
         self.wall = block["wall_delta_ns"][self.rows][self.first] * 1e-9
-        cpu_sum = np.bincount(self.sid, self.cpu, self.count)
-        threads = np.bincount(self.sid, minlength=self.count)
-        ran = cpu_sum[self.sid] > 0
-        self.frac = np.where(
-            ran,
-            self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
-            1.0 / np.maximum(threads[self.sid], 1),
-        )
+        self._frac = None
+
+    @property
+    def frac(self):
+        """(computed when a power channel needs it)"""
+        if self._frac is None:
+            cpu_sum = np.bincount(self.sid, self.cpu, self.count)
+            threads = np.bincount(self.sid, minlength=self.count)
+            ran = cpu_sum[self.sid] > 0
+            self._frac = np.where(
+                ran,
+                self.cpu / np.where(ran, cpu_sum[self.sid], 1.0),
+                1.0 / np.maximum(threads[self.sid], 1),
+            )
+        return self._frac
 
     def energy(self, block, ch):
         """(energy of each row, energy of each sample) of an energy or
@@ -173,7 +180,8 @@ def _add_block(block, run, profile, names, acc):
         local[:, col] += np.bincount(where, weights, nkeys)
 
     local[:, N] = np.bincount(ks, minlength=nkeys)
-    add(CPU, block["cpu_delta_ns"] * 1e-9, inv)  # exit rows too: the stats totals
+    # exit rows too: the stats totals
+    add(CPU, sm.cpu if isinstance(sm.rows, slice) else block["cpu_delta_ns"] * 1e-9, inv)
     add(CPU2, sm.cpu * sm.cpu)
     wall = sm.wall[sm.sid]
     add(WALL, wall)
