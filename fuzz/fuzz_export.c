@@ -1,7 +1,7 @@
 /* fuzz_export - libFuzzer target over the profile reader and every exporter.
  *
  * Each input is a would-be profile (any format, plain or bzip2).  It is
- * exported to perf.data (file and pipe mode), CSV with symbols and the
+ * exported to perf.data (file and pipe mode), CSV and columns with symbols and the
  * --info summary, all written to /dev/null: the reader must reject or cut
  * short bad input cleanly and the exporters must cope with whatever records
  * come out (maps naming any file included).
@@ -55,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	export_to_null(&perf_exporter, path, "/dev/null", false);
 	export_to_null(&perf_exporter, path, "-", false);
 	export_to_null(&csv_exporter, path, "/dev/null", true);
+	export_to_null(&columns_exporter, path, "/dev/null", true);
 	export_to_null(&info_exporter, path, "/dev/null", false);
 	close(fd);
 	return 0;
