@@ -1,12 +1,13 @@
 /* columns.c - the scripts' input: the rows of rows.h as fixed-width binary
  * records that numpy reads as they are (docs/EXPORT.md, "Columns").
  *
- * The text head is the CSV's (host, channels, processes), then the records
- * in frames of whole samples (COLUMNS_FRAME_ROWS rows at most, unless a
- * sample has more threads), then a text tail: the interned
- * (dso, symbol) pairs the records name by number, the stats and an end
- * line.  A PC is symbolized once (symbols.c caches it) and its pair is
- * interned once, so a row costs a few stores, not a formatted line.
+ * The text head is the CSV's host and channel lines; then the records, in
+ * frames of whole samples (COLUMNS_FRAME_ROWS rows at most, unless a sample
+ * has more threads); then a text tail: the processes (known at the end, so
+ * the profile is read once), the interned (dso, symbol) pairs the records
+ * name by number, the stats and an end line.  A PC is symbolized once
+ * (symbols.c caches it) and its pair is interned once, so a row costs a
+ * few stores, not a formatted line.
  */
 #include <endian.h>
 #include <errno.h>
@@ -326,7 +327,8 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 	if (!c->f)
 		goto fail;
 	fprintf(c->f, "# sampler columns v%d\n", COLUMNS_VERSION);
-	if (rows_write_head(c->f, info, opt->input, err) < 0) {
+	c->rows.collect = true;	/* processes in the tail: one pass */
+	if (rows_write_head(c->f, info, NULL, err) < 0) {
 		textout_close(c->f, c->path, NULL);
 		goto fail;
 	}
@@ -365,16 +367,17 @@ static int columns_finish(void *state, const struct export_result *result, struc
 		textform_str(c->f, "symbol", c->names[2 * id + 1]);
 		putc('\n', c->f);
 	}
+	ret = rows_write_processes(c->f, &c->rows, err);
 	rows_write_stats(c->f, &c->rows);
 	fputs("# end\n", c->f);
-	ret = textout_close(c->f, c->path, err);
+	if (textout_close(c->f, c->path, ret < 0 ? NULL : err) < 0)
+		ret = -1;
 	columns_free(c);
 	return ret;
 }
 
 const struct exporter columns_exporter = {
 	.name = "columns",
-	.reads_input_twice = true,
 	.open = columns_open,
 	.record = columns_record,
 	.finish = columns_finish,

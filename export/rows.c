@@ -110,7 +110,7 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 		    struct error *err)
 {
 	struct idmap procs;
-	int ret;
+	int ret = 0;
 
 	fputs("# host", f);
 	textform_host_fields(f, &info->host);
@@ -120,12 +120,19 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 		textform_channel_fields(f, &info->channels[i]);
 		putc('\n', f);
 	}
+	if (!input)
+		return 0;
 	idmap_init(&procs, sizeof(struct row_process));
 	ret = collect_processes(input, &procs, err);
 	if (ret == 0)
 		ret = write_processes(f, &procs, err);
 	free_processes(&procs);
 	return ret;
+}
+
+int rows_write_processes(FILE *f, const struct rows *r, struct error *err)
+{
+	return write_processes(f, &r->procs, err);
 }
 
 void rows_write_stats(FILE *f, const struct rows *r)
@@ -142,6 +149,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 {
 	memset(r, 0, sizeof(*r));
 	r->info = info;
+	idmap_init(&r->procs, sizeof(struct row_process));
 	if (opt->symbols && (!(r->symbols = symbolizer_new()) ||
 			     symbolizer_set_cache(r->symbols, opt->symbol_cache) < 0)) {
 		rows_free(r);
@@ -154,6 +162,7 @@ void rows_free(struct rows *r)
 {
 	symbolizer_free(r->symbols);
 	free(r->shares);
+	free_processes(&r->procs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -248,7 +257,13 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 		return exit_row(r, &rec->exit, emit, arg, err);
 	case PROFILE_REC_MAP:
 		return add_map(r, &rec->map, err);
+	case PROFILE_REC_EXEC:
+		if (r->collect && collect_process(&r->procs, rec) < 0)
+			return error_set(err, "out of memory for the process list");
+		return 0;
 	case PROFILE_REC_PROCESS:
+		if (r->collect && collect_process(&r->procs, rec) < 0)
+			return error_set(err, "out of memory for the process list");
 		if (r->symbols && rec->process.ppid &&
 		    symbolizer_fork(r->symbols, rec->process.pid, rec->process.ppid) < 0)
 			return error_set(err, "out of memory for the maps of process %" PRIu32,

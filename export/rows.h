@@ -10,8 +10,9 @@
  *
  * Both outputs start with the same text lines: the host, one line per
  * channel and one per process with its last comm and argv.  Only the whole
- * profile tells those, so the profile is read twice: a first pass collects
- * the processes (a few bytes each), the second makes the rows.
+ * profile tells those, so the CSV reads the profile twice: a first pass
+ * collects the processes (a few bytes each), the second makes the rows.
+ * The columns name the processes at their end instead, from the one pass.
  */
 #ifndef SAMPLER_EXPORT_ROWS_H
 #define SAMPLER_EXPORT_ROWS_H
@@ -21,6 +22,7 @@
 #include <stdio.h>
 
 #include "export.h"
+#include "../common/idmap.h"
 #include "symbols.h"
 
 struct rows {
@@ -32,6 +34,8 @@ struct rows {
 	struct profile_stats stats;	/* the last stats record */
 	uint32_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
+	bool collect;			/* collect the processes as they come */
+	struct idmap procs;		/* (rows_write_processes) */
 };
 
 struct row {
@@ -77,9 +81,14 @@ void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol);
 
 /* The text lines both outputs start with, after their magic line: host,
- * channels, processes (first pass over opt->input).  -1: err set. */
+ * channels, and the processes of a first pass over input (none when input
+ * is NULL).  -1: err set. */
 int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 		    struct error *err);
+
+/* The processes collected during the one pass (r->collect set before it),
+ * for an output that may name them at its end.  -1: err set. */
+int rows_write_processes(FILE *f, const struct rows *r, struct error *err);
 
 /* The `# stats ...` line of the last stats record, if any. */
 void rows_write_stats(FILE *f, const struct rows *r);

@@ -3,11 +3,12 @@
 format; this module only lays its fixed-width records onto numpy arrays.
 
     # sampler columns v1
-    # host ... / # channel ... / # process ...     (as in the CSV)
+    # host ... / # channel ...                     (as in the CSV)
     # records size=.. channels=.. symbols=0|1 frame=..
     # rows
     frames: u32 count (little-endian), then count records of whole samples;
             count 0 ends them
+    # process ...                                   (as in the CSV)
     # symbol id=.. dso=.. symbol=..                  (one per id the rows use)
     # stats ...
     # end
