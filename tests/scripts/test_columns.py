@@ -33,8 +33,8 @@ def export(prof, fmt, out, *extra):
     return out
 
 
-def report(path):
-    doc = json.loads(run("sampler-report", "--json", "--no-cache", path).stdout)
+def report(path, *args):
+    doc = json.loads(run("sampler-report", "--json", "--no-cache", *args, path).stdout)
     doc.pop("profiles", None)  # (their paths)
     return doc
 
@@ -60,6 +60,8 @@ def same_reports(prof, tmp_path):
     csv = export(prof, "csv", tmp_path / "p.csv")
     a, b = report(prof), report(csv)
     assert_same(a, b)  # (the CSV's energy has 10 digits; sums in another order)
+    # the processes (at the columns' end, at the CSV's start) name the same
+    assert_same(report(prof, "--by", "thread"), report(csv, "--by", "thread"))
     return a, csv
 
 
