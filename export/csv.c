@@ -299,6 +299,13 @@ static int csv_record(void *state, const struct profile_record *rec, struct erro
 			return error_set(err, "out of memory for the maps of process %" PRIu32,
 					 rec->process.pid);
 		return 0;
+	case PROFILE_REC_WINDOW:
+		/* A window's first sample covers no time outside it. */
+		if (rec->window.enabled) {
+			c->prev_ns = rec->window.time_ns;
+			c->have_prev = true;
+		}
+		return 0;
 	case PROFILE_REC_STATS:
 		c->stats = rec->stats;
 		c->have_stats = true;
