@@ -97,6 +97,8 @@ static uint64_t record_time(const struct profile_record *rec)
 		return rec->map.time_ns;
 	case PROFILE_REC_SAMPLE:
 		return rec->sample.time_ns;
+	case PROFILE_REC_NAME:
+		return rec->name.time_ns;
 	default:
 		return 0;
 	}
@@ -184,6 +186,13 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 		return profile_write_map(m->w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return write_sample(m, in, &rec->sample, err);
+	case PROFILE_REC_NAME:
+		/* a thread's own name keeps the rank too (perf COMM per thread) */
+		rec->name.tid = id_of(in, rec->name.tid);
+		rec->name.pid = id_of(in, rec->name.pid);
+		rec->name.time_ns = shifted(in, rec->name.time_ns);
+		rename_comm(in, i, rec->name.name);
+		return profile_write_name(m->w, &rec->name, err);
 	default:
 		return 0;
 	}

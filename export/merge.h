@@ -13,8 +13,8 @@
 /* Write to out (a native profile) the records of paths[0..n-1] in time
  * order, on the first profile's clock (the others moved by their realtime
  * anchors).  Process and thread ids are made distinct (profile i's pid p
- * becomes i << 22 | p) and every process name gets its rank, as
- * "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
+ * becomes i << 22 | p) and every process and thread name gets its rank,
+ * as "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
  * power: node readings that several ranks of a host share) are left out;
  * per-thread counters are kept.  Profiles with sampling windows, or with
  * different per-thread channels, are refused. */

@@ -106,6 +106,23 @@ test_expect_success 'sampler-export refuses to merge profiles with windows or di
 	expect_grep "their per-thread counters differ" err
 '
 
+test_expect_success 'sampler-plot --kind timeline: the ranks on one time axis, placed by their realtime anchors' '
+	/usr/bin/python3 "$ROOT/scripts/sampler-plot" --kind timeline -o ranks.png app.$host.*.prof &&
+	expect_eq "89504e47" "$(head -c 4 ranks.png | od -An -tx1 | tr -d " \n")" "PNG magic" &&
+	for r in 0 1 2 3; do
+		grep "^host " app.$host.$r.prof.txt | tr " " "\n" |
+			awk -F= "/^(start_ns|monotonic_ns|realtime_ns)=/ { v[\$1] = \$2 }
+				 END { printf \"%.6f\\n\", (v[\"start_ns\"] - v[\"monotonic_ns\"] + v[\"realtime_ns\"]) / 1e9 }" || exit 1
+	done >anchors &&
+	PYTHONPATH="$ROOT/scripts" /usr/bin/python3 -c "
+import sys
+from samplerlib import cli_plot
+starts = [cli_plot.realtime_start(cli_plot.read_timeline(\"app.$host.%d.prof\" % r)) for r in range(4)]
+print(\"\n\".join(\"%.6f\" % s for s in starts))" >placed &&
+	paste anchors placed &&
+	awk "{ d = \$1 - \$2; if (d < 0) d = -d; if (d > 1e-5) { print \"rank \" NR - 1 \" placed at \" \$2 \", anchor \" \$1; exit 1 } }" <(paste anchors placed)
+'
+
 FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
 test_expect_success 'fake RAPL: the node energy is counted once, not once per rank, and split by CPU time' '
 	$FAKE make node &&
