@@ -9,3 +9,13 @@ TEST_PROGRAMS += $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lm
+
+# The MPI example, when Open MPI's compiler wrapper is there (make deps
+# installs openmpi-bin and libopenmpi-dev).
+MPICC := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+TEST_PROGRAMS += $(BUILD)/examples/mpi_app
+$(BUILD)/examples/mpi_app: examples/mpi/mpi_app.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(EXAMPLE_CFLAGS) -o $@ $< -lm
+endif

@@ -1,13 +1,16 @@
 /* sampler-export - turn a sampler profile into perf.data, CSV, the original
  * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
+#include "merge.h"
 #include "symcache.h"
 #include "../common/stdfds.h"
 
@@ -30,7 +33,7 @@ static const struct exporter *const exporters[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols]\n"
-	      "                      [--no-symbol-cache] [--force] PROFILE\n"
+	      "                      [--no-symbol-cache] [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
@@ -43,6 +46,8 @@ static void usage(FILE *f)
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
 	      "                 what perf script report stackcollapse/flamegraph need\n"
 	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
+	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
+	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
@@ -137,9 +142,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 					 argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1)
-		return error_set(err, "expected one PROFILE argument, got %d (see " PROG " --help)",
-				 argc - optind);
+	if (optind == argc)
+		return error_set(err, "expected a PROFILE argument (see " PROG " --help)");
 	opt->input = argv[optind];
 	if (!opt->output)
 		opt->output = default_output(*ex);
@@ -154,6 +158,38 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	return 0;
 }
 
+/* Several profiles: merge them into one temporary profile (in $TMPDIR,
+ * removed at the end), which is then exported as any other. */
+static int merge_inputs(char *const *paths, size_t n, char *tmp, size_t size,
+			struct export_options *opt, struct error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t stdin_uses = 0;
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		stdin_uses += strcmp(paths[i], "-") == 0;
+	if (stdin_uses > 1)
+		return error_set(err, "- (stdin) given %zu times: it holds one profile (name each "
+				 "other profile by its file)", stdin_uses);
+	snprintf(tmp, size, "%s/sampler-export-merge.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		error_set(err, "cannot create a temporary file in %s to merge the profiles: %s (set TMPDIR to a writable directory)",
+			  dir && *dir ? dir : "/tmp", strerror(errno));
+		tmp[0] = '\0';
+		return -1;
+	}
+	close(fd);
+	if (merge_profiles(paths, n, tmp, err) < 0) {
+		unlink(tmp);
+		tmp[0] = '\0';
+		return -1;
+	}
+	opt->input = tmp;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct exporter *ex = &perf_exporter;
@@ -161,6 +197,7 @@ int main(int argc, char **argv)
 	char cache_dir[PATH_MAX];
 	struct export_result res;
 	struct error err = { "" };
+	char merged[PATH_MAX] = "";
 	int ret;
 
 	if (stdfds_open() < 0)
@@ -175,7 +212,14 @@ int main(int argc, char **argv)
 			error_print(PROG, &err);
 		return ret < 0 ? EXIT_FAILED : EXIT_OK;
 	}
+	if (optind < argc - 1 && merge_inputs(argv + optind, (size_t)(argc - optind), merged,
+						sizeof(merged), &opt, &err) < 0) {
+		error_print(PROG, &err);
+		return EXIT_FAILED;
+	}
 	ret = export_profile(ex, &opt, &res, &err);
+	if (merged[0])
+		unlink(merged);
 	if (ret < 0) {
 		error_print(PROG, &err);
 		return EXIT_FAILED;

@@ -111,6 +111,7 @@ struct perf_writer {
 	struct perf_dso *dsos;
 	uint64_t last_time;		/* records never go back in time */
 	uint64_t prev_sample_ns;
+	bool windows;			/* a window record came: it starts the wall time */
 	uint64_t first_sample_ns;
 	uint64_t nsamples;
 	double *shares;
@@ -719,12 +720,12 @@ static int on_sample(struct perf_writer *w, const struct profile_sample *s, stru
 	uint64_t time = record_time(w, s->time_ns);
 	uint64_t wall;
 
-	if (w->nsamples == 0) {
+	if (w->nsamples == 0)
 		w->first_sample_ns = time;
+	if (w->nsamples == 0 && !w->windows)
 		wall = time > w->info->host.start_ns ? time - w->info->host.start_ns : 0;
-	} else {
-		wall = time - w->prev_sample_ns;
-	}
+	else
+		wall = time > w->prev_sample_ns ? time - w->prev_sample_ns : 0;
 	w->prev_sample_ns = time;
 	if (ensure_shares(w, s->nthreads, err) < 0)
 		return -1;
@@ -761,6 +762,13 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 		return on_thread_exit(w, &rec->exit, err);
 	case PROFILE_REC_MAP:
 		return emit_mmap2(w, &rec->map, err);
+	case PROFILE_REC_WINDOW:
+		/* A window's first sample covers no time outside it. */
+		if (rec->window.enabled) {
+			w->prev_sample_ns = record_time(w, rec->window.time_ns);
+			w->windows = true;
+		}
+		return 0;
 	case PROFILE_REC_SAMPLE:
 		return on_sample(w, &rec->sample, err);
 	case PROFILE_REC_STATS:

@@ -77,6 +77,8 @@ static int pperf_record(void *state, const struct profile_record *rec, struct er
 		return profile_write_map(c->w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return profile_write_sample(c->w, &rec->sample, err);
+	case PROFILE_REC_WINDOW:
+		return profile_write_window(c->w, &rec->window, err);
 	case PROFILE_REC_STATS:
 		c->stats = rec->stats;
 		c->have_stats = true;

@@ -198,7 +198,7 @@ static int sample_rows(struct rows *r, const struct profile_sample *s, row_fn em
 		.sample = s,
 	};
 
-	if (!r->have_prev && s->time_ns < start)
+	if (s->time_ns < (r->have_prev ? r->prev_ns : start))
 		row.wall_delta_ns = 0;
 	r->prev_ns = s->time_ns;
 	r->have_prev = true;
@@ -268,6 +268,13 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 		    symbolizer_fork(r->symbols, rec->process.pid, rec->process.ppid) < 0)
 			return error_set(err, "out of memory for the maps of process %" PRIu32,
 					 rec->process.pid);
+		return 0;
+	case PROFILE_REC_WINDOW:
+		/* A window's first sample covers no time outside it. */
+		if (rec->window.enabled) {
+			r->prev_ns = rec->window.time_ns;
+			r->have_prev = true;
+		}
 		return 0;
 	case PROFILE_REC_STATS:
 		r->stats = rec->stats;

@@ -20,6 +20,7 @@ struct writer_ops {
 	int (*map)(struct profile_writer *w, const struct profile_map *m, struct error *err);
 	int (*sample)(struct profile_writer *w, const struct profile_sample *s, struct error *err);
 	int (*name)(struct profile_writer *w, const struct profile_name *n, struct error *err);
+	int (*window)(struct profile_writer *w, const struct profile_window *win, struct error *err);
 	/* stats NULL: abandon (no statistics).  Releases everything but w. */
 	int (*finish)(struct profile_writer *w, const struct profile_stats *stats,
 		      struct error *err);

@@ -31,6 +31,7 @@
 #define REC_TYPE_MASK 0x0f
 #define SAMPLE_SAME_THREADS 0x10	/* same tid list as the previous sample */
 #define EXIT_FINAL 0x10			/* the exit carries final values */
+#define WINDOW_ENABLED 0x10		/* sampling switched on (else off) */
 /* The low 3 bits of a sample's time residual ride in the top of its tag:
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5
@@ -156,6 +157,8 @@ static int write_info(struct native_writer *nw, struct error *err)
 		*p++ = (uint8_t)c->kind;
 		*p++ = (uint8_t)c->scope;
 	}
+	p = PUT_FIELD_STR(p, h->rank);
+	p = PUT_FIELD_STR(p, h->job_id);
 	nw->chunk.len = (size_t)(p - nw->chunk.data);
 	return native_flush(&nw->head, err);
 }
@@ -387,6 +390,19 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	return record_end(nw, p, s->time_ns, err);
 }
 
+static int native_window(struct profile_writer *w, const struct profile_window *win,
+			 struct error *err)
+{
+	struct native_writer *nw = to_native_writer(w);
+	uint8_t *p = record_begin(nw, 1 + VARINT_MAX, err);
+
+	if (!p)
+		return -1;
+	*p++ = (uint8_t)(PROFILE_REC_WINDOW | (win->enabled ? WINDOW_ENABLED : 0));
+	p = put_varint(p, win->time_ns);
+	return record_end(nw, p, win->time_ns, err);
+}
+
 static int write_stats(struct native_writer *nw, const struct profile_stats *st,
 		       struct error *err)
 {
@@ -443,6 +459,7 @@ static const struct writer_ops native_writer_ops = {
 	.map = native_map,
 	.sample = native_sample,
 	.name = native_name,
+	.window = native_window,
 	.finish = native_finish,
 };
 
@@ -508,6 +525,8 @@ struct native_reader {
 	struct tid_table threads;
 	bool stats_seen;
 	uint32_t version;		/* of the file */
+	bool disabled;		/* after a window record that switched sampling off */
+	bool rebase;		/* the next sample starts a window: deltas 0 */
 };
 
 static struct native_reader *to_native_reader(struct profile_reader *r)
@@ -685,6 +704,11 @@ static int read_info(struct native_reader *nr, struct error *err)
 		if (read_channel(nr, c, &info->channels[i], err) < 0)
 			return -1;
 	profile_info_index_channels(info);
+	/* The job fields came later: an older profile's info chunk ends here. */
+	if (cursor_left(c)) {
+		GET_STR(c, h->rank, "rank");
+		GET_STR(c, h->job_id, "job_id");
+	}
 	return 0;
 }
 
@@ -743,6 +767,14 @@ static int read_thread_deltas(struct native_reader *nr, struct cursor *c, struct
 	return 0;
 }
 
+/* Outside the sampling windows nothing is counted (struct profile_window). */
+static void zero_deltas(const struct native_reader *nr, uint64_t *cpu_delta, uint64_t *deltas)
+{
+	*cpu_delta = 0;
+	if (nr->threads.ncounters)
+		memset(deltas, 0, nr->threads.ncounters * sizeof(*deltas));
+}
+
 static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		     struct profile_exit *e, struct error *err)
 {
@@ -767,6 +799,8 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		if (read_thread_deltas(nr, c, st, &e->cpu_delta_ns, &e->cpu_ns, e->counter_deltas,
 				       e->counters, err) < 0)
 			return -1;
+		if (nr->disabled)
+			zero_deltas(nr, &e->cpu_delta_ns, e->counter_deltas);
 	}
 	tid_table_remove(&nr->threads, e->tid);
 	return 1;
@@ -795,6 +829,17 @@ static int read_map(struct native_reader *nr, struct cursor *c, struct profile_m
 	GET(c, cur_varint, &m->inode, "map inode");
 	GET(c, cur_u32, &m->prot, "map protection");
 	GET_STR(c, m->path, "map path");
+	return 1;
+}
+
+static int read_window(struct native_reader *nr, struct cursor *c, uint8_t flags,
+		       struct profile_window *win, struct error *err)
+{
+	GET(c, cur_varint, &win->time_ns, "window time");
+	win->enabled = flags & WINDOW_ENABLED;
+	/* Deltas restart at the window: see struct profile_window. */
+	nr->disabled = !win->enabled;
+	nr->rebase = win->enabled;
 	return 1;
 }
 
@@ -942,6 +987,11 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 	s->nthreads = nr->nprev;
 	s->threads = nr->ts;
 	s->values = nr->values;
+	if (nr->rebase) {
+		nr->rebase = false;
+		for (uint32_t i = 0; i < s->nthreads; i++)
+			zero_deltas(nr, &s->threads[i].cpu_delta_ns, s->threads[i].counter_deltas);
+	}
 	return 1;
 }
 
@@ -953,7 +1003,8 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 	uint8_t type = tag & REC_TYPE_MASK;
 
 	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE &&
-	    !(type == PROFILE_REC_EXIT && (tag & ~REC_TYPE_MASK) == EXIT_FINAL))
+	    !(type == PROFILE_REC_EXIT && (tag & ~REC_TYPE_MASK) == EXIT_FINAL) &&
+	    !(type == PROFILE_REC_WINDOW && (tag & ~REC_TYPE_MASK) == WINDOW_ENABLED))
 		return corrupt(nr, start, err, "record tag 0x%02x has unknown flags", tag);
 	if (nr->stats_seen)
 		return corrupt(nr, start, err, "record after the statistics record");
@@ -977,6 +1028,10 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 		if (nr->version < 2)
 			break;
 		return read_name(nr, c, &rec->name, err);
+	case PROFILE_REC_WINDOW:
+		if (nr->version < 2)
+			break;
+		return read_window(nr, c, tag, &rec->window, err);
 	default:
 		break;
 	}

@@ -139,6 +139,16 @@ static double pperf_value(struct pperf_writer *pw, const struct profile_sample *
 	return dt > 0 ? v / dt : 0.0;
 }
 
+/* The layout has no sampling windows: the samples alone are kept. */
+static int pperf_window(struct profile_writer *w, const struct profile_window *win,
+			struct error *err)
+{
+	(void)w;
+	(void)win;
+	(void)err;
+	return 0;
+}
+
 static int pperf_sample(struct profile_writer *w, const struct profile_sample *s,
 			struct error *err)
 {
@@ -256,6 +266,7 @@ static const struct writer_ops pperf_writer_ops = {
 	.map = pperf_map,
 	.sample = pperf_sample,
 	.name = pperf_name,
+	.window = pperf_window,
 	.finish = pperf_finish,
 };
 

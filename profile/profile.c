@@ -118,6 +118,11 @@ int profile_write_sample(struct profile_writer *w, const struct profile_sample *
 	return WRITE_RECORD(w, sample, s, err);
 }
 
+int profile_write_window(struct profile_writer *w, const struct profile_window *win, struct error *err)
+{
+	return WRITE_RECORD(w, window, win, err);
+}
+
 int profile_write_name(struct profile_writer *w, const struct profile_name *n, struct error *err)
 {
 	return WRITE_RECORD(w, name, n, err);

@@ -57,6 +57,10 @@ struct profile_host {
 	uint64_t monotonic_ns;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC when sampling began */
 	double target_hz;
+	/* Place in a parallel job, "" when not started by a launcher (and in
+	 * profiles written before these fields existed). */
+	char rank[16];			/* MPI rank or Slurm task id, decimal */
+	char job_id[64];		/* SLURM_JOB_ID or Open MPI's job id */
 };
 
 /* A new process (the first one, or a fork/vfork/clone child). */
@@ -153,6 +157,19 @@ struct profile_sample {
 	double *values;
 };
 
+/* Sampling was switched on (enabled) or off (--delay, --duration,
+ * --control).  A profile with such records was sampled only inside its
+ * windows, each from an enabled record to the next disabled one (or the
+ * end); without any, the whole run is one window.  The reader makes the
+ * deltas leave out what happened outside the windows: the first sample
+ * after an enabled record, and exits while disabled, give zero CPU-time and
+ * counter deltas (the recorder takes that sample right at the window's
+ * start, and records its energy readings as 0). */
+struct profile_window {
+	uint64_t time_ns;
+	bool enabled;
+};
+
 /* Run statistics, written once at the end.  A profile without them was cut
  * short (the reader then reports it as truncated). */
 struct profile_stats {
@@ -219,6 +236,8 @@ int profile_write_exit(struct profile_writer *w, const struct profile_exit *e, s
 int profile_write_map(struct profile_writer *w, const struct profile_map *m, struct error *err);
 int profile_write_sample(struct profile_writer *w, const struct profile_sample *s, struct error *err);
 int profile_write_name(struct profile_writer *w, const struct profile_name *n, struct error *err);
+int profile_write_window(struct profile_writer *w, const struct profile_window *win, struct error *err);
+
 
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to
@@ -240,6 +259,7 @@ enum profile_record_type {
 	PROFILE_REC_SAMPLE,
 	PROFILE_REC_STATS,
 	PROFILE_REC_NAME = 9,		/* 8 is the native info record */
+	PROFILE_REC_WINDOW = 10,
 };
 
 struct profile_record {
@@ -253,6 +273,7 @@ struct profile_record {
 		struct profile_sample sample;	/* arrays owned by the reader */
 		struct profile_stats stats;
 		struct profile_name name;
+		struct profile_window window;
 	};
 };
 

@@ -123,6 +123,10 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 	case PROFILE_REC_STATS:
 		dump_stats(out, &rec->stats);
 		break;
+	case PROFILE_REC_WINDOW:
+		fprintf(out, "window time=%" PRIu64 " enabled=%d\n", rec->window.time_ns,
+			rec->window.enabled);
+		break;
 	}
 }
 
@@ -374,7 +378,9 @@ static int parse_host(struct line *l, struct profile_host *h, struct error *err)
 	    get_u64(l, "realtime_ns", &h->realtime_ns, err) < 0 ||
 	    get_u64(l, "monotonic_ns", &h->monotonic_ns, err) < 0 ||
 	    get_u64(l, "start_ns", &h->start_ns, err) < 0 ||
-	    get_double(l, "target_hz", &h->target_hz, err) < 0)
+	    get_double(l, "target_hz", &h->target_hz, err) < 0 ||
+	    GET_STR(l, "rank", h->rank, err) < 0 ||
+	    GET_STR(l, "job_id", h->job_id, err) < 0)
 		return -1;
 	return 0;
 }
@@ -491,6 +497,20 @@ static int build_name(struct builder *b, struct line *l, struct error *err)
 	    check_fields(l, err) < 0)
 		return -1;
 	return profile_write_name(b->w, &n, err);
+}
+
+static int build_window(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_window win;
+	uint32_t enabled = 0;
+
+	if (get_u64(l, "time", &win.time_ns, err) < 0 || get_u32(l, "enabled", &enabled, err) < 0 ||
+	    check_fields(l, err) < 0)
+		return -1;
+	if (enabled > 1)
+		return error_set(err, "line %lu: enabled=%u is not 0 or 1", l->number, enabled);
+	win.enabled = enabled;
+	return profile_write_window(b->w, &win, err);
 }
 
 static int build_exit(struct builder *b, struct line *l, struct error *err)
@@ -630,6 +650,7 @@ static const struct record_builder record_builders[] = {
 	{ "sample", build_sample },
 	{ "ts", build_ts },
 	{ "stats", build_stats },
+	{ "window", build_window },
 };
 
 static int build_line(struct builder *b, struct line *l, struct error *err)

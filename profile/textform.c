@@ -123,6 +123,8 @@ void textform_host_fields(FILE *f, const struct profile_host *h)
 		h->realtime_ns, h->monotonic_ns, h->start_ns);
 	fputs(" target_hz=", f);
 	textform_double(f, h->target_hz);
+	textform_str(f, "rank", h->rank);
+	textform_str(f, "job_id", h->job_id);
 }
 
 void textform_channel_fields(FILE *f, const struct channel_desc *c)

@@ -94,6 +94,14 @@ struct engine {
 	sigset_t chld_set;		/* SIGCHLD */
 	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
 	struct signal_relay relay;	/* pairs signals the command got too */
+	bool attached;			/* --pid/--tid: let go at the end, never signal */
+
+	/* when to sample (NULL: always); see struct profile_window */
+	struct window *window;
+	bool enabled;			/* sampling now */
+	bool baseline;			/* this sample starts a window: counts nothing */
+	uint64_t enabled_at;		/* when the current window began */
+	uint64_t sampled_ns;		/* in the windows before it */
 
 	/* channels: all of them, and what the records carried */
 	uint32_t nchannels;
@@ -190,10 +198,19 @@ static void read_counters(struct engine *e, struct task *t, uint64_t *values)
 	if (pmu_set_read_thread(e->pmus, t->tid, values, NULL) < 0)
 		memcpy(values, t->counters, nc * sizeof(*values));
 	for (size_t c = 0; c < nc; c++) {
-		if (values[c] >= t->counters[c])
+		if (e->enabled && !e->baseline && values[c] >= t->counters[c])
 			e->counter_sum[c] += values[c] - t->counters[c];
 		t->counters[c] = values[c];
 	}
+}
+
+/* The kind of the i-th per-sample channel. */
+static enum channel_kind sample_channel_kind(const struct engine *e, size_t i)
+{
+	for (uint32_t c = 0; c < e->nchannels; c++)
+		if (e->channels[c].scope == CHANNEL_PER_SAMPLE && i-- == 0)
+			return e->channels[c].kind;
+	return CHANNEL_COUNTER;
 }
 
 /* Read the per-sample channels into e->values while the sample's threads
@@ -215,6 +232,9 @@ static void read_sample_channels(struct engine *e)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* energy since the last reading was spent outside the window */
+		if (e->baseline && sample_channel_kind(e, i) == CHANNEL_ENERGY)
+			e->values[i] = 0;
 		if (isnan(e->values[i])) {
 			e->tally[i].missing++;
 			continue;
@@ -905,6 +925,12 @@ static void on_signal(struct engine *e, const siginfo_t *info)
 {
 	if (sent_by_tree(e, info))
 		return;
+	if (e->attached) {
+		/* not ours to signal: the signal ends the attachment */
+		if (signals_ends_run(info->si_signo) && !e->detaching)
+			stop_following(e);
+		return;
+	}
 	if (!e->root_done)
 		drain(e);
 	if (e->root_done) {
@@ -931,7 +957,7 @@ static void wait_until(struct engine *e, uint64_t due)
 		wait.tv_nsec = (long)((due - now) % 1000000000u);
 	}
 	sig = sigtimedwait(&e->wait_set, &info, &wait);
-	if (sig > 0 && sig != SIGCHLD)
+	if (sig > 0 && signals_forwarded(sig))
 		relay_hold(&e->relay, &info, host_now_ns());
 	while (relay_take_due(&e->relay, host_now_ns(), &info))
 		on_signal(e, &info);
@@ -950,20 +976,65 @@ uint64_t engine_period_ns(double hz)
 	return (uint64_t)llround(period);
 }
 
+/* Switch sampling on or off as the window wants, recording the switch; a
+ * window starts with a sample (its baseline: see struct profile_window).
+ * Returns the next instant the window may change by itself. */
+static uint64_t follow_window(struct engine *e, uint64_t now)
+{
+	struct profile_window rec = { .time_ns = now };
+	bool want;
+
+	if (!e->window)
+		return WINDOW_NEVER;
+	window_poll(e->window);
+	want = window_wanted(e->window, now) && !e->detaching;
+	if (want != e->enabled) {
+		e->enabled = want;
+		rec.enabled = want;
+		if (want)
+			e->enabled_at = now;
+		else
+			e->sampled_ns += now - e->enabled_at;
+		if (e->writer && e->window->used)
+			record_result(e, profile_write_window(e->writer, &rec, &e->write_err));
+		if (want) {
+			e->baseline = true;
+			take_sample(e);
+			e->baseline = false;
+		}
+	}
+	/* attached: the end of --duration ends the attachment */
+	if (e->attached && !e->detaching && window_over(e->window, now))
+		stop_following(e);
+	return window_next_change(e->window, now);
+}
+
 void engine_run(struct engine *e)
 {
 	uint64_t period = e->period_ns, slot = 1;
 
+	e->enabled = !e->window;
 	while (!e->tree_done) {
-		uint64_t now, due;
+		uint64_t now, due, change;
+		bool was_enabled;
 
 		drain(e);
 		if (e->tree_done)
 			break;
 		now = host_now_ns();
+		was_enabled = e->enabled;
+		change = follow_window(e, now);
+		/* a window's first sample was just taken: the next is a period on */
+		if (e->enabled && !was_enabled)
+			slot = (host_now_ns() - e->st.start_ns) / period + 1;
 		due = e->st.start_ns + slot * period;
 		if (e->detaching) {
 			due = now + STOP_WAIT_SLICE_NS;	/* no more samples */
+		} else if (!e->enabled) {
+			/* no slot is missed while sampling is off */
+			if (now >= due)
+				slot = (now - e->st.start_ns) / period + 1;
+			due = change != WINDOW_NEVER ? change : now + 1000000000ull;
 		} else if (now >= due) {
 			uint64_t next;
 
@@ -974,6 +1045,8 @@ void engine_run(struct engine *e)
 				e->st.missed_slots += next - slot - 1;
 			slot = next > slot ? next : slot + 1;
 			continue;
+		} else if (change < due) {
+			due = change;
 		}
 		wait_until(e, due);
 	}
@@ -997,6 +1070,28 @@ static int alloc_channels(struct engine *e, struct error *err)
 	e->counter_sum = calloc(nt, sizeof(*e->counter_sum));
 	if (!e->values || !e->tally || !e->counter_sum)
 		return error_set(err, "out of memory");
+	return 0;
+}
+
+/* Threads attach_seize took: seized, not stopped (the first sample
+ * interrupts them); what they did before is in no delta (the run is one
+ * window that starts with the attachment). */
+static int adopt_attached(struct engine *e, const struct attach_list *l, struct error *err)
+{
+	e->attached = true;
+	e->root_pid = 0;	/* no command of ours: its status is not ours */
+	for (size_t i = 0; i < l->n; i++) {
+		struct process *p = tasks_find_process(&e->tasks, l->pids[i]);
+
+		if (!p)
+			p = add_process(e, l->pids[i], 0);
+		if (!p || !add_thread(e, l->tids[i], p, TASK_RUNNING))
+			return error_set(err, "out of memory");
+	}
+	if (e->pmu_failed) {
+		*err = e->pmu_err;
+		return error_prefix(err, "cannot follow the target");
+	}
 	return 0;
 }
 
@@ -1024,6 +1119,9 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	signals_wait_set(&e->wait_set);
 	if (alloc_channels(e, err) < 0)
 		return -1;
+	e->window = cfg->window;
+	if (cfg->attached)
+		return adopt_attached(e, cfg->attached, err);
 	p = add_process(e, cfg->root, 0);
 	t = p ? add_thread(e, cfg->root, p, TASK_STOPPED) : NULL;
 	if (!t)
@@ -1076,6 +1174,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->blocked_thread_samples = e->st.blocked_thread_samples;
 	stats->stuck_samples = e->st.stuck_samples;
 	stats->pmu_read_ns = e->st.pmu_read_ns;
+	stats->sampled_ns = out->wall_ns;
+	if (e->window)
+		stats->sampled_ns = e->sampled_ns + (e->enabled && e->st.end_ns > e->enabled_at ?
+						     e->st.end_ns - e->enabled_at : 0);
 	stats->ncpus = e->ncpus;
 	stats->pmu_failed = e->pmu_failed;
 	stats->pmu_err = e->pmu_err;

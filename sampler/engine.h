@@ -2,7 +2,8 @@
  * together at the target frequency, snapshot TID, PC, CPU time and PMU
  * readings, let them go on, and follow threads, processes and execs.
  *
- * A closed box: engine_new() takes over the launched target, engine_run()
+ * A closed box: engine_new() takes over the launched target (or the
+ * threads attach_seize took), engine_run()
  * samples it to its end, engine_finish() completes the profile and says
  * what the run measured, engine_free() lets go. */
 #ifndef SAMPLER_ENGINE_H
@@ -15,6 +16,8 @@
 #include "../common/error.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "attach.h"
+#include "window.h"
 
 /* The sampling period is a whole number of nanoseconds within these
  * bounds: 10 us (100 kHz; even one thread takes longer to stop) to 1000 s
@@ -35,6 +38,13 @@ struct engine_config {
 	struct pmu_set *pmus;		/* attached to every thread; stays the caller's */
 	struct profile_writer *writer;	/* NULL: nothing is written */
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
+	/* --pid/--tid: the threads seized (running), instead of root; the
+	 * run ends when they are gone, on HUP, INT, QUIT or TERM, or when the
+	 * window is over, and then detaches from everything */
+	const struct attach_list *attached;
+	/* when to sample (NULL: all the time); outside its windows the target
+	 * runs untouched and nothing it does is counted (struct profile_window) */
+	struct window *window;
 };
 
 /* What a run measured, beyond what the profile's stats record holds. */
@@ -44,6 +54,7 @@ struct engine_stats {
 	uint64_t blocked_thread_samples; /* of threads the stop found blocked in a system call */
 	uint64_t stuck_samples;		/* samples that left out a thread which did not stop in 1 s */
 	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
+	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */

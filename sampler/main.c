@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/error.h"
@@ -20,11 +21,14 @@
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
 #include "engine.h"
+#include "attach.h"
 #include "host.h"
+#include "job.h"
 #include "launch.h"
 #include "signals.h"
 #include "summary.h"
 #include "tune.h"
+#include "window.h"
 
 #define PROG "sampler"
 #define EXIT_SAMPLER_FAILED 125
@@ -38,6 +42,10 @@ struct options {
 	bool debug;
 	enum profile_format format;
 	struct tune tune;
+	struct window_options window;
+	pid_t attach_ids[ATTACH_MAX_IDS];	/* --pid or --tid */
+	size_t nattach;
+	bool attach_threads;		/* --tid */
 	char **command;
 };
 
@@ -47,6 +55,10 @@ struct context {
 	struct pmu_set pmus;
 	struct profile_info info;
 	struct outfile *out;		/* opened before the target starts */
+	struct job job;
+	char *output;			/* opt.output with its patterns expanded */
+	struct window window;
+	struct attach_list attached;	/* --pid/--tid: what was seized */
 	struct profile_writer *writer;	/* until the engine takes it */
 	struct tune_state tuned;
 	pid_t target;
@@ -58,12 +70,15 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sampler [options] -- command [arguments]\n"
+		"       sampler [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
 		"Run command and stop all its threads together at a fixed frequency, recording\n"
 		"per thread its TID, PC and CPU time plus PMU readings.\n"
 		"\n"
 		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed; -: stdout,\n"
 		"                        and the command's stdout then goes to stderr); an existing\n"
-		"                        FILE is kept as FILE.old; without -o nothing is written\n"
+		"                        FILE is kept as FILE.old; without -o nothing is written.\n"
+		"                        In FILE, %%r is the MPI/Slurm rank, %%h the host, %%p the\n"
+		"                        sampler's pid, %%t the start time (UTC), %%%% a percent sign\n"
 		"      --force           replace FILE without keeping FILE.old\n"
 		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
 		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
@@ -77,6 +92,16 @@ static void usage(FILE *out)
 		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
 		"                        sampling; default when permitted (root)\n"
 		"      --no-latency-qos  do not\n"
+		"      --pid PID[,PID...]  attach to running processes (all their threads, and\n"
+		"                        the threads and children they create) until they exit,\n"
+		"                        Ctrl-C or --duration; then detach, leaving them running\n"
+		"      --tid TID[,TID...]  attach to these threads only\n"
+		"      --delay SECONDS   sample only after SECONDS (the program runs meanwhile);\n"
+		"                        -1: only once enabled through --control\n"
+		"      --duration SECONDS  stop sampling SECONDS after it began (a command\n"
+		"                        runs on to its end; an attached one is let go)\n"
+		"      --control FIFO    'enable' and 'disable' lines written to FIFO switch\n"
+		"                        sampling on and off (like perf record --control)\n"
 		"      --idle            run the command at SCHED_IDLE (like chrt --idle 0)\n"
 		"      --nice N          add N to the command's nice value (like nice -n N)\n"
 		"                        (without privileges, either keeps the sampling rate\n"
@@ -116,7 +141,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE };
+       OPT_FORCE, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -138,6 +163,11 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "nice", required_argument, NULL, OPT_NICE },
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -160,6 +190,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 				pmu_print_help(stdout);
 				return 1;
 			}
+			if (optarg[strspn(optarg, "0123456789")] == '\0')
+				return error_set(err, "-p %s: -p names a PMU plug-in, not a process (to attach, use --pid %s)",
+						 optarg, optarg);
 			if (opt->npmu >= PMU_SET_MAX)
 				return error_set(err, "too many -p options (at most %d)", PMU_SET_MAX);
 			opt->pmu_specs[opt->npmu++] = optarg;
@@ -204,6 +237,26 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		case OPT_FORCE:
 			opt->force = true;
 			break;
+		case OPT_DELAY:
+			if (window_parse_seconds("--delay", optarg, true, &opt->window.delay_s, err) < 0)
+				return -1;
+			break;
+		case OPT_DURATION:
+			if (window_parse_seconds("--duration", optarg, false, &opt->window.duration_s, err) < 0)
+				return -1;
+			break;
+		case OPT_CONTROL:
+			opt->window.control = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (opt->nattach)
+				return error_set(err, "give one --pid or --tid list (comma-separated ids)");
+			opt->attach_threads = c == OPT_TID;
+			if (attach_parse_ids(c == OPT_PID ? "--pid" : "--tid", optarg, opt->attach_ids,
+					     &opt->nattach, err) < 0)
+				return -1;
+			break;
 		case ':':
 			return error_set(err, "option '%s' needs an argument (see sampler --help)",
 					 argv[optind - 1]);
@@ -211,8 +264,16 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			return error_set(err, "unknown option '%s' (see sampler --help)", argv[optind - 1]);
 		}
 	}
+	if (opt->nattach) {
+		if (optind < argc)
+			return error_set(err, "both --pid/--tid and a command '%s' given (profile either a running process or a new command)",
+					 argv[optind]);
+		if (opt->tune.idle || opt->tune.nice != TUNE_NICE_NONE)
+			return error_set(err, "--idle and --nice apply to a command the sampler starts (for a running process use chrt or renice)");
+		return 0;
+	}
 	if (optind >= argc)
-		return error_set(err, "no command to profile (usage: sampler [options] -- command [arguments])");
+		return error_set(err, "no command to profile (usage: sampler [options] -- command [arguments], or --pid PID)");
 	opt->command = argv + optind;
 	return 0;
 }
@@ -227,6 +288,48 @@ static int setup_pmus(struct context *ctx, struct error *err)
 	return 0;
 }
 
+/* The rank, job and host of this run, and -o with its patterns expanded:
+ * launchers start one sampler per rank, each naming its own profile. */
+static int name_output(struct context *ctx, struct error *err)
+{
+	struct timespec now;
+
+	if (job_detect(&ctx->job, err) < 0)
+		return -1;
+	if (!ctx->opt.output)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	ctx->output = job_expand_output(ctx->opt.output, &ctx->job, getpid(),
+					(uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec, err);
+	return ctx->output ? 0 : -1;
+}
+
+/* --pid/--tid: seize them all, or none. */
+static int attach_all(struct context *ctx, struct error *err)
+{
+	for (size_t i = 0; i < ctx->opt.nattach; i++)
+		if (attach_seize(&ctx->attached, ctx->opt.attach_ids[i], !ctx->opt.attach_threads,
+				 err) < 0) {
+			attach_release(&ctx->attached);
+			return -1;
+		}
+	ctx->target = ctx->opt.attach_ids[0];
+	/* What the threads did before the attachment is in no delta: the run
+	 * is one window that starts with the attachment. */
+	ctx->window.used = true;
+	return 0;
+}
+
+/* Before the engine took over: a launched target must not go on, an
+ * attached one goes on as it was. */
+static void let_go(struct context *ctx)
+{
+	if (ctx->opt.nattach)
+		attach_release(&ctx->attached);
+	else
+		launch_kill(ctx->target);
+}
+
 static int open_writer(struct context *ctx, struct error *err)
 {
 	struct profile_info *info = &ctx->info;
@@ -236,6 +339,8 @@ static int open_writer(struct context *ctx, struct error *err)
 	info->format = ctx->opt.format;
 	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
 	profile_info_index_channels(info);
+	memcpy(info->host.rank, ctx->job.rank, sizeof(info->host.rank));
+	memcpy(info->host.job_id, ctx->job.job_id, sizeof(info->host.job_id));
 	if (!ctx->out)
 		return 0;
 	ctx->writer = profile_writer_open_out(ctx->out, ctx->opt.format, info, err);
@@ -243,18 +348,19 @@ static int open_writer(struct context *ctx, struct error *err)
 	return ctx->writer ? 0 : -1;
 }
 
-/* Before the target starts: a FIFO nobody reads, a directory or a bad path
+/* Before the target starts (and after the -o patterns are expanded, by
+ * name_output): a FIFO nobody reads, a directory or a bad path
  * is an error now, not a hang or a lost run.  With -o - the profile takes
  * stdout, and the command writes its own stdout to stderr instead, so that
  * the two cannot mix in the pipe. */
 static int open_output(struct context *ctx, struct error *err)
 {
-	if (!ctx->opt.output)
+	if (!ctx->output)
 		return 0;
-	ctx->out = outfile_open(ctx->opt.output, 0666, ctx->opt.force ? OUTFILE_FORCE : 0, err);
+	ctx->out = outfile_open(ctx->output, 0666, ctx->opt.force ? OUTFILE_FORCE : 0, err);
 	if (!ctx->out)
 		return -1;
-	if (strcmp(ctx->opt.output, "-") == 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+	if (strcmp(ctx->output, "-") == 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		close(STDOUT_FILENO);
 	return 0;
 }
@@ -273,19 +379,23 @@ static int run(struct context *ctx)
 		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
+		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
+		.window = ctx->window.used ? &ctx->window : NULL,
 	};
 	struct summary_run sum = {
 		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,
-		.tuned = &ctx->tuned, .written = ctx->opt.output != NULL, .debug = ctx->opt.debug,
+		.tuned = &ctx->tuned, .written = ctx->output != NULL, .debug = ctx->opt.debug,
 	};
 	struct engine_stats st;
 	struct engine *engine;
 	struct error err;
 
+	if (cfg.window)
+		window_start(&ctx->window, ctx->info.host.start_ns);
 	engine = engine_new(&cfg, &err);
 	ctx->writer = NULL;	/* the engine owns it now */
 	if (!engine) {
-		launch_kill(ctx->target);
+		let_go(ctx);
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
 	}
@@ -293,18 +403,20 @@ static int run(struct context *ctx)
 	sum.failed = engine_finish(engine, &st, &err) < 0;
 	engine_free(engine);
 	if (sum.written)
-		sum.bytes = file_size(ctx->opt.output);
+		sum.bytes = file_size(ctx->output);
 	summary_print(PROG, &sum, &st);
 	if (sum.failed) {
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
 	}
-	return st.profile.exit_status;
+	/* attached: the program was not ours to end; its status is not ours */
+	return ctx->opt.nattach ? 0 : st.profile.exit_status;
 }
 
 int main(int argc, char **argv)
 {
-	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 } };
+	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 },
+			       .window = { .fd = -1 } };
 	int closed_fds = stdfds_open();
 	struct error err;
 	sigset_t old;
@@ -315,23 +427,34 @@ int main(int argc, char **argv)
 	rc = parse_options(&ctx.opt, argc, argv, &err);
 	if (rc)
 		goto out_options;
-	if (setup_pmus(&ctx, &err) < 0 || open_output(&ctx, &err) < 0)
+	if (setup_pmus(&ctx, &err) < 0 || name_output(&ctx, &err) < 0 ||
+	    open_output(&ctx, &err) < 0)
 		goto out_fail;
 	/* The target starts with the mask and dispositions the sampler was
 	 * given (signals.h says what the sampler does with each signal). */
 	signals_block(&old);
-	if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
+	if (window_open(&ctx.window, &ctx.opt.window, &err) < 0)
+		goto out_fail;
+	if (ctx.opt.nattach) {
+		if (attach_all(&ctx, &err) < 0)
+			goto out_fail;
+	} else if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
 		error_print(PROG, &err);
 		outfile_abandon(ctx.out);
+		window_close(&ctx.window);
 		pmu_set_release(&ctx.pmus);
+		free(ctx.output);
 		return status;
 	}
 	if (tune_apply(&ctx.opt.tune, ctx.target, &ctx.tuned, &err) < 0 ||
 	    open_writer(&ctx, &err) < 0) {
-		launch_kill(ctx.target);
+		let_go(&ctx);
 		goto out_fail;
 	}
 	status = run(&ctx);
+	attach_free(&ctx.attached);
+	window_close(&ctx.window);
+	free(ctx.output);
 	pmu_set_release(&ctx.pmus);
 	if (ctx.tuned.qos_fd >= 0)
 		close(ctx.tuned.qos_fd);
@@ -343,6 +466,9 @@ out_options:
 out_fail:
 	error_print(PROG, &err);
 	outfile_abandon(ctx.out);
+	attach_free(&ctx.attached);
+	window_close(&ctx.window);
+	free(ctx.output);
 	pmu_set_release(&ctx.pmus);
 	return EXIT_SAMPLER_FAILED;
 }

@@ -324,6 +324,13 @@ int procfs_read_pending(pid_t pid, uint64_t *mask)
 	return read_status_field(pid, "ShdPnd", 16, mask);
 }
 
+long procfs_read_uid(pid_t pid)
+{
+	uint64_t uid;
+
+	return read_status_field(pid, "Uid", 10, &uid) == 0 ? (long)uid : -1;
+}
+
 pid_t procfs_read_tracer(pid_t pid)
 {
 	uint64_t tracer;

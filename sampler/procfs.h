@@ -55,6 +55,8 @@ void procfs_read_comm(pid_t pid, char *buf, size_t size);
 void procfs_read_thread_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 /* /proc/PID/cmdline with NULs turned into spaces, truncated to size. */
 void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
+/* The real uid of a process, or -1 when it is gone. */
+long procfs_read_uid(pid_t pid);
 /* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
 

@@ -68,7 +68,7 @@ enum signal_role {
 
 /* Every signal not named here is blocked: PIPE (a closed output pipe is a
  * write error), XFSZ (a file size limit: a write error too), XCPU, ALRM,
- * VTALRM, PROF, IO, PWR, STKFLT and the real-time signals.  The sampler
+ * VTALRM, PROF, PWR, STKFLT and the real-time signals.  The sampler
  * uses none of them, so whoever sends them cannot end it; the command gets
  * its own copy of whatever it sends to its process group. */
 static const struct {
@@ -83,6 +83,7 @@ static const struct {
 	{ SIGUSR1, ROLE_FORWARD },
 	{ SIGUSR2, ROLE_FORWARD },
 	{ SIGCHLD, ROLE_WAIT },
+	{ SIGIO, ROLE_WAIT },		/* a --control command arrived (window.c) */
 	/* the sampler's own faults end it as they would (blocking them would
 	 * not stop a real fault anyway); sent by others, they are dropped */
 	{ SIGILL, ROLE_FAULT },
@@ -169,9 +170,8 @@ bool signals_forwarded(int sig)
 void signals_wait_set(sigset_t *set)
 {
 	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
 	for (int sig = 1; sig < NSIG; sig++)
-		if (signals_forwarded(sig))
+		if (signals_forwarded(sig) || role_of(sig) == ROLE_WAIT)
 			sigaddset(set, sig);
 }
 

@@ -23,7 +23,8 @@
  * target to start with; exec gives it the dispositions the sampler got. */
 void signals_block(sigset_t *old);
 
-/* What the engine's loop waits for: SIGCHLD and the forwarded signals. */
+/* What the engine's loop waits for: SIGCHLD, SIGIO (--control) and the
+ * forwarded signals. */
 void signals_wait_set(sigset_t *set);
 
 /* One of the signals that ask to end the run (HUP, INT, QUIT, TERM). */

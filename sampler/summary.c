@@ -41,7 +41,8 @@ static void measure(const struct engine_stats *st, struct rate *r)
 	double samples = (double)p->samples;
 	double slots = (double)(p->samples + st->held_slots);
 
-	r->wall_s = (double)p->wall_ns / 1e9;
+	/* the rate is the one asked for while sampling was on (windows) */
+	r->wall_s = (double)st->sampled_ns / 1e9;
 	/* a slot in which job control held every thread is served, too */
 	r->achieved = r->wall_s > 0 ? slots / r->wall_s : 0;
 	r->threads = samples > 0 ? (double)p->thread_samples / samples : 0;
@@ -49,7 +50,7 @@ static void measure(const struct engine_stats *st, struct rate *r)
 		(double)(p->thread_samples - st->blocked_thread_samples) / samples : 0;
 	r->stop_us = slots > 0 ? (double)p->latency_ns / slots / 1e3 : 0;
 	r->pmu_us = slots > 0 ? (double)st->pmu_read_ns / slots / 1e3 : 0;
-	r->held_share = p->wall_ns ? (double)p->latency_ns / (double)p->wall_ns : 0;
+	r->held_share = st->sampled_ns ? (double)p->latency_ns / (double)st->sampled_ns : 0;
 }
 
 /* The largest of 1, 2 and 5 times a power of ten not above x: a frequency
@@ -167,6 +168,9 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
 		run->written ? "" : " (no -o: nothing written)",
 		run->tuned->summary);
+	if (st->sampled_ns != p->wall_ns)
+		fprintf(stderr, "sampler: sampling windows: %.6f s of the run's %.6f s (the times and rates above are within them)\n",
+			(double)st->sampled_ns / 1e9, (double)p->wall_ns / 1e9);
 	if (st->held_slots)
 		fprintf(stderr, "sampler: slots without a thread to sample (stopped by job control, or exiting): %" PRIu64 "\n",
 			st->held_slots);

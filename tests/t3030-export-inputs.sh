@@ -118,4 +118,15 @@ test_expect_success 'bad command lines are refused with a hint' '
 	expect_grep "cannot create /nonexistent/dir/x.data: No such file or directory" dir.err
 '
 
+test_expect_success 'several profiles: - (stdin) at most once; the merge leaves no file behind' '
+	run_status "$EXPORT" --format csv -o two.csv - - <p.prof 2>stdin2.err &&
+	expect_eq 1 "$rc" "status" &&
+	expect_eq 1 "$(wc -l <stdin2.err)" "error lines" &&
+	expect_grep "(stdin) given 2 times" stdin2.err &&
+	mkdir tmpd &&
+	TMPDIR=$PWD/tmpd "$EXPORT" --format columns -o two.cols p.prof - <p.prof &&
+	expect_eq "" "$(ls -A tmpd)" "files left in TMPDIR" &&
+	expect_grep "^# sampler columns v1" <(head -n 1 two.cols)
+'
+
 test_done

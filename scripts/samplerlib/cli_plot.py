@@ -19,6 +19,10 @@ DESCRIPTION = """\
 sample interval / interval, or the power reading) for every energy/power
 channel, the rate of every counter (events/s), and below them the hottest
 functions as a stacked band (share of thread-samples per time bin).
+With several PROFILEs (the ranks of a job: sampler -o app.%r.prof), the
+CPU in use by each rank over time, all on one time axis: each profile's
+times are placed by its realtime anchor, so ranks that started at
+different moments (or on different hosts) line up.
 
 --kind bars | violin (one or more PROFILEs, runs of one program): CPU time
 and energy of the hottest functions across runs; bars show the mean with
@@ -62,10 +66,6 @@ def parse_args(argv):
         raise cli.SamplerError(
             "%s: unknown image format (name it .png, .svg or .pdf)" % args.output
         )
-    if args.kind == "timeline" and len(args.profiles) != 1:
-        raise cli.SamplerError(
-            "--kind timeline takes one PROFILE (use --kind bars or violin for several)"
-        )
     return args
 
 
@@ -106,7 +106,7 @@ class Timeline:
         self.name_field = "symbol" if prof.symbol_col is not None else "pc"
         self.names = []  # function names (escaped bytes), by id
         self._ids = {}
-        self._parts = {"time": [], "wall": [], "sample": [], "func": []}
+        self._parts = {"time": [], "wall": [], "sample": [], "func": [], "cpu": []}
         self._power = [[] for _ in self.energy]
         self._rates = [[] for _ in self.counters]
         self.count = 0
@@ -119,6 +119,7 @@ class Timeline:
         pos = wall > 0
         self._parts["time"].append(sm.time)
         self._parts["wall"].append(wall)
+        self._parts["cpu"].append(np.bincount(sm.sid, sm.cpu, sm.count))
         for ch, parts in zip(self.energy, self._power):
             if ch.kind == "power":
                 parts.append(block[ch.field][sm.rows][sm.first] * ch.scale)
@@ -146,6 +147,7 @@ class Timeline:
         cat = {k: np.concatenate(v) for k, v in self._parts.items()}
         self.time, self.wall = cat["time"], cat["wall"]
         self.sample, self.func = cat["sample"], cat["func"]
+        self.cpu = cat["cpu"]  # per sample: CPU time of all its threads (s)
         self.power = [np.concatenate(p) for p in self._power]
         self.rates = [np.concatenate(r) for r in self._rates]
 
@@ -278,6 +280,46 @@ def plot_timeline(args, plt):
     return fig
 
 
+def realtime_start(tl):
+    """When the profile's sampling began, in realtime seconds (its anchor)."""
+    h = tl.prof.host
+    try:
+        return (int(h["start_ns"]) - int(h["monotonic_ns"]) + int(h["realtime_ns"])) * 1e-9
+    except (KeyError, ValueError):
+        raise cli.SamplerError(
+            "%s: no realtime anchor in its host record (a profile of the original "
+            "layout cannot be placed on a common time axis)" % tl.prof.name
+        )
+
+
+def rank_label(tl):
+    h = tl.prof.host
+    rank = h.get("rank", "")
+    where = h.get("hostname", "?")
+    return "rank %s (%s)" % (rank, where) if rank else "%s (%s)" % (tl.prof.name, where)
+
+
+def plot_ranks(args, plt):
+    """Several profiles (the ranks of a job): CPU in use per rank on one axis."""
+    tls = [read_timeline(p) for p in args.profiles]
+    starts = [realtime_start(tl) for tl in tls]
+    t0 = min(starts)
+    fig, ax = plt.subplots(1, 1, figsize=(10, 4.5))
+    lines, labels = [], []
+    for tl, start in sorted(zip(tls, starts), key=lambda x: rank_label(x[0])):
+        use = np.where(tl.wall > 0, tl.cpu / np.where(tl.wall > 0, tl.wall, 1.0), np.nan)
+        xs, ys = binned_series(tl, use, min(args.bins, tl.count))
+        lines += ax.plot(xs + (start - t0), ys, linewidth=1)
+        labels.append(rank_label(tl))
+    ax.set_ylabel("CPU in use (cores)")
+    ax.set_xlabel("time since the first profile began (s; aligned by realtime anchors)")
+    ax.set_title("Ranks on one time axis")
+    ax.grid(alpha=0.3)
+    legend(ax, lines, labels, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(args.title or "sampler job: %d profiles" % len(tls))
+    return fig
+
+
 def short(name, width=40):
     return name if len(name) <= width else name[: width - 1] + "…"
 
@@ -365,7 +407,12 @@ def save(fig, args, plt):
 def run(argv):
     args = parse_args(argv)
     plt = pyplot()
-    fig = plot_timeline(args, plt) if args.kind == "timeline" else plot_distribution(args, plt)
+    if args.kind != "timeline":
+        fig = plot_distribution(args, plt)
+    elif len(args.profiles) > 1:
+        fig = plot_ranks(args, plt)
+    else:
+        fig = plot_timeline(args, plt)
     save(fig, args, plt)
     return 0
 

@@ -2,7 +2,7 @@
 
 import os
 
-from . import agg, cli, metrics, table
+from . import agg, cli, job, metrics, table
 
 PROG = "sampler-report"
 
@@ -23,6 +23,13 @@ Several PROFILEs of the same program aggregate into one: each value is the
 mean across runs, with its standard deviation (sd) across runs; intervals
 are computed from the pooled samples.
 
+The profiles of one parallel job (one per rank: sampler -o app.%r.prof
+under mpirun or srun) report per rank, host or profile with --by rank|host|
+profile, and any view of them says the job, its load imbalance (max/mean of
+the ranks' CPU time and energy) and its slowest rank.  Ranks on one host
+share its energy counters: each host's energy is counted once and split
+between its ranks by CPU time.
+
 PROFILE is a sampler profile (native or original layout, plain or .bz2) or a
 CSV written by `sampler-export --format csv --symbols`.  Results are cached
 per profile content under ~/.cache/sampler/report (--no-cache to skip)."""
@@ -36,7 +43,10 @@ def parse_args(argv):
     )
     p.add_argument("profiles", nargs="+", metavar="PROFILE")
     p.add_argument(
-        "--by", choices=agg.BY_KINDS, default="function", help="group by (default function)"
+        "--by",
+        choices=agg.BY_KINDS + job.JOB_KINDS,
+        default="function",
+        help="group by (default function; rank, host, profile: the profiles of a job)",
     )
     p.add_argument(
         "--min-share",
@@ -188,7 +198,9 @@ def header_lines(runs, args):
                 run.host.get("hostname", "?"),
             )
         )
-    if len(runs) > 1:
+    if job.is_job(runs):
+        lines += job.header_lines(runs)
+    if len(runs) > 1 and args.by not in job.JOB_KINDS:
         lines.append("# %d runs aggregated: values are means, ±sd across runs" % len(runs))
     lines.append(
         "# share intervals: %g%% (Wilson for samples, ratio estimator for energy)"
@@ -197,10 +209,29 @@ def header_lines(runs, args):
     return "\n".join(lines) + "\n"
 
 
+def report_job(args, runs):
+    """--by rank|host|profile: one row each, sums over the job."""
+    rows = job.rows(runs, args.by)
+    table.emit(
+        args,
+        job.fields(runs),
+        rows,
+        lambda: {
+            "profiles": args.profiles,
+            "by": args.by,
+            "imbalance": job.imbalance(runs) if job.is_job(runs) else None,
+        },
+        lambda: header_lines(runs, args) + table.text(job.text_columns(runs, args.by), rows),
+    )
+    return 0
+
+
 def run(argv):
     args = parse_args(argv)
     runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
     agg.check_same_channels(runs)
+    if args.by in job.JOB_KINDS:
+        return report_job(args, runs)
     several = len(runs) > 1
     rows = metrics.rows(runs, args.by, args.confidence)
     rows = filter_rows(sort_rows(rows, args.sort, runs), args, runs)

@@ -1,0 +1,314 @@
+/* merge.c - several profiles into one (see merge.h).
+ *
+ * A k-way merge by time over open readers: each holds one record ahead, the
+ * earliest is rewritten (ids, names, clock) and written, and its reader
+ * moves on.  Memory: one record per input, and one sample's threads. */
+#include "merge.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/outfile.h"
+#include "../profile/profile.h"
+
+#define PID_BITS 22		/* Linux pid_max is at most 2^22 */
+
+struct input {
+	struct profile_reader *r;
+	const struct profile_info *info;
+	const char *path;
+	struct profile_record rec;
+	bool have;		/* rec holds the next record */
+	bool done;
+	int64_t shift;		/* add to its times: the first profile's clock */
+	uint32_t base;		/* its ids: base | id */
+};
+
+struct merge {
+	struct input *in;
+	size_t n;
+	struct profile_writer *w;
+	struct profile_thread_sample *ts;
+	uint32_t ts_cap;
+	struct profile_stats stats;
+	uint32_t ncounters;
+};
+
+static int64_t clock_offset(const struct profile_info *info)
+{
+	return (int64_t)(info->host.realtime_ns - info->host.monotonic_ns);
+}
+
+/* Fetch the next record of in (stats are summed, not merged by time). */
+static int advance(struct merge *m, struct input *in, struct error *err)
+{
+	int rc;
+
+	in->have = false;
+	while (!in->done) {
+		rc = profile_read_next(in->r, &in->rec, err);
+		if (rc < 0)
+			return error_prefix(err, "cannot merge %s", in->path);
+		if (rc == 0) {
+			in->done = true;
+			break;
+		}
+		if (in->rec.type == PROFILE_REC_WINDOW)
+			return error_set(err, "cannot merge %s: it has sampling windows (--delay, --duration, --control, --pid); export it alone",
+					 in->path);
+		if (in->rec.type == PROFILE_REC_STATS) {
+			const struct profile_stats *s = &in->rec.stats;
+			const struct profile_info *info = in->info;
+
+			if (s->wall_ns > m->stats.wall_ns)
+				m->stats.wall_ns = s->wall_ns;
+			m->stats.latency_ns += s->latency_ns;
+			m->stats.samples += s->samples;
+			m->stats.thread_samples += s->thread_samples;
+			m->stats.missed_slots += s->missed_slots;
+			m->stats.signals_delivered += s->signals_delivered;
+			m->stats.threads_seen += s->threads_seen;
+			m->stats.processes_seen += s->processes_seen;
+			for (uint32_t j = 0; j < info->nthread_channels; j++)
+				if (info->thread_channel[j] < s->nchannels)
+					m->stats.channel_totals[j] += s->channel_totals[info->thread_channel[j]];
+			continue;
+		}
+		in->have = true;
+		break;
+	}
+	return 0;
+}
+
+static uint64_t record_time(const struct profile_record *rec)
+{
+	switch (rec->type) {
+	case PROFILE_REC_PROCESS:
+		return rec->process.time_ns;
+	case PROFILE_REC_EXEC:
+		return rec->exec.time_ns;
+	case PROFILE_REC_THREAD:
+		return rec->thread.time_ns;
+	case PROFILE_REC_EXIT:
+		return rec->exit.time_ns;
+	case PROFILE_REC_MAP:
+		return rec->map.time_ns;
+	case PROFILE_REC_SAMPLE:
+		return rec->sample.time_ns;
+	case PROFILE_REC_NAME:
+		return rec->name.time_ns;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t shifted(const struct input *in, uint64_t t)
+{
+	return (uint64_t)((int64_t)t + in->shift);
+}
+
+static uint32_t id_of(const struct input *in, uint32_t id)
+{
+	return id ? in->base | id : 0;
+}
+
+/* "comm[rank R]", the name cut so that the rank always shows. */
+static void rename_comm(const struct input *in, size_t i, char comm[PROFILE_COMM_MAX])
+{
+	size_t max = PROFILE_COMM_MAX - 1, len, keep;
+	char tag[32];
+
+	if (in->info->host.rank[0])
+		snprintf(tag, sizeof(tag), "[rank %s]", in->info->host.rank);
+	else
+		snprintf(tag, sizeof(tag), "[#%zu]", i);
+	len = strlen(tag) < max ? strlen(tag) : max;
+	keep = strnlen(comm, max);
+	if (keep > max - len)
+		keep = max - len;
+	memcpy(comm + keep, tag, len);
+	comm[keep + len] = '\0';
+}
+
+static int write_sample(struct merge *m, struct input *in, struct profile_sample *s,
+			struct error *err)
+{
+	struct profile_sample out = { .time_ns = shifted(in, s->time_ns), .nthreads = s->nthreads };
+
+	if (s->nthreads > m->ts_cap) {
+		struct profile_thread_sample *ts = realloc(m->ts, s->nthreads * sizeof(*ts));
+
+		if (!ts)
+			return error_set(err, "out of memory");
+		m->ts = ts;
+		m->ts_cap = s->nthreads;
+	}
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		m->ts[i] = s->threads[i];
+		m->ts[i].tid = id_of(in, s->threads[i].tid);
+		m->ts[i].pid = id_of(in, s->threads[i].pid);
+	}
+	out.threads = m->ts;
+	return profile_write_sample(m->w, &out, err);
+}
+
+static int write_record(struct merge *m, size_t i, struct error *err)
+{
+	struct input *in = &m->in[i];
+	struct profile_record *rec = &in->rec;
+
+	switch (rec->type) {
+	case PROFILE_REC_PROCESS:
+		rec->process.pid = id_of(in, rec->process.pid);
+		rec->process.ppid = id_of(in, rec->process.ppid);
+		rec->process.time_ns = shifted(in, rec->process.time_ns);
+		return profile_write_process(m->w, &rec->process, err);
+	case PROFILE_REC_EXEC:
+		rec->exec.pid = id_of(in, rec->exec.pid);
+		rec->exec.time_ns = shifted(in, rec->exec.time_ns);
+		rename_comm(in, i, rec->exec.comm);
+		return profile_write_exec(m->w, &rec->exec, err);
+	case PROFILE_REC_THREAD:
+		rec->thread.tid = id_of(in, rec->thread.tid);
+		rec->thread.pid = id_of(in, rec->thread.pid);
+		rec->thread.time_ns = shifted(in, rec->thread.time_ns);
+		return profile_write_thread(m->w, &rec->thread, err);
+	case PROFILE_REC_EXIT:
+		rec->exit.tid = id_of(in, rec->exit.tid);
+		rec->exit.pid = id_of(in, rec->exit.pid);
+		rec->exit.time_ns = shifted(in, rec->exit.time_ns);
+		return profile_write_exit(m->w, &rec->exit, err);
+	case PROFILE_REC_MAP:
+		rec->map.pid = id_of(in, rec->map.pid);
+		rec->map.time_ns = shifted(in, rec->map.time_ns);
+		return profile_write_map(m->w, &rec->map, err);
+	case PROFILE_REC_SAMPLE:
+		return write_sample(m, in, &rec->sample, err);
+	case PROFILE_REC_NAME:
+		/* a thread's own name keeps the rank too (perf COMM per thread) */
+		rec->name.tid = id_of(in, rec->name.tid);
+		rec->name.pid = id_of(in, rec->name.pid);
+		rec->name.time_ns = shifted(in, rec->name.time_ns);
+		rename_comm(in, i, rec->name.name);
+		return profile_write_name(m->w, &rec->name, err);
+	default:
+		return 0;
+	}
+}
+
+/* The first profile's facts, its per-thread channels only. */
+static void merged_info(const struct merge *m, struct profile_info *info)
+{
+	const struct profile_info *first = m->in[0].info;
+
+	*info = *first;
+	info->nchannels = 0;
+	for (uint32_t j = 0; j < first->nthread_channels; j++)
+		info->channels[info->nchannels++] = first->channels[first->thread_channel[j]];
+	profile_info_index_channels(info);
+	info->format = PROFILE_FORMAT_NATIVE;
+	info->host.rank[0] = '\0';
+	snprintf(info->host.cmdline, sizeof(info->host.cmdline),
+		 "sampler-export: %zu profiles merged (first: %s)", m->n, m->in[0].path);
+}
+
+static int same_counters(const struct input *a, const struct input *b, struct error *err)
+{
+	const struct profile_info *x = a->info, *y = b->info;
+
+	if (x->nthread_channels != y->nthread_channels)
+		goto differ;
+	for (uint32_t j = 0; j < x->nthread_channels; j++)
+		if (strcmp(x->channels[x->thread_channel[j]].name, y->channels[y->thread_channel[j]].name))
+			goto differ;
+	return 0;
+differ:
+	return error_set(err, "cannot merge %s and %s: their per-thread counters differ (record every rank with the same -p options)",
+			 a->path, b->path);
+}
+
+static int open_inputs(struct merge *m, char *const *paths, struct error *err)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct input *in = &m->in[i];
+
+		in->path = paths[i];
+		in->r = profile_reader_open(paths[i], err);
+		if (!in->r)
+			return -1;
+		in->info = profile_reader_info(in->r);
+		in->base = (uint32_t)i << PID_BITS;
+		in->shift = clock_offset(in->info) - clock_offset(m->in[0].info);
+		if (i && same_counters(&m->in[0], in, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_merge(struct merge *m, const char *out, struct error *err)
+{
+	struct profile_info info;
+	struct outfile *o;
+
+	merged_info(m, &info);
+	m->stats.nchannels = info.nchannels;
+	/* out is the caller's temporary file: replaced, no out.old left */
+	o = outfile_open(out, 0600, OUTFILE_FORCE, err);
+	if (!o)
+		return -1;
+	m->w = profile_writer_open_out(o, PROFILE_FORMAT_NATIVE, &info, err);
+	if (!m->w)
+		return -1;
+	for (size_t i = 0; i < m->n; i++)
+		if (advance(m, &m->in[i], err) < 0)
+			goto out_abandon;
+	for (;;) {
+		size_t best = m->n;
+		uint64_t best_t = 0;
+
+		for (size_t i = 0; i < m->n; i++) {
+			uint64_t t;
+
+			if (!m->in[i].have)
+				continue;
+			t = shifted(&m->in[i], record_time(&m->in[i].rec));
+			if (best == m->n || t < best_t) {
+				best = i;
+				best_t = t;
+			}
+		}
+		if (best == m->n)
+			break;
+		if (write_record(m, best, err) < 0 || advance(m, &m->in[best], err) < 0)
+			goto out_abandon;
+	}
+	return profile_writer_finish(m->w, &m->stats, err);
+
+out_abandon:
+	profile_writer_abandon(m->w);
+	return -1;
+}
+
+int merge_profiles(char *const *paths, size_t n, const char *out, struct error *err)
+{
+	struct merge m = { .n = n };
+	int ret = -1;
+
+	if (n > MERGE_MAX_INPUTS)
+		return error_set(err, "%zu profiles are more than the %d one merge takes", n,
+				 MERGE_MAX_INPUTS);
+	m.in = calloc(n, sizeof(*m.in));
+	if (!m.in)
+		return error_set(err, "out of memory");
+	if (open_inputs(&m, paths, err) == 0)
+		ret = run_merge(&m, out, err);	/* the writer is gone either way */
+	for (size_t i = 0; i < n; i++)
+		if (m.in[i].r)
+			profile_reader_close(m.in[i].r);
+	free(m.in);
+	free(m.ts);
+	return ret;
+}

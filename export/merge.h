@@ -1,0 +1,23 @@
+/* merge.h - several profiles of one job into one (sampler-export with
+ * several PROFILEs), so that one perf.data holds every rank. */
+#ifndef SAMPLER_EXPORT_MERGE_H
+#define SAMPLER_EXPORT_MERGE_H
+
+#include <stddef.h>
+
+#include "../common/error.h"
+
+/* Most profiles one merge takes: each gets its own range of process ids. */
+#define MERGE_MAX_INPUTS 256
+
+/* Write to out (a native profile) the records of paths[0..n-1] in time
+ * order, on the first profile's clock (the others moved by their realtime
+ * anchors).  Process and thread ids are made distinct (profile i's pid p
+ * becomes i << 22 | p) and every process and thread name gets its rank,
+ * as "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
+ * power: node readings that several ranks of a host share) are left out;
+ * per-thread counters are kept.  Profiles with sampling windows, or with
+ * different per-thread channels, are refused. */
+int merge_profiles(char *const *paths, size_t n, const char *out, struct error *err);
+
+#endif

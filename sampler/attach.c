@@ -1,0 +1,198 @@
+/* attach.c - seize running processes and threads (see attach.h). */
+#include "attach.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "procfs.h"
+
+#define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
+#define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+
+int attach_parse_ids(const char *opt, const char *arg, pid_t *ids, size_t *n,
+		     struct error *err)
+{
+	const char *p = arg;
+
+	*n = 0;
+	do {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
+			return error_set(err, "%s %s: not a list of process ids (use e.g. %s 1234 or %s 1234,5678)",
+					 opt, arg, opt, opt);
+		if (*n == ATTACH_MAX_IDS)
+			return error_set(err, "%s: more than %d ids", opt, ATTACH_MAX_IDS);
+		ids[(*n)++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return 0;
+}
+
+static int find(const struct attach_list *l, pid_t tid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+static int add(struct attach_list *l, pid_t tid, pid_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		pid_t *t = realloc(l->tids, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		l->tids = t;
+		t = realloc(l->pids, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		l->pids = t;
+		l->cap = cap;
+	}
+	l->tids[l->n] = tid;
+	l->pids[l->n++] = pid;
+	return 0;
+}
+
+static long yama_scope(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen(YAMA_SCOPE, "re");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return buf[0] ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Why PTRACE_SEIZE of id failed, with the fix. */
+static int seize_error(pid_t id, int e, struct error *err)
+{
+	long uid = procfs_read_uid(id), scope = yama_scope();
+	pid_t tracer = procfs_read_tracer(id);
+
+	if (e == ESRCH || uid < 0)
+		return error_set(err, "cannot attach to %d: no such process (check the id with ps)", (int)id);
+	if (tracer > 0 && tracer != getpid()) {
+		char comm[32];
+
+		procfs_read_comm(tracer, comm, sizeof(comm));
+		return error_set(err, "cannot attach to %d: already traced by process %d (%s; a debugger or strace: end or detach it first)",
+				 (int)id, (int)tracer, comm[0] ? comm : "?");
+	}
+	if (e != EPERM)
+		return error_set(err, "cannot attach to %d: PTRACE_SEIZE: %s", (int)id, strerror(e));
+	if (uid != (long)getuid() && geteuid() != 0)
+		return error_set(err, "cannot attach to %d: it is a process of another user (uid %ld; run the sampler as that user, or as root or with CAP_SYS_PTRACE)",
+				 (int)id, uid);
+	if (scope == 3)
+		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is 3, which forbids attaching for everyone until a reboot (launch the program under the sampler instead: sampler -- command)",
+				 (int)id);
+	if (scope >= 1)
+		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is %ld, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE, set kernel.yama.ptrace_scope=0, or launch it under the sampler: sampler -- command)",
+				 (int)id, scope);
+	return error_set(err, "cannot attach to %d: PTRACE_SEIZE: %s (seccomp or container settings may forbid ptrace; root or CAP_SYS_PTRACE can attach)",
+			 (int)id, strerror(e));
+}
+
+/* Seize tid of process pid; 1 seized, 0 gone or already ours, -1 error. */
+static int seize_one(struct attach_list *l, pid_t tid, pid_t pid, struct error *err)
+{
+	if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
+		return add(l, tid, pid) < 0 ? error_set(err, "out of memory") : 1;
+	if (errno == ESRCH)
+		return 0;	/* exited meanwhile */
+	/* seized by the kernel already: a thread created by one we hold */
+	if (errno == EPERM && procfs_read_tracer(tid) == getpid())
+		return 0;
+	return seize_error(tid, errno, err);
+}
+
+/* One pass over /proc/PID/task: how many threads were seized, or -1. */
+static int seize_pass(struct attach_list *l, pid_t pid, struct error *err)
+{
+	char path[64];
+	struct dirent *d;
+	int seized = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return l->n ? 0 : seize_error(pid, ESRCH, err);
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+		int rc;
+
+		if (tid <= 0 || find(l, tid))
+			continue;
+		rc = seize_one(l, tid, pid, err);
+		if (rc < 0) {
+			closedir(dir);
+			return -1;
+		}
+		seized += rc;
+	}
+	closedir(dir);
+	return seized;
+}
+
+int attach_seize(struct attach_list *l, pid_t id, int whole, struct error *err)
+{
+	size_t first = l->n;
+	pid_t tgid = id, ppid;
+	int rc;
+
+	if (id == getpid())
+		return error_set(err, "cannot attach to %d: that is the sampler itself", (int)id);
+	if (procfs_read_ids(id, &tgid, &ppid) < 0)
+		return seize_error(id, ESRCH, err);
+	if (whole && tgid != id)
+		return error_set(err, "--pid %d: %d is a thread of process %d (use --pid %d, or --tid %d for the thread alone)",
+				 (int)id, (int)id, (int)tgid, (int)tgid, (int)id);
+	if (!whole) {
+		rc = seize_one(l, id, tgid, err);
+		if (rc == 0 && !find(l, id))
+			rc = seize_error(id, ESRCH, err);
+		return rc < 0 ? -1 : 0;
+	}
+	/* A thread seized in one pass may have created others before it was
+	 * seized: read the list again until it holds nothing new. */
+	do
+		rc = seize_pass(l, id, err);
+	while (rc > 0);
+	if (rc < 0) {
+		while (l->n > first)
+			ptrace(PTRACE_DETACH, l->tids[--l->n], 0, 0);
+		return -1;
+	}
+	return 0;
+}
+
+void attach_release(struct attach_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		ptrace(PTRACE_DETACH, l->tids[i], 0, 0);
+	l->n = 0;
+}
+
+void attach_free(struct attach_list *l)
+{
+	free(l->tids);
+	free(l->pids);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,164 @@
+/* job.c - rank, job id and host of this run; -o patterns (see job.h). */
+#include "job.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+/* The order in which launchers are trusted: Open MPI's own variable first
+ * (mpirun also sets PMIX_RANK), then the generic PMI ones, then Slurm's
+ * task id (srun without MPI, or an MPI that srun started). */
+static const char *const rank_vars[] = {
+	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+};
+static const char *const job_vars[] = { "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid" };
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t len = strnlen(src, size - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int job_detect(struct job *job, struct error *err)
+{
+	struct utsname u;
+
+	memset(job, 0, sizeof(*job));
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *v = getenv(rank_vars[i]);
+
+		if (!v || !*v)
+			continue;
+		if (!is_number(v) || strlen(v) >= sizeof(job->rank))
+			return error_set(err, "bad rank in %s='%s' (the launcher sets it to a number; unset it when not running under a launcher)",
+					 rank_vars[i], v);
+		copy_str(job->rank, sizeof(job->rank), v);
+		job->rank_var = rank_vars[i];
+		break;
+	}
+	for (size_t i = 0; i < sizeof(job_vars) / sizeof(job_vars[0]); i++) {
+		const char *v = getenv(job_vars[i]);
+
+		if (v && *v) {
+			copy_str(job->job_id, sizeof(job->job_id), v);
+			break;
+		}
+	}
+	if (uname(&u) == 0) {
+		copy_str(job->host, sizeof(job->host), u.nodename);
+		job->host[strcspn(job->host, ".")] = '\0';
+	}
+	return 0;
+}
+
+/* A growing string; every append is checked once, at the end. */
+struct name_buf {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+static void put(struct name_buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->s, cap);
+
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void put_str(struct name_buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void put_time(struct name_buf *b, uint64_t realtime_ns)
+{
+	time_t t = (time_t)(realtime_ns / 1000000000ull);
+	char stamp[32];
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	put_str(b, stamp);
+}
+
+char *job_expand_output(const char *pattern, const struct job *job, pid_t pid,
+			uint64_t realtime_ns, struct error *err)
+{
+	struct name_buf b = { 0 };
+	char num[24];
+
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%') {
+			put(&b, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case '%':
+			put(&b, "%", 1);
+			break;
+		case 'p':
+			snprintf(num, sizeof(num), "%d", (int)pid);
+			put_str(&b, num);
+			break;
+		case 'h':
+			put_str(&b, job->host);
+			break;
+		case 't':
+			put_time(&b, realtime_ns);
+			break;
+		case 'r':
+			if (!job->rank[0]) {
+				free(b.s);
+				error_set(err, "-o %s: %%r needs a rank, but none of OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID is set (start the sampler from mpirun or srun, or use %%p)",
+					  pattern);
+				return NULL;
+			}
+			put_str(&b, job->rank);
+			break;
+		case '\0':
+			free(b.s);
+			error_set(err, "-o %s: ends with a lone %% (write %%%% for a percent sign)", pattern);
+			return NULL;
+		default:
+			free(b.s);
+			error_set(err, "-o %s: unknown pattern %%%c (use %%p pid, %%h host, %%r rank, %%t start time, %%%% a percent sign)",
+				  pattern, *p);
+			return NULL;
+		}
+	}
+	put(&b, "", 0);
+	if (b.failed) {
+		free(b.s);
+		error_set(err, "-o %s: out of memory", pattern);
+		return NULL;
+	}
+	return b.s;
+}

@@ -1,0 +1,144 @@
+#!/bin/bash
+# One profile per MPI rank with Debian's Open MPI: mpirun starts one sampler
+# per rank, each names its profile by the -o pattern and records its rank,
+# host and job id.  examples/mpi/mpi_app: rank r does (r + 1) units of work,
+# so the ranks' CPU shares are 10/20/30/40% and max/mean is 1.6.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+if ! command -v mpirun >/dev/null || [ ! -x "$EXAMPLES/mpi_app" ]; then
+	test_skip 'MPI: four ranks, four profiles' 'no mpirun or no examples/mpi_app (make deps installs openmpi-bin and libopenmpi-dev)'
+	test_done
+	exit
+fi
+unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid
+host=$(uname -n | cut -d. -f1)
+
+host_field() {	# TEXT KEY
+	grep "^host " "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# CPU time (ns) a profile's samples and exit tails carry.
+cpu_of() {
+	awk '/^(ts|exit) / { for (i = 2; i <= NF; i++) if ($i ~ /^dcpu=/) s += substr($i, 6) }
+	     END { print s + 0 }' "$1"
+}
+
+test_expect_success 'mpirun -np 4 sampler -o app.%h.%r.prof: four profiles, rank, host and job id inside' '
+	mpirun --oversubscribe --allow-run-as-root -np 4 \
+		"$SAMPLER" -f 200 -o "app.%h.%r.prof" -- "$EXAMPLES/mpi_app" 250 >out &&
+	expect_eq 4 "$(grep -c "^rank=" out)" "ranks that ran" &&
+	for r in 0 1 2 3; do
+		f=app.$host.$r.prof &&
+		dump $f &&
+		expect_eq $r "$(host_field $f.txt rank)" "rank in $f" &&
+		expect_eq "$host" "$(host_field $f.txt hostname)" "host in $f" &&
+		host_field $f.txt job_id >>jobs || exit 1
+	done &&
+	expect_eq 1 "$(sort -u jobs | wc -l)" "distinct job ids" &&
+	expect_ge 1 "$(head -1 jobs)" "job id"
+'
+
+test_expect_success 'MPI: per-rank CPU shares 10/20/30/40% within 3 points, imbalance 1.6 within 0.1' '
+	for r in 0 1 2 3; do echo "$r $(cpu_of app.$host.$r.prof.txt)"; done >cpu &&
+	cat cpu &&
+	total=$(awk "{ s += \$2 } END { print s }" cpu) &&
+	for r in 0 1 2 3; do
+		share=$(awk -v r=$r -v t=$total "\$1 == r { print 100 * \$2 / t }" cpu) &&
+		expect_near $((10 * (r + 1))) "$share" 3 "CPU share of rank $r" || exit 1
+	done &&
+	imbalance=$(awk "{ s += \$2; if (\$2 > m) m = \$2 } END { print m / (s / NR) }" cpu) &&
+	expect_near 1.6 "$imbalance" 0.1 "max/mean of per-rank CPU time"
+'
+
+REPORT="/usr/bin/python3 $ROOT/scripts/sampler-report"
+export SAMPLER_BIN_DIR=$BUILD
+
+test_expect_success 'sampler-report --by rank: shares 10/20/30/40, imbalance 1.6 and the slowest rank in the header' '
+	$REPORT --by rank --csv app.$host.*.prof >rank.csv &&
+	cat rank.csv &&
+	for r in 0 1 2 3; do
+		share=$(awk -F, -v n="rank $r" "\$1 == n { print \$4 }" rank.csv) &&
+		expect_near $((10 * (r + 1))) "$share" 3 "report CPU share of rank $r" || exit 1
+	done &&
+	$REPORT --by rank app.$host.*.prof >rank.txt &&
+	line=$(grep "^# load imbalance" rank.txt) &&
+	imb=$(echo "$line" | sed "s/.*CPU time \([0-9.]*\).*/\1/") &&
+	expect_near 1.6 "$imb" 0.1 "imbalance in the header ($line)" &&
+	expect_grep "slowest: rank 3 " rank.txt &&
+	expect_grep "^# job [0-9]*: 4 profiles, ranks 0,1,2,3, on 1 host ($host)" rank.txt
+'
+
+test_expect_success 'sampler-export merges the ranks into one profile: distinct pids, comm app[rank N]' '
+	"$EXPORT" --format csv -o job.csv app.$host.*.prof &&
+	expect_eq 4 "$(grep "^# process " job.csv | grep -c "comm=mpi_app\[rank%20[0-3]\]")" "processes named by rank" &&
+	expect_eq 4 "$(grep "^# process " job.csv | sed "s/^# process pid=\([0-9]*\).*/\1/" | sort -u | wc -l)" "distinct pids" &&
+	rows=$(grep -c "^[0-9]" job.csv) &&
+	sum=0 && for r in 0 1 2 3; do
+		"$EXPORT" --format csv -o r$r.csv app.$host.$r.prof && sum=$((sum + $(grep -c "^[0-9]" r$r.csv))) || exit 1
+	done &&
+	expect_eq "$sum" "$rows" "rows of the merge vs the four profiles"
+'
+
+if command -v perf >/dev/null 2>&1; then
+	test_expect_success 'perf report --sort comm of the merged perf.data splits the CPU time 10/20/30/40 by rank' '
+		"$EXPORT" -o job.data app.$host.*.prof &&
+		perf report -i job.data --stdio --sort comm 2>/dev/null |
+			awk "/of event .cpu-time./ { on = 1 } /of event .wall-time./ { on = 0 } on && /rank/" >comm.txt &&
+		cat comm.txt &&
+		for r in 0 1 2 3; do
+			share=$(grep "mpi_app\[rank $r\]" comm.txt | tr -d "%" | awk "{ print \$1 }") &&
+			expect_near $((10 * (r + 1))) "$share" 3 "perf cpu-time share of rank $r" || exit 1
+		done
+	'
+else
+	test_skip 'perf report --sort comm of the merged perf.data' 'perf is not installed (apt-get install linux-perf)'
+fi
+
+test_expect_success 'sampler-export refuses to merge profiles with windows or different counters' '
+	"$SAMPLER" --duration 0.1 -o w.prof -- true &&
+	run_status "$EXPORT" -o w.data app.$host.0.prof w.prof 2>err &&
+	expect_eq 1 "$rc" "status" &&
+	expect_grep "cannot merge w.prof: it has sampling windows" err &&
+	"$SAMPLER" -p perf:task-clock -o c.prof -- true &&
+	run_status "$EXPORT" -o c.data app.$host.0.prof c.prof 2>err &&
+	expect_eq 1 "$rc" "status" &&
+	expect_grep "their per-thread counters differ" err
+'
+
+test_expect_success 'sampler-plot --kind timeline: the ranks on one time axis, placed by their realtime anchors' '
+	/usr/bin/python3 "$ROOT/scripts/sampler-plot" --kind timeline -o ranks.png app.$host.*.prof &&
+	expect_eq "89504e47" "$(head -c 4 ranks.png | od -An -tx1 | tr -d " \n")" "PNG magic" &&
+	for r in 0 1 2 3; do
+		grep "^host " app.$host.$r.prof.txt | tr " " "\n" |
+			awk -F= "/^(start_ns|monotonic_ns|realtime_ns)=/ { v[\$1] = \$2 }
+				 END { printf \"%.6f\\n\", (v[\"start_ns\"] - v[\"monotonic_ns\"] + v[\"realtime_ns\"]) / 1e9 }" || exit 1
+	done >anchors &&
+	PYTHONPATH="$ROOT/scripts" /usr/bin/python3 -c "
+import sys
+from samplerlib import cli_plot
+starts = [cli_plot.realtime_start(cli_plot.read_timeline(\"app.$host.%d.prof\" % r)) for r in range(4)]
+print(\"\n\".join(\"%.6f\" % s for s in starts))" >placed &&
+	paste anchors placed &&
+	awk "{ d = \$1 - \$2; if (d < 0) d = -d; if (d > 1e-5) { print \"rank \" NR - 1 \" placed at \" \$2 \", anchor \" \$1; exit 1 } }" <(paste anchors placed)
+'
+
+FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
+test_expect_success 'fake RAPL: the node energy is counted once, not once per rank, and split by CPU time' '
+	$FAKE make node &&
+	{ $FAKE run node --rate intel-rapl:0=10 --seconds 30 --step-ms 1 --log node.log & } &&
+	fake=$! &&
+	mpirun --oversubscribe --allow-run-as-root -np 4 -x SAMPLER_SYSFS_ROOT=$TRASH/node \
+		"$SAMPLER" -f 200 -p rapl:package-0 -o "e.%r.prof" -- "$EXAMPLES/mpi_app" 100 >/dev/null &&
+	{ kill $fake; wait $fake || true; } &&
+	for r in 0 1 2 3; do dump e.$r.prof && stat_of e.$r.prof.txt totals >>per_rank || exit 1; done &&
+	max=$(sort -g per_rank | tail -1) && sum=$(awk "{ s += \$1 } END { print s }" per_rank) &&
+	$REPORT --by rank --csv e.*.prof >e.csv && cat e.csv &&
+	total=$(awk -F, "NR > 1 { s += \$6 } END { print s * 1e6 }" e.csv) &&
+	expect_near "$max" "$total" "$(awk -v m=$max "BEGIN { print m / 100 }")" "report energy (uJ): the node once (sum of the profiles: $sum)" &&
+	awk -F, "NR > 1 { d = \$4 - \$7; if (d < 0) d = -d; if (d > 0.5) { print \"energy share \" \$7 \" != CPU share \" \$4; exit 1 } }" e.csv &&
+	$REPORT --by rank e.*.prof >e.txt &&
+	expect_grep "^# energy: each host.s node energy counted once" e.txt
+'
+
+test_done

@@ -1,0 +1,216 @@
+#!/bin/bash
+# Attach to a running program (--pid, --tid) and detach cleanly: the
+# program goes on exactly as before (no thread left stopped, no signal lost
+# or added, its output and exit status its own), and the profile holds only
+# what happened while attached.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+# start_attachee: examples/attachee reading numbers from the FIFO "in"
+# (kept open on fd 7), its pid in $app; "wait $app" gives its status.
+start_attachee() {
+	local i
+	rm -f in out log && mkfifo in || return 1
+	"$EXAMPLES/attachee" log <in >out 2>&1 &
+	app=$!
+	exec 7>in
+	for i in $(seq 100); do grep -q ready out 2>/dev/null && return 0; sleep 0.05; done
+	echo "attachee did not start"; return 1
+}
+
+# no_thread_stopped PID: no thread of PID in a stopped state (T or t).
+no_thread_stopped() {
+	states=$(for s in /proc/$1/task/*/stat; do sed "s/.*) //" "$s" | cut -d" " -f1; done | tr -d "\n")
+	case "$states" in *[Tt]*) echo "thread states of $1: $states"; return 1 ;; esac
+}
+
+# usr1 PID: send SIGUSR1 once the previous one was taken (a standard signal
+# sent while one is pending would merge with it, sampler or not).
+usr1() {
+	local i
+	for i in $(seq 200); do
+		pend=$(sed -n "s/^ShdPnd:\t*//p" /proc/$1/status)
+		[ $((0x$pend & 0x200)) -eq 0 ] && break
+		sleep 0.01
+	done
+	kill -USR1 $1
+}
+
+test_expect_success 'attach 1 s to 8 threads, detach: every thread runs on, every signal arrives' '
+	start_attachee || exit 1
+	echo 5 >&7
+	{ for k in 1 2 3 4 5; do sleep 0.1; usr1 $app; done; } &
+	sender=$!
+	"$SAMPLER" -f 500 --pid $app --duration 1 -o a.prof 2>err &&
+	wait $sender &&
+	no_thread_stopped $app &&
+	for k in 1 2 3; do usr1 $app; done &&
+	echo 7 >&7 && exec 7>&- &&
+	run_status wait $app &&
+	expect_eq 3 "$rc" "exit status of the program" &&
+	expect_grep "^sum=12 usr1=8 woken=4\$" out &&
+	expect_no_grep "error" err
+'
+
+test_expect_success 'attach: the profile holds every thread, one window, exit status 0' '
+	dump a.prof &&
+	expect_eq 9 "$(field_values a.prof.txt thread tid | sort -u | wc -l)" "threads recorded" &&
+	expect_eq "1 0" "$(field_values a.prof.txt window enabled | tr "\n" " " | sed "s/ \$//")" "window states" &&
+	expect_ge 10 "$(records a.prof.txt sample)" "samples" &&
+	expect_eq 0 "$(stat_of a.prof.txt exit)" "stats exit status"
+'
+
+test_expect_success 'attach: CPU shares of spin_full and spin_third within 3 points of the program own truth' '
+	python3 - a.prof.txt log <<-\PY
+	import sys, collections
+	prof, log = sys.argv[1], sys.argv[2]
+	func, points = {}, collections.defaultdict(list)
+	for line in open(log):
+	    tid, f, mono, cpu = line.split()
+	    func[tid] = f
+	    points[tid].append((int(mono), int(cpu)))
+	def at(tid, t):
+	    p = points[tid]
+	    for (m0, c0), (m1, c1) in zip(p, p[1:]):
+	        if m0 <= t <= m1:
+	            return c0 + (c1 - c0) * (t - m0) / max(m1 - m0, 1)
+	    raise SystemExit("no truth for %s at %d" % (tid, t))
+	got = collections.Counter()
+	times = []
+	for line in open(prof):
+	    w = line.split()
+	    if w[0] == "sample":
+	        times.append(int(w[1].split("=")[1]))
+	    if w[0] == "ts":
+	        kv = dict(x.split("=", 1) for x in w[1:])
+	        if kv["tid"] in func:
+	            got[func[kv["tid"]]] += int(kv["dcpu"])
+	t0, t1 = times[0], times[-1]
+	truth = collections.Counter()
+	for tid in func:
+	    truth[func[tid]] += at(tid, t1) - at(tid, t0)
+	ok = True
+	for f in ("spin_full", "spin_third"):
+	    g = 100 * got[f] / sum(got.values())
+	    t = 100 * truth[f] / sum(truth.values())
+	    print("%s: profile %.1f%%, truth %.1f%%" % (f, g, t))
+	    ok = ok and abs(g - t) <= 3
+	sys.exit(0 if ok else 1)
+	PY
+'
+
+test_expect_success '20 attach/detach cycles on one process: it goes on as before' '
+	start_attachee || exit 1
+	for k in $(seq 20); do
+		"$SAMPLER" --pid $app --duration 0.05 -o c.prof 2>>err || { echo "cycle $k failed"; exit 1; }
+		no_thread_stopped $app || exit 1
+		usr1 $app
+		echo $k >&7
+	done &&
+	dump c.prof && expect_ge 1 "$(records c.prof.txt sample)" "samples of the last cycle" &&
+	exec 7>&- && run_status wait $app &&
+	expect_eq 3 "$rc" "exit status" &&
+	expect_grep "^sum=210 usr1=20 woken=4\$" out &&
+	expect_no_grep "error" err
+'
+
+test_expect_success 'SIGINT to the sampler ends the attachment: status 0, complete profile, program runs on' '
+	"$EXAMPLES/busy" 30 &
+	target=$!
+	"$SAMPLER" --pid $target -o i.prof &
+	s=$!
+	sleep 0.5 && kill -INT $s && run_status wait $s &&
+	expect_eq 0 "$rc" "sampler status" &&
+	no_thread_stopped $target &&
+	kill -0 $target && kill $target && { wait $target || true; } &&
+	dump i.prof && expect_grep "^stats " i.prof.txt
+'
+
+test_expect_success 'the attached process exits: the sampler ends with 0, the parent gets its status' '
+	"$EXAMPLES/exit3" 0.6 &
+	target=$!
+	"$SAMPLER" --pid $target -o e.prof &&
+	run_status wait $target &&
+	expect_eq 3 "$rc" "status the parent sees" &&
+	dump e.prof && expect_eq 0 "$(stat_of e.prof.txt exit)" "stats exit" &&
+	expect_grep "^exit .*whole=1" e.prof.txt
+'
+
+test_expect_success 'a job-control stop in progress is kept' '
+	"$EXAMPLES/busy" 30 &
+	target=$!
+	kill -STOP $target && sleep 0.1 &&
+	"$SAMPLER" --pid $target --duration 0.3 -o s.prof &&
+	state=$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1) &&
+	expect_eq T "$state" "state after detach" &&
+	kill -CONT $target && sleep 0.2 &&
+	state=$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1) &&
+	expect_eq R "$state" "state after SIGCONT" &&
+	kill $target && { wait $target || true; }
+'
+
+test_expect_success '--tid: only that thread is sampled' '
+	start_attachee || exit 1
+	tid=$(ls /proc/$app/task | sed -n 2p) &&
+	"$SAMPLER" --tid $tid --duration 0.3 -o t.prof &&
+	no_thread_stopped $app &&
+	exec 7>&- && { wait $app || true; } &&
+	dump t.prof && expect_eq "$tid" "$(field_values t.prof.txt ts tid | sort -u)" "tids sampled"
+'
+
+test_expect_success 'errors: no such process, a thread given to --pid, --pid with a command, bad ids' '
+	pid=2; while [ -e /proc/$pid ]; do pid=$((pid + 1)); done &&
+	run_status "$SAMPLER" --pid $pid 2>err &&
+	expect_eq 125 "$rc" "status" &&
+	expect_eq "sampler: error: cannot attach to $pid: no such process (check the id with ps)" "$(cat err)" &&
+	run_status "$SAMPLER" --pid $$ -- true 2>err &&
+	expect_eq 125 "$rc" "status" && expect_grep "both --pid/--tid and a command" err &&
+	run_status "$SAMPLER" --pid 12x 2>err &&
+	expect_grep "error: --pid 12x: not a list of process ids" err &&
+	start_attachee || exit 1
+	tid=$(ls /proc/$app/task | sed -n 2p) &&
+	run_status "$SAMPLER" --pid $tid 2>err &&
+	exec 7>&- && { wait $app || true; } &&
+	expect_eq 125 "$rc" "status" &&
+	expect_grep "error: --pid $tid: $tid is a thread of process $app (use --pid $app, or --tid $tid for the thread alone)" err
+'
+
+test_expect_success 'a process traced already (a debugger, another sampler) is one error naming the tracer' '
+	"$EXAMPLES/busy" 30 &
+	target=$!
+	"$SAMPLER" --pid $target --duration 2 -o /dev/null &
+	first=$!
+	sleep 0.5
+	run_status "$SAMPLER" --pid $target 2>err
+	wait $first; kill $target; wait $target || true
+	expect_eq 125 "$rc" "status" &&
+	expect_grep "cannot attach to $target: already traced by process $first (sampler; a debugger or strace: end or detach it first)" err
+'
+
+test_expect_success 'unprivileged: a process of another user is one error line with the fix' '
+	"$EXAMPLES/busy" 30 &
+	target=$!
+	run_status as_nobody "$SAMPLER" --pid $target 2>err
+	kill $target; wait $target || true
+	expect_eq 125 "$rc" "status" &&
+	expect_grep "cannot attach to $target: it is a process of another user (uid 0; run the sampler as that user, or as root or with CAP_SYS_PTRACE)" err
+'
+
+scope=/proc/sys/kernel/yama/ptrace_scope
+if [ ! -r $scope ]; then
+	test_skip 'unprivileged attach to a non-child under ptrace_scope 1' "this kernel has no Yama ($scope missing)"
+elif [ "$(cat $scope)" != 1 ]; then
+	test_skip 'unprivileged attach to a non-child under ptrace_scope 1' "kernel.yama.ptrace_scope is $(cat $scope), not 1"
+else
+	test_expect_success 'unprivileged attach to a non-child under ptrace_scope 1 names the sysctl' '
+		as_nobody "$EXAMPLES/busy" 30 &
+		target=$!
+		sleep 0.2
+		run_status as_nobody "$SAMPLER" --pid $target 2>err
+		kill $target; wait $target || true
+		expect_eq 125 "$rc" "status" &&
+		expect_grep "the sysctl kernel.yama.ptrace_scope is 1, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE" err
+	'
+fi
+
+test_done
