@@ -3,7 +3,7 @@
 import math
 import os
 
-from . import agg, cli, metrics, stats, table
+from . import agg, cli, job, metrics, stats, table
 
 PROG = "sampler-compare"
 
@@ -20,7 +20,13 @@ per-sample CPU time or energy; ratio-estimator variance for power); with
 several runs per side from the run-to-run spread (Welch, Student t).
 
 Several NEW profiles are runs of the new build; --base-runs N makes the
-first N profiles runs of the base (e.g. --base-runs 3 a1 a2 a3 b1 b2 b3)."""
+first N profiles runs of the base (e.g. --base-runs 3 a1 a2 a3 b1 b2 b3).
+
+The profiles of a parallel job (one per rank: sampler -o app.%r.prof) are
+one run together: give them all, e.g. --base-runs 4 old.*.prof new.*.prof.
+On each side the ranked profiles of one job id add up (each host's node
+energy counted once and split between its ranks by CPU time); profiles of
+several jobs on one side are runs of it."""
 
 METRICS = (("cpu_s", "time", "s", "%.3f"),)
 
@@ -189,10 +195,17 @@ def sort_rows(rows, key):
     return rows
 
 
-def text_header(args, nbase, nnew):
+def _side(profiles, runs):
+    if len(runs) < len(profiles):
+        return "%s (%s)" % (" ".join(profiles), ", ".join(r.path for r in runs))
+    return " ".join(profiles)
+
+
+def text_header(args, base, new):
+    nbase, nnew = len(base), len(new)
     return "# base: %s\n# new:  %s\n# ! = change beyond the %g%% interval (%s) and >= %g%%\n" % (
-        " ".join(args.base_profiles),
-        " ".join(args.new_profiles),
+        _side(args.base_profiles, base),
+        _side(args.new_profiles, new),
         100 * args.confidence,
         "sampling statistics" if nbase == nnew == 1 else "run-to-run spread",
         args.min_change,
@@ -204,6 +217,7 @@ def run(argv):
     base = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.base_profiles]
     new = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.new_profiles]
     agg.check_same_channels(base + new)
+    base, new = job.split_jobs(base), job.split_jobs(new)
     mlist = metric_list(base)
     thr = threshold(args, len(base), len(new))
     rows = compare_rows(
@@ -234,7 +248,7 @@ def run(argv):
             "min_change": args.min_change,
             "threshold": thr,
         },
-        lambda: text_header(args, len(base), len(new))
+        lambda: text_header(args, base, new)
         + table.text(text_columns(mlist, args.by), rows),
     )
     return 0

@@ -44,9 +44,11 @@ def parse_args(argv):
     p.add_argument("profiles", nargs="+", metavar="PROFILE")
     p.add_argument(
         "--by",
-        choices=agg.BY_KINDS + job.JOB_KINDS,
+        type=by_kinds,
         default="function",
-        help="group by (default function; rank, host, profile: the profiles of a job)",
+        metavar="KIND[,KIND]",
+        help="group by function (default), dso, thread or process; rank, host or profile "
+        "(the profiles of a job); or one of each, e.g. rank,function",
     )
     p.add_argument(
         "--min-share",
@@ -71,7 +73,32 @@ def parse_args(argv):
         metavar="LEVEL",
         help="confidence level of the intervals (default 0.95)",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if isinstance(args.by, str):  # the default, not parsed by type=
+        args.by = by_kinds(args.by)
+    args.job_by, args.row_by = args.by
+    args.by = ",".join(k for k in args.by if k)
+    return args
+
+
+def by_kinds(text):
+    """--by: (job kind or None, row kind or None)."""
+    job_by = row_by = None
+    parts = text.split(",")
+    for k in parts:
+        if k in job.JOB_KINDS and job_by is None:
+            job_by = k
+        elif k in agg.BY_KINDS and row_by is None:
+            row_by = k
+        else:
+            break
+    else:
+        if len(parts) <= 2:
+            return job_by, row_by
+    raise cli.argparse.ArgumentTypeError(
+        "%r: give one of %s, or one of %s, or one of each (e.g. rank,function)"
+        % (text, ", ".join(agg.BY_KINDS), ", ".join(job.JOB_KINDS))
+    )
 
 
 def sort_rows(rows, key, runs):
@@ -200,7 +227,12 @@ def header_lines(runs, args):
         )
     if job.is_job(runs):
         lines += job.header_lines(runs)
-    if len(runs) > 1 and args.by not in job.JOB_KINDS:
+    if job.is_job(runs) and args.row_by:
+        within = ""
+        if args.job_by:
+            within = " within each %s: shares are of the %s" % (args.job_by, args.job_by)
+        lines.append("# the job's profiles add up" + within)
+    elif len(runs) > 1 and not args.job_by:
         lines.append("# %d runs aggregated: values are means, ±sd across runs" % len(runs))
     lines.append(
         "# share intervals: %g%% (Wilson for samples, ratio estimator for energy)"
@@ -211,7 +243,7 @@ def header_lines(runs, args):
 
 def report_job(args, runs):
     """--by rank|host|profile: one row each, sums over the job."""
-    rows = job.rows(runs, args.by)
+    rows = job.rows(runs, args.job_by)
     table.emit(
         args,
         job.fields(runs),
@@ -221,7 +253,46 @@ def report_job(args, runs):
             "by": args.by,
             "imbalance": job.imbalance(runs) if job.is_job(runs) else None,
         },
-        lambda: header_lines(runs, args) + table.text(job.text_columns(runs, args.by), rows),
+        lambda: header_lines(runs, args) + table.text(job.text_columns(runs, args.job_by), rows),
+    )
+    return 0
+
+
+def meta(args, first, **extra):
+    """The JSON document's fields besides the rows (first: a run)."""
+    doc = {
+        "profiles": args.profiles,
+        "by": args.by,
+        "confidence": args.confidence,
+        "channels": first.energy + first.readings + first.counters,
+    }
+    doc.update(extra)
+    return doc
+
+
+def report_cross(args, runs):
+    """--by rank,function (a job kind and a row kind): each rank's (host's,
+    profile's) own flat profile, one after the other."""
+    rows = []
+    for label, run in job.groups(runs, args.job_by):
+        part = metrics.rows([run], args.row_by, args.confidence)
+        for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
+            r["group"] = label
+            rows.append(r)
+    fields = ["group"] + fields_of(runs, args.row_by, False)
+    table.emit(
+        args,
+        fields,
+        rows,
+        lambda: meta(
+            args, runs[0], imbalance=job.imbalance(runs) if job.is_job(runs) else None
+        ),
+        lambda: header_lines(runs, args)
+        + table.text(
+            [("group", args.job_by, "%s")]
+            + text_columns(runs, args.row_by, False, args.confidence),
+            rows,
+        ),
     )
     return 0
 
@@ -230,27 +301,31 @@ def run(argv):
     args = parse_args(argv)
     runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
     agg.check_same_channels(runs)
-    if args.by in job.JOB_KINDS:
+    if args.job_by and args.row_by:
+        return report_cross(args, runs)
+    if args.job_by:
         return report_job(args, runs)
+    shown = runs
+    if job.is_job(runs):  # the ranks of one job add up; they are no repeated runs
+        runs = [job.combine(runs)]
     several = len(runs) > 1
-    rows = metrics.rows(runs, args.by, args.confidence)
+    rows = metrics.rows(runs, args.row_by, args.confidence)
     rows = filter_rows(sort_rows(rows, args.sort, runs), args, runs)
-    fields = fields_of(runs, args.by, several)
+    fields = fields_of(runs, args.row_by, several)
     table.emit(
         args,
         fields,
         rows,
-        lambda: {
-            "profiles": args.profiles,
-            "runs": len(runs),
-            "by": args.by,
-            "confidence": args.confidence,
-            "channels": runs[0].energy + runs[0].readings + runs[0].counters,
-            "total": table.clean_nan(metrics.total_row(runs)),
-        },
-        lambda: header_lines(runs, args)
+        lambda: meta(
+            args,
+            runs[0],
+            runs=len(runs),
+            job=job.is_job(shown),
+            total=table.clean_nan(metrics.total_row(runs)),
+        ),
+        lambda: header_lines(shown, args)
         + table.text(
-            text_columns(runs, args.by, several, args.confidence),
+            text_columns(runs, args.row_by, several, args.confidence),
             rows,
             footer=metrics.total_row(runs),
         ),

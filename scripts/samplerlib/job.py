@@ -11,6 +11,7 @@ host by their CPU time (the rule the exporter applies between threads).
 """
 
 from . import agg
+from .cli import SamplerError
 
 JOB_KINDS = ("rank", "host", "profile")
 
@@ -64,14 +65,7 @@ def rows(runs, by):
     channels = [ch["name"] for ch in runs[0].energy]
     groups, order = {}, []
     for run, v in zip(runs, vals):
-        if by == "rank":
-            r = rank_of(run)
-            key = (0, r) if r is not None else (1, run.path)
-            name = "rank %d" % r if r is not None else run.path
-        elif by == "host":
-            key, name = (0, host_of(run)), host_of(run)
-        else:
-            key, name = (0, run.path), run.path
+        key, name = group_key(run, by)
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"name": name, "samples": 0.0, "cpu_s": 0.0, "wall_s": 0.0}
@@ -158,3 +152,118 @@ def text_columns(runs, by):
         n = ch["name"]
         cols += [(n + "_J", n + " J", "%.3f"), (n + "_share", "E%", "%.1f")]
     return cols
+
+
+# ---- a job as one run ------------------------------------------------------
+
+PID_BITS = 22  # profile i's pid p becomes i << 22 | p (as sampler-export's merge)
+
+
+def _scaled(acc, run, factors):
+    """acc with each energy channel's sums scaled by its factor."""
+    acc = list(acc)
+    for j, f in enumerate(factors):
+        if f == 1.0:
+            continue
+        off = agg.BASE + agg.PER_ENERGY * j
+        for k, p in ((agg.E, 1), (agg.E2, 2), (agg.SE, 1), (agg.SE2, 2), (agg.SEW, 1)):
+            acc[off + k] *= f**p
+    return acc
+
+
+def _factors(runs):
+    """Per profile and energy channel: its share of its host's node energy
+    (per_run's split) over the energy it recorded."""
+    out = []
+    for run, v in zip(runs, per_run(runs)):
+        out.append(
+            [
+                agg.safe_div(v["split"].get(ch["name"], 0.0), v["energy"].get(ch["name"], 0.0))
+                for ch in run.energy
+            ]
+        )
+    return out
+
+
+def combine(runs, factors=None, name=None):
+    """One RunAgg holding the profiles of (part of) a job: thread-samples
+    and CPU time add up, each host's node energy is counted once and split
+    by CPU time (per_run), pids are made distinct and each process named
+    with its rank, as sampler-export names them when it merges a job."""
+    if factors is None:
+        factors = _factors(runs)
+    if len(runs) == 1 and all(f == 1.0 for f in factors[0]):
+        return runs[0]
+    first = runs[0]
+    out = agg.RunAgg()
+    out.path = name or "%s +%d" % (first.path, len(runs) - 1)
+    out.host = dict(first.host, rank="", hostname=",".join(sorted({host_of(r) for r in runs})))
+    out.stats = {"wall": max(float(r.stats.get("wall", 0) or 0) for r in runs)}
+    out.energy, out.readings, out.counters = first.energy, first.readings, first.counters
+    out.width = first.width
+    for i, (run, f) in enumerate(zip(runs, factors)):
+        base = i << PID_BITS if len(runs) > 1 else 0
+        tag = "[rank %s]" % rank_of(run) if rank_of(run) is not None else "[#%d]" % i
+        for pid, p in run.processes.items():
+            out.processes[base | int(pid)] = dict(p, comm=p.get("comm", "?") + tag)
+        for (pid, tid, dso, sym), acc in run.keys.items():
+            out.keys[(base | int(pid), base | int(tid), dso, sym)] = _scaled(acc, run, f)
+        out.samples += run.samples
+    return out
+
+
+def split_jobs(runs):
+    """The runs of one side of a comparison: the profiles of each job (all
+    ranked, grouped by job id) combined into one run each; profiles without
+    a rank stay runs of their own."""
+    if not is_job(runs):
+        return runs
+    jobs, order = {}, []
+    for run in runs:
+        jid = run.host.get("job_id", "")
+        if jid not in jobs:
+            jobs[jid] = []
+            order.append(jid)
+        jobs[jid].append(run)
+    for jid in order:
+        seen = {}
+        for run in jobs[jid]:
+            r = rank_of(run)
+            if r in seen:
+                raise SamplerError(
+                    "%s and %s are both rank %d of job %s (give the profiles of one job per "
+                    "side, or profiles recorded with a job id: SLURM_JOB_ID or Open MPI's)"
+                    % (seen[r].path, run.path, r, jid or "(no id)")
+                )
+            seen[r] = run
+    return [
+        combine(jobs[j], name="job %s (%d profiles)" % (j or "?", len(jobs[j]))) for j in order
+    ]
+
+
+def group_key(run, by):
+    """The rank, host or profile group of one profile: (sort key, label)."""
+    if by == "rank":
+        r = rank_of(run)
+        return ((0, r), "rank %d" % r) if r is not None else ((1, run.path), run.path)
+    if by == "host":
+        return (0, host_of(run)), host_of(run)
+    return (0, run.path), run.path
+
+
+def groups(runs, by):
+    """[(label, combined run)] per rank, host or profile, node energy split
+    over the whole job (profiles that are no job keep their own energy)."""
+    factors = _factors(runs) if is_job(runs) else [[1.0] * len(r.energy) for r in runs]
+    members, labels = {}, {}
+    for run, f in zip(runs, factors):
+        key, label = group_key(run, by)
+        members.setdefault(key, []).append((run, f))
+        labels[key] = label
+    return [
+        (
+            labels[k],
+            combine([r for r, _ in members[k]], [f for _, f in members[k]], name=labels[k]),
+        )
+        for k in sorted(members)
+    ]

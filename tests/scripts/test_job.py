@@ -1,0 +1,103 @@
+"""The profiles of one parallel job (one per rank): --by rank,function and
+the like in sampler-report, a job per side in sampler-compare."""
+
+import json
+
+import pytest
+
+from conftest import ENERGY, ProfileText, interleave, need, report_json, rows_by_name, run
+
+
+def ranked(app, out, rank, job, counts, energy_uj=0, host="node1"):
+    """One rank's profile: one thread, counts {func: samples}, each sample
+    1 ms of CPU time and energy_uj of node energy (0: no energy channel)."""
+    p = ProfileText(app, channels=[ENERGY] if energy_uj else [])
+    head = p.lines[0].replace("hostname=testhost", "hostname=" + host)
+    p.lines[0] = head.rstrip("\n") + " rank=%d job_id=%s\n" % (rank, job)
+    for func in interleave(counts):
+        p.sample([(100, func, 1_000_000)], [energy_uj] if energy_uj else [])
+    return p.build(out)
+
+
+@pytest.fixture
+def job7(app, tmp_path):
+    """Rank 0: f20, f50 100 samples each, 2 mJ a sample (0.4 J of node
+    energy); rank 1: f30 300 samples, 1 mJ a sample (0.3 J), same host."""
+    need("sampler-profile", "sampler-export")
+    return [
+        ranked(app, tmp_path / "app.0.prof", 0, "7", {"f20": 100, "f50": 100}, 2000),
+        ranked(app, tmp_path / "app.1.prof", 1, "7", {"f30": 300}, 1000),
+    ]
+
+
+def by_group(doc):
+    return {(r["group"], r["name"]): r for r in doc["rows"]}
+
+
+def test_by_rank_function_each_rank_flat_profile(job7):
+    rows = by_group(report_json("--by", "rank,function", *job7))
+    assert set(rows) == {("rank 0", "f20"), ("rank 0", "f50"), ("rank 1", "f30")}
+    f20, f30 = rows[("rank 0", "f20")], rows[("rank 1", "f30")]
+    assert f20["samples"] == 100 and f20["share"] == pytest.approx(50.0)
+    assert f20["cpu_s"] == pytest.approx(0.1) and f20["cpu_share"] == pytest.approx(50.0)
+    assert f30["samples"] == 300 and f30["cpu_share"] == pytest.approx(100.0)
+    # node energy once (0.4 J, the larger reading), split by CPU time 0.2:0.3
+    assert f20["package-0_J"] == pytest.approx(0.4 * 0.2 / 0.5 / 2, rel=1e-6)
+    assert f30["package-0_J"] == pytest.approx(0.4 * 0.3 / 0.5, rel=1e-6)
+    assert by_group(report_json("--by", "function,rank", *job7)) == rows
+    text = run("sampler-report", "--by", "rank,function", *job7).stdout
+    assert "shares are of the rank" in text and "load imbalance" in text
+
+
+def test_by_host_thread_and_profile_dso(job7):
+    rows = by_group(report_json("--by", "host,thread", *job7))
+    assert len(rows) == 2 and all(g == "node1" for g, _ in rows)
+    assert sum(r["samples"] for r in rows.values()) == 500
+    assert sum(r["cpu_share"] for r in rows.values()) == pytest.approx(100.0)
+    rows = by_group(report_json("--by", "profile,dso", *job7))
+    assert sorted(g for g, _ in rows) == sorted(str(p) for p in job7)
+
+
+def test_by_function_over_a_job_adds_up(job7):
+    doc = report_json(*job7)
+    rows = rows_by_name(doc)
+    assert doc["runs"] == 1 and doc["job"]
+    assert rows["f30"]["samples"] == 300 and rows["f30"]["share"] == pytest.approx(60.0)
+    assert rows["f20"]["cpu_s"] == pytest.approx(0.1)
+    assert sum(r["package-0_J"] for r in rows.values()) == pytest.approx(0.4, rel=1e-6)
+
+
+@pytest.mark.parametrize("by", ["rank,host", "function,dso", "rank,function,thread", "rank,"])
+def test_bad_by_combinations_refused(job7, by):
+    proc = run("sampler-report", "--by", by, *job7, ok=False)
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "one of each" in proc.stderr
+
+
+def compare_rows(*args):
+    doc = json.loads(run("sampler-compare", "--json", *args).stdout)
+    return {r["name"]: r for r in doc["rows"]}
+
+
+def test_compare_a_job_per_side(app, tmp_path, job7):
+    new = [
+        ranked(app, tmp_path / "new.0.prof", 0, "8", {"f20": 100, "f50": 100}, 2000),
+        ranked(app, tmp_path / "new.1.prof", 1, "8", {"f30": 600}, 1000),
+    ]
+    rows = compare_rows("--base-runs", "2", *(job7 + new))
+    assert rows["f30"]["base_cpu_s"] == pytest.approx(0.3)  # the job's sum, not a mean
+    assert rows["f30"]["new_cpu_s"] == pytest.approx(0.6)
+    assert rows["f30"]["cpu_s_flag"] == "+"
+    assert rows["f20"]["base_cpu_s"] == pytest.approx(0.1) and rows["f20"]["cpu_s_flag"] == ""
+    # node energy once per side: base 0.4 J (max of 0.4, 0.3), new 0.6 J
+    assert sum(r["base_package-0_J"] for r in rows.values()) == pytest.approx(0.4, rel=1e-6)
+    assert sum(r["new_package-0_J"] for r in rows.values()) == pytest.approx(0.6, rel=1e-6)
+    text = run("sampler-compare", "--base-runs", "2", *(job7 + new)).stdout
+    assert "job 7 (2 profiles)" in text and "job 8 (2 profiles)" in text
+
+
+def test_compare_refuses_a_rank_twice_in_one_job(app, tmp_path, job7):
+    new = ranked(app, tmp_path / "new.0.prof", 0, "8", {"f20": 100}, 2000)
+    proc = run("sampler-compare", "--base-runs", "2", job7[0], job7[0], new, ok=False)
+    assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1
+    assert "both rank 0 of job 7" in proc.stderr
