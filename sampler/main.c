@@ -36,6 +36,7 @@ struct options {
 	const char *pmu_specs[PMU_SET_MAX];
 	size_t npmu;
 	bool debug;
+	bool stop_all;
 	enum profile_format format;
 	struct tune tune;
 	char **command;
@@ -77,6 +78,9 @@ static void usage(FILE *out)
 		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
 		"                        sampling; default when permitted (root)\n"
 		"      --no-latency-qos  do not\n"
+		"      --stop-all        stop every thread at every sample; by default a thread\n"
+		"                        that has not run since the previous sample is not\n"
+		"                        stopped (its PC and CPU time cannot have changed)\n"
 		"      --idle            run the command at SCHED_IDLE (like chrt --idle 0)\n"
 		"      --nice N          add N to the command's nice value (like nice -n N)\n"
 		"                        (without privileges, either keeps the sampling rate\n"
@@ -116,7 +120,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE };
+       OPT_FORCE, OPT_STOP_ALL };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -138,6 +142,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "nice", required_argument, NULL, OPT_NICE },
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -203,6 +208,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case OPT_FORCE:
 			opt->force = true;
+			break;
+		case OPT_STOP_ALL:
+			opt->stop_all = true;
 			break;
 		case ':':
 			return error_set(err, "option '%s' needs an argument (see sampler --help)",
@@ -273,6 +281,8 @@ static int run(struct context *ctx)
 		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
+		.stop_every = ctx->opt.stop_all,
+		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 	};
 	struct summary_run sum = {
 		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,
