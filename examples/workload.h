@@ -14,6 +14,12 @@ static inline double clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The process's own CPU time, user + system (what wait4 reports). */
+static inline double cpu_s(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
 static inline double now_s(void)
 {
 	return clock_s(CLOCK_MONOTONIC);

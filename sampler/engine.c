@@ -11,6 +11,8 @@
  * (kept with PTRACE_LISTEN so job control works), clone/fork/vfork/exec/exit
  * events, and late interrupt traps.  Any stop of a thread the current
  * sample waits for counts as its stop for the sample: a stop is a stop.
+ * A thread that has not run since its PC was last read is not stopped at
+ * all (quiet.h): it cannot have moved.
  *
  * The run follows the target's whole tree: when the first process ends,
  * its children go on being sampled until they end too (like strace -f).
@@ -81,6 +83,8 @@ struct engine {
 	struct error pmu_err;
 
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
+	bool stop_every;		/* --stop-all: no thread is sampled without a stop */
+	bool check_carried;		/* stop carried threads too, count wrong PCs */
 	int cpu;			/* where it is pinned now, or -1 */
 	int ncpus;			/* online CPUs */
 
@@ -123,6 +127,7 @@ struct engine {
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
 		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns;
+		uint64_t stops, carried, carried_checked, carried_wrong;
 	} st;
 };
 
@@ -359,6 +364,8 @@ static struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 		return NULL;
 	emit_thread(e, t, host_now_ns());
 	pmu_attach(e, t);
+	if (!e->stop_every)
+		quiet_open(&t->quiet, tid);
 	return t;
 }
 
@@ -528,6 +535,8 @@ static void on_exec(struct engine *e, struct task *t)
 		if (t->stat_fd >= 0)
 			close(t->stat_fd);
 		t->stat_fd = -1;
+		if (!e->stop_every)
+			quiet_open(&t->quiet, t->tid);
 	}
 	t->in_vfork = false;
 	emit_exec(e, p, now);
@@ -693,6 +702,29 @@ static int drain(struct engine *e)
 
 /* ---- sampling ---------------------------------------------------------- */
 
+/* SAMPLER_CHECK_CARRIED=1 (tests/t1080): stop a carried thread anyway and
+ * count the times its PC is not the one carried, to prove the rule of
+ * quiet.h under block/wake churn without a statistical test. */
+static void check_carried(struct engine *e, struct task *t)
+{
+	uint64_t pc = 0;
+	bool blocked;
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 ||
+	    waitpid(t->tid, &status, __WALL) != t->tid)
+		return;
+	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP ||
+	    WSTOPSIG(status) != SIGTRAP) {
+		on_status(e, t->tid, status);	/* a real event: handled as ever */
+		return;
+	}
+	e->st.carried_checked++;
+	if (read_regs(t->tid, &pc, &blocked) == 0 && pc != t->pc)
+		e->st.carried_wrong++;
+	ptrace(PTRACE_CONT, t->tid, 0, 0);
+}
+
 /* Interrupt every running thread and wait until each has stopped.  A thread
  * that does not stop within a second is left out of this snapshot. */
 static void stop_all(struct engine *e)
@@ -706,11 +738,20 @@ static void stop_all(struct engine *e)
 		struct task *t = e->tasks.tasks[i];
 
 		if (t->state == TASK_RUNNING) {
+			if (!e->stop_every &&
+			    quiet_sample(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd,
+					 &t->pc, &t->cpu_ns)) {
+				t->carried = true;
+				if (e->check_carried)
+					check_carried(e, t);
+				continue;
+			}
 			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 				continue;	/* gone: its exit follows */
 		} else if (t->state != TASK_NEW) {
 			continue;
 		}
+		e->st.stops++;
 		t->pending = true;
 		e->npending++;
 		running++;
@@ -767,17 +808,22 @@ static int grow_snapshot(struct engine *e)
 
 /* Read one stopped thread into the snapshot (a thread waiting in vfork
  * cannot be stopped, but cannot move either: its PC is the one it had at
- * its vfork event). */
+ * its vfork event; a carried thread did not run since quiet_sample read
+ * its PC and CPU time, off CPU). */
 static int snap_thread(struct engine *e, struct task *t, struct profile_thread_sample *out,
 		       uint64_t *counters)
 {
-	bool blocked = true;	/* waiting in vfork */
+	bool blocked = true;	/* waiting in vfork, or carried */
 
-	if (t->state == TASK_STOPPED && read_regs(t->tid, &t->pc, &blocked) < 0)
-		return -1;
+	if (t->carried) {
+		e->st.carried++;
+	} else {
+		if (t->state == TASK_STOPPED && read_regs(t->tid, &t->pc, &blocked) < 0)
+			return -1;
+		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+	}
 	if (blocked)
 		e->st.blocked_thread_samples++;
-	t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	read_counters(e, t, counters);
 	*out = (struct profile_thread_sample){
 		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = t->cpu_ns,
@@ -849,11 +895,17 @@ static void take_sample(struct engine *e)
 		for (size_t i = 0; i < e->tasks.ntasks; i++) {
 			struct task *t = e->tasks.tasks[i];
 
-			if ((t->state == TASK_STOPPED || t->state == TASK_IN_VFORK) &&
+			if (t->state != TASK_STOPPED && t->state != TASK_IN_VFORK)
+				t->carried &= t->state == TASK_RUNNING;
+			else
+				t->carried = false;	/* it stopped meanwhile: read it */
+			if ((t->state == TASK_STOPPED || t->state == TASK_IN_VFORK || t->carried) &&
 			    snap_thread(e, t, &e->ts[n], e->ts_counters + n * nc) == 0)
 				n++;
 		}
 	}
+	for (size_t i = 0; i < e->tasks.ntasks; i++)
+		e->tasks.tasks[i]->carried = false;
 	/* No reading without a sample: energy since the last reading goes
 	 * into the next sample that has a thread to carry it. */
 	if (n) {
@@ -1105,6 +1157,8 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->pmus = cfg->pmus;
 	e->writer = cfg->writer;
 	e->follow_cpu = cfg->follow_cpu;
+	e->stop_every = cfg->stop_every;
+	e->check_carried = cfg->check_carried;
 	e->root_pid = cfg->root;
 	e->cpu = -1;
 	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -1173,6 +1227,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->held_slots = e->st.held_slots;
 	stats->blocked_thread_samples = e->st.blocked_thread_samples;
 	stats->stuck_samples = e->st.stuck_samples;
+	stats->stops = e->st.stops;
+	stats->carried = e->st.carried;
+	stats->carried_checked = e->st.carried_checked;
+	stats->carried_wrong = e->st.carried_wrong;
 	stats->pmu_read_ns = e->st.pmu_read_ns;
 	stats->sampled_ns = out->wall_ns;
 	if (e->window)

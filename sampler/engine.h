@@ -38,6 +38,8 @@ struct engine_config {
 	struct pmu_set *pmus;		/* attached to every thread; stays the caller's */
 	struct profile_writer *writer;	/* NULL: nothing is written */
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
+	bool stop_every;		/* --stop-all: stop also threads that did not run */
+	bool check_carried;		/* SAMPLER_CHECK_CARRIED: stop carried threads too */
 	/* --pid/--tid: the threads seized (running), instead of root; the
 	 * run ends when they are gone, on HUP, INT, QUIT or TERM, or when the
 	 * window is over, and then detaches from everything */
@@ -53,6 +55,9 @@ struct engine_stats {
 	uint64_t held_slots;		/* slots without a sample: no thread to stop (job control, exit) */
 	uint64_t blocked_thread_samples; /* of threads the stop found blocked in a system call */
 	uint64_t stuck_samples;		/* samples that left out a thread which did not stop in 1 s */
+	uint64_t stops;			/* threads stopped for samples */
+	uint64_t carried;		/* thread-samples taken without a stop (quiet.h) */
+	uint64_t carried_checked, carried_wrong; /* check_carried: PCs checked, differing */
 	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */

@@ -40,6 +40,7 @@ struct options {
 	const char *pmu_specs[PMU_SET_MAX];
 	size_t npmu;
 	bool debug;
+	bool stop_all;
 	enum profile_format format;
 	struct tune tune;
 	struct window_options window;
@@ -92,6 +93,9 @@ static void usage(FILE *out)
 		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
 		"                        sampling; default when permitted (root)\n"
 		"      --no-latency-qos  do not\n"
+		"      --stop-all        stop every thread at every sample; by default a thread\n"
+		"                        that has not run since the previous sample is not\n"
+		"                        stopped (its PC and CPU time cannot have changed)\n"
 		"      --pid PID[,PID...]  attach to running processes (all their threads, and\n"
 		"                        the threads and children they create) until they exit,\n"
 		"                        Ctrl-C or --duration; then detach, leaving them running\n"
@@ -141,7 +145,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID };
+       OPT_FORCE, OPT_STOP_ALL, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -163,6 +167,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "nice", required_argument, NULL, OPT_NICE },
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "control", required_argument, NULL, OPT_CONTROL },
@@ -236,6 +241,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case OPT_FORCE:
 			opt->force = true;
+			break;
+		case OPT_STOP_ALL:
+			opt->stop_all = true;
 			break;
 		case OPT_DELAY:
 			if (window_parse_seconds("--delay", optarg, true, &opt->window.delay_s, err) < 0)
@@ -379,6 +387,8 @@ static int run(struct context *ctx)
 		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
+		.stop_every = ctx->opt.stop_all,
+		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,
 	};

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,61 @@ uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid)
 	ns = read_cputime_fd(fd);
 	close(fd);
 	return ns;
+}
+
+int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs)
+{
+	char buf[96];
+	unsigned long long cpu, delay, count;
+	ssize_t n;
+	bool transient = fd < 0;
+
+	if (transient)
+		fd = open_schedstat(pid, tid);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (transient)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &cpu, &delay, &count) != 3)
+		return -1;
+	*cpu_ns = cpu;
+	*runs = count;
+	return 0;
+}
+
+int procfs_open_syscall(pid_t pid, pid_t tid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	return open(name, O_RDONLY | O_CLOEXEC);
+}
+
+int procfs_read_blocked_pc(int fd, uint64_t *pc)
+{
+	char buf[256], *last;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "NR ARG1..ARG6 SP PC", "-1 SP PC" off a system call, or "running" */
+	if (!strncmp(buf, "running", 7))
+		return -1;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	last = strrchr(buf, ' ');
+	if (!last || strncmp(last + 1, "0x", 2))
+		return -1;
+	*pc = strtoull(last + 1, NULL, 16);
+	return 0;
 }
 
 void procfs_raise_fd_limit(void)

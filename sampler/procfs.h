@@ -40,6 +40,14 @@ int procfs_open_schedstat(pid_t pid, pid_t tid);
 /* The thread's CPU time in ns (first schedstat field) by pread on fd, or
  * by a transient open when fd < 0; 0 when the thread is gone. */
 uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid);
+/* CPU time and run count (schedstat fields 1 and 3): 0, or -1 when
+ * unreadable. */
+int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs);
+/* Open /proc/PID/task/TID/syscall, kept open for procfs_read_blocked_pc. */
+int procfs_open_syscall(pid_t pid, pid_t tid);
+/* The user PC of a thread that is off CPU now (in a system call, a fault
+ * or a stop): 0, or -1 when it is running or gone. */
+int procfs_read_blocked_pc(int fd, uint64_t *pc);
 /* Raise the sampler's own descriptor limit to its hard limit (call after
  * the target is started: it keeps the limit it was given). */
 void procfs_raise_fd_limit(void);

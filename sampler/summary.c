@@ -154,6 +154,8 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		"sampler: stop latency: %.6f s total, %.2f us per sample (mean, %.2f us of it reading PMU channels); target held stopped %.1f%% of the time\n"
 		"sampler: threads: %" PRIu32 " seen, %" PRIu64 " thread-samples; processes: %" PRIu32 " seen\n"
 		"sampler: threads per sample: %.1f, %.1f running and %.1f blocked (in a system call at the stop)\n"
+		"sampler: stops: %" PRIu64 " threads stopped, %" PRIu64 " thread-samples taken without a stop"
+		" (%" PRIu64 " checked, %" PRIu64 " wrong)\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
 		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
 		"sampler: scheduling: %s\n",
@@ -164,6 +166,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		(double)p->latency_ns / 1e9, r.stop_us, r.pmu_us, 100 * r.held_share,
 		p->threads_seen, p->thread_samples, p->processes_seen,
 		r.threads, r.running, r.threads - r.running,
+		st->stops, st->carried, st->carried_checked, st->carried_wrong,
 		p->signals_delivered,
 		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
 		run->written ? "" : " (no -o: nothing written)",

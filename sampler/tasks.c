@@ -37,6 +37,7 @@ static void task_free(struct task *t)
 		close(t->schedstat_fd);
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
+	quiet_close(&t->quiet);
 	process_put(t->proc);
 	free(t->counters);
 	free(t);
@@ -148,6 +149,7 @@ struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,
 	t->state = state;
 	t->schedstat_fd = procfs_open_schedstat(proc->pid, tid);
 	t->stat_fd = -1;
+	quiet_init(&t->quiet);
 	proc->live_threads++;
 	proc->tasks++;
 	tt->tasks[tt->ntasks++] = t;

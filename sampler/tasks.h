@@ -16,6 +16,7 @@
 
 #include "../common/idmap.h"
 #include "procfs.h"
+#include "quiet.h"
 
 /* Where a traced thread is, as far as the engine knows. */
 enum task_state {
@@ -43,9 +44,11 @@ struct task {
 	enum task_state state;
 	bool pending;		/* current sample waits for its stop */
 	bool in_vfork;		/* between its vfork event and vfork-done */
+	bool carried;		/* in this sample without a stop: it did not run */
 	int inject_sig;		/* signal to pass on when it is continued */
 	int schedstat_fd;	/* kept open: pread per sample */
 	int stat_fd;		/* opened when the sampler follows it to its CPU */
+	struct quiet quiet;	/* has it run since its PC was read? */
 	uint64_t pc;
 	uint64_t cpu_ns;
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */

@@ -1,0 +1,144 @@
+#!/bin/bash
+# Threads that have not run since the previous sample are not stopped
+# (sampler/quiet.h): their PC and CPU time are carried over.  The rule must
+# hold under block/wake churn: examples/wake has threads that block and
+# wake ~280 times a second each and measures the wall-time share of its
+# phases (fa, fb, blocked in the kernel) itself; a profile that samples
+# every thread, running or not, must show the same shares by default as
+# with --stop-all, within 3 points.  A stale PC carried over a wake-up would
+# move samples from fa/fb to the blocked phase; SAMPLER_CHECK_CARRIED makes
+# the engine stop carried threads anyway and count PCs that differ, which
+# proves the rule without statistics.  --stop-all stops every thread at
+# every sample: the stops equal the thread-samples.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+
+PY=/usr/bin/python3
+
+# shares PROFILE.txt BINARY: "fa=.. fb=.. blocked=.." over thread-samples
+# whose PC is in fa, fb (the executable) or libc (blocked in nanosleep).
+shares() {
+	nm -S "$2" >syms &&
+	readelf -lW "$2" >segments &&
+	$PY - "$1" "$2" syms segments <<-'PYEOF'
+	import sys
+	text, binary, syms, segs = sys.argv[1:5]
+	funcs = {}
+	for line in open(syms):
+	    f = line.split()
+	    if len(f) == 4 and f[3] in ("fa", "fb"):
+	        funcs[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+	for line in open(segs):
+	    f = line.split()
+	    if f and f[0] == "LOAD" and "E" in f[6:-1]:
+	        p_offset, p_vaddr = int(f[1], 16), int(f[2], 16)
+	exe, libc = {}, {}
+	counts = {"fa": 0, "fb": 0, "blocked": 0}
+	hits = 0
+	for line in open(text):
+	    f = line.split()
+	    kv = dict(x.split("=", 1) for x in f[1:] if "=" in x)
+	    if f[0] == "map" and kv["prot"] == "r-x":
+	        span = (int(kv["start"], 16), int(kv["len"], 16), int(kv["pgoff"], 16))
+	        if kv["path"] == binary:
+	            exe[kv["pid"]] = span
+	        elif "/libc" in kv["path"]:
+	            libc[kv["pid"]] = span
+	    elif f[0] == "ts" and kv["pid"] in exe:
+	        pc = int(kv["pc"], 16)
+	        start, length, pgoff = exe[kv["pid"]]
+	        if start <= pc < start + length:
+	            vaddr = pc - start + pgoff - p_offset + p_vaddr
+	            for name, (lo, hi) in funcs.items():
+	                if lo <= vaddr < hi:
+	                    counts[name] += 1
+	                    hits += 1
+	            continue
+	        start, length, pgoff = libc.get(kv["pid"], (0, 0, 0))
+	        if start <= pc < start + length:
+	            counts["blocked"] += 1
+	            hits += 1
+	total = sum(counts.values())
+	print(" ".join("%s=%.2f" % (n, 100.0 * counts[n] / max(total, 1)) for n in sorted(counts)))
+	print("samples=%d" % hits, file=sys.stderr)
+	PYEOF
+}
+
+compare() {	# EXPECTED ACTUAL: each share within 3 points
+	for f in fa fb blocked; do
+		m=$(echo "$1" | sed -n "s/.*$f=\([0-9.]*\).*/\1/p")
+		p=$(echo "$2" | sed -n "s/.*$f=\([0-9.]*\).*/\1/p")
+		expect_near "$m" "$p" 3 "$f share (%)" || return 1
+	done
+}
+
+# stops ERR: "STOPPED CARRIED THREAD_SAMPLES CHECKED WRONG" from -d
+stops() {
+	s=$(sed -n "s/^sampler: stops: \([0-9]*\) threads stopped, \([0-9]*\) thread-samples.* (\([0-9]*\) checked, \([0-9]*\) wrong.*/\1 \2 \3 \4/p" "$1")
+	n=$(sed -n "s/.*, \([0-9]*\) thread-samples; processes.*/\1/p" "$1")
+	set -- $s
+	echo "$1 $2 $n $3 $4"
+}
+
+# churn NAME OPTIONS: record wake (2 threads, 4 s, phases twice the
+# default) at 777.7 Hz; the profile's shares go to NAME.shares, the
+# workload's own to NAME.measured, the stop counts to NAME.counts.
+churn() {
+	"$SAMPLER" -d $2 -f 777.7 -o $1 -- "$EXAMPLES/wake" 2 4 2 >$1.out 2>$1.err &&
+	sed -n "s/^share //p" $1.out >$1.measured &&
+	dump $1 &&
+	shares $1.txt "$EXAMPLES/wake" >$1.shares 2>$1.count &&
+	stops $1.err >$1.counts &&
+	echo "$1: measured $(cat $1.measured); profiled $(cat $1.shares); $(cat $1.count); stops carried thread-samples: $(cat $1.counts)" &&
+	expect_ge 1500 "$(sed -n "s/samples=//p" $1.count)" "thread-samples in fa, fb or libc"
+}
+
+test_expect_success 'no stale PC: every carried PC is the PC a stop finds (block/wake churn)' '
+	SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -f 1000 -- "$EXAMPLES/wake" 4 2 >out 2>err &&
+	stops err >counts &&
+	read stopped carried total checked wrong <counts &&
+	cat counts &&
+	expect_ge 50 "$checked" "carried thread-samples checked by a stop" &&
+	expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC"
+'
+
+# The profile of a loaded 2-CPU VM that holds the target 40-50% of the time
+# misses the workload's own measure by 2-7 points in both modes (held time
+# and missed slots, docs/SCALING.md); what the rule must not change is the
+# profile itself: default and --stop-all agree within 3 points.  A second
+# pair of runs is allowed (the workload's phases move with the load).
+test_expect_success 'block/wake churn: each phase within 3 points of the strict snapshot' '
+	for attempt in 1 2; do
+		churn strict --stop-all && churn quiet "" || return 1
+		compare "$(cat strict.shares)" "$(cat quiet.shares)" && break
+		[ $attempt = 2 ] && return 1
+	done
+	read stopped carried total checked wrong <quiet.counts &&
+	expect_ge 1 "$carried" "thread-samples taken without a stop" &&
+	expect_eq "$total" "$((stopped + carried))" "thread-samples = stops + carried" &&
+	read stopped carried total checked wrong <strict.counts &&
+	expect_eq 0 "$carried" "--stop-all: thread-samples taken without a stop" &&
+	expect_eq "$total" "$stopped" "--stop-all: stops = thread-samples"
+'
+
+test_expect_success 'blocked threads are not stopped: most thread-samples are carried' '
+	"$SAMPLER" -d -o prof -- "$EXAMPLES/blocked" 2 40 60 >out 2>err &&
+	stops err >counts &&
+	read stopped carried total checked wrong <counts &&
+	cat counts &&
+	expect_ge "$((total * 2 / 3))" "$carried" "of $total thread-samples, carried over"
+'
+
+test_expect_success 'a carried PC is where the blocked thread waits (the same as --stop-all finds)' '
+	for o in "" --stop-all; do
+		setarch "$(uname -m)" -R "$SAMPLER" $o -o prof$o -- "$EXAMPLES/blocked" 1 8 20 >/dev/null &&
+		dump prof$o || return 1
+	done &&
+	# the most frequent PC (the waiters; no ASLR): the same address
+	top() { sed -n "s/^ts .*pc=\([0-9a-fx]*\).*/\1/p" "$1" | sort | uniq -c | sort -rn | head -1 | awk "{print \$2}"; } &&
+	a=$(top prof.txt) b=$(top prof--stop-all.txt) &&
+	echo "default: $a; --stop-all: $b" &&
+	expect_eq "$b" "$a" "most frequent PC"
+'
+
+test_done
