@@ -83,23 +83,19 @@ test_expect_success 'SIGSTOP from outside: the target stays stopped until SIGCON
 	expect_grep "terminated by SIGTERM" out.ext
 '
 
-if command -v script >/dev/null; then
-	test_expect_success 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
-		# Type ^C once the handler is in place, and keep the terminal
-		# open until the target has answered: no guess at timing.  exec:
-		# script(1) starts $SHELL, /bin/sh when unset (as in CI), and
-		# dash would stay in the foreground and die of the ^C itself.
-		(wait_ready out.ctrlc && printf "\003" && wait_for sigint= out.ctrlc) |
-			script -qec "exec $SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc ||
-			{ echo "script failed; the terminal showed:"; cat out.ctrlc; false; } &&
-		expect_grep "sigint=1" out.ctrlc &&
-		dump ctrlc &&
-		expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
-		expect_eq 1 "$(stat_of ctrlc.txt signals)" "signals delivered"
-	'
-else
-	test_skip 'Ctrl-C at a terminal' 'script(1) from util-linux is needed to make a terminal'
-fi
+test_expect_success SCRIPT_TTY 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
+	# Type ^C once the handler is in place, and keep the terminal
+	# open until the target has answered: no guess at timing.  exec:
+	# script(1) starts $SHELL, /bin/sh when unset (as in CI), and
+	# dash would stay in the foreground and die of the ^C itself.
+	(wait_ready out.ctrlc && printf "\003" && wait_for sigint= out.ctrlc) |
+		script -qec "exec $SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc ||
+		{ echo "script failed; the terminal showed:"; cat out.ctrlc; false; } &&
+	expect_grep "sigint=1" out.ctrlc &&
+	dump ctrlc &&
+	expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
+	expect_eq 1 "$(stat_of ctrlc.txt signals)" "signals delivered"
+'
 
 test_expect_success 'SIGKILL to the sampler: the target dies with it, the profile reads as truncated' '
 	"$SAMPLER" -o killed -- "$EXAMPLES/term" 10 >out.kill &

@@ -99,31 +99,27 @@ test_expect_success 'a serial device that does not exist, and one that is not a 
 	one_error err "scpi: $TRASH/q.log is not a serial device: "
 '
 
-if e2e; then
-	test_expect_success 'sampler -p scpi: every sample 12.5 W, none missing' '
-		$SAMPLER -f 200 -p scpi:$TCP,timeout_ms=2000 -o prof -- sleep 0.2 &&
-		$PROFILE dump prof >dump &&
-		expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample" dump &&
-		expect_eq 12.5 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dump | sort -u)" "distinct sample values" &&
-		expect_eq 0 "$(field dump stats missing)" "stats missing"
-	'
-	test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
-		$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 0.3 &&
-		$PROFILE dump prof2 >dump2 &&
-		samples=$(field dump2 stats samples) &&
-		nan=$(sample_nan dump2 1) &&
-		expect_ge 20 "$samples" "samples" &&
-		expect_ge $((samples - 4)) "$nan" "NaN samples (all but at most the 4 answered)" &&
-		expect_eq "$nan" "$(field dump2 stats missing)" "stats missing"
-	'
-	test_expect_success 'sampler -p scpi with the meter refusing: exit 125, target never started' '
-		run_status $SAMPLER -p scpi:tcp://127.0.0.1:1 -o prof3 -- touch started 2>err &&
-		expect_eq 125 $rc "exit status" &&
-		one_error err "^sampler: error: scpi: cannot connect to tcp://127.0.0.1:1: Connection refused" &&
-		test ! -e started
-	'
-else
-	test_skip 'sampler -p scpi end to end' "build/sampler or build/sampler-profile is not built yet"
-fi
+test_expect_success 'sampler -p scpi: every sample 12.5 W, none missing' '
+	$SAMPLER -f 200 -p scpi:$TCP,timeout_ms=2000 -o prof -- sleep 0.2 &&
+	$PROFILE dump prof >dump &&
+	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample" dump &&
+	expect_eq 12.5 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dump | sort -u)" "distinct sample values" &&
+	expect_eq 0 "$(field dump stats missing)" "stats missing"
+'
+test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
+	$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 0.3 &&
+	$PROFILE dump prof2 >dump2 &&
+	samples=$(field dump2 stats samples) &&
+	nan=$(sample_nan dump2 1) &&
+	expect_ge 20 "$samples" "samples" &&
+	expect_ge $((samples - 4)) "$nan" "NaN samples (all but at most the 4 answered)" &&
+	expect_eq "$nan" "$(field dump2 stats missing)" "stats missing"
+'
+test_expect_success 'sampler -p scpi with the meter refusing: exit 125, target never started' '
+	run_status $SAMPLER -p scpi:tcp://127.0.0.1:1 -o prof3 -- touch started 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "^sampler: error: scpi: cannot connect to tcp://127.0.0.1:1: Connection refused" &&
+	test ! -e started
+'
 
 test_done

@@ -47,12 +47,6 @@ put(b, 16, checksum(bytes(b)))
 open(sys.argv[1], "wb").write(b)
 '
 
-if [ ! -x "$SAMPLER" ] || ! command -v cc >/dev/null || ! command -v readelf >/dev/null; then
-	test_skip 'symbol cache' 'build/sampler is not built yet, or cc/readelf (binutils) is missing'
-	test_done
-	exit
-fi
-
 cat >app.c <<'CEOF'
 #include <stdio.h>
 #include <time.h>
@@ -162,7 +156,7 @@ test_expect_success 'a FIFO or a directory in place of a cache file: no hang, sa
 	rm -r "$app" && csv p.prof g.csv && cmp good-app.sym "$app"
 '
 
-test_expect_success 'a cache directory that cannot be written does not fail the export' '
+test_expect_success NOBODY_CAN_READ 'a cache directory that cannot be written does not fail the export' '
 	: >afile &&
 	SAMPLER_CACHE_DIR=$TRASH/afile/cache "$EXPORT" --format csv --symbols -o u.csv p.prof 2>err &&
 	cmp ref.csv u.csv && expect_eq "" "$(cat err)" "stderr" &&

@@ -50,28 +50,24 @@ test_expect_success 'SIGKILL to the sampler: the profile reads back, truncated, 
 # The output file system is a 24 KiB tmpfs in a private mount namespace: a
 # 4-thread run at 1 kHz writes chunks of about 16 KiB a second, so the first
 # chunk fits and a later one does not.
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-	test_expect_success 'full disk: one error, the target runs to its end, exit 125' '
-		mkdir small &&
-		run_status unshare -m sh -c "mount -t tmpfs -o size=24k tmpfs small &&
-			\"\$1\" -f 1000 -o small/prof -- \"\$2\" 4 4 >target.out 2>sampler.err;
-			status=\$?; cp small/prof full.prof; exit \$status" sh "$SAMPLER" "$HW/hw-writer" &&
-		expect_eq 125 "$rc" "sampler status" &&
-		one_error_line sampler.err &&
-		expect_grep "cannot write .*small/prof: No space left on device" sampler.err &&
-		expect_grep "^finished 4 threads after 4 s" target.out
-	'
-	test_expect_success 'full disk: the profile written so far reads back, truncated' '
-		expect_le 24576 "$(stat -c %s full.prof)" "profile bytes" &&
-		run_status "$BUILD/sampler-profile" dump full.prof >full.txt 2>full.err &&
-		expect_eq 2 "$rc" "dump status (2: truncated)" &&
-		expect_grep "^truncated good_bytes=" full.txt &&
-		expect_ge 100 "$(records full.txt sample)" "samples kept" &&
-		check_snapshots full.txt
-	'
-else
-	test_skip 'full disk' 'needs root and unshare -m to mount a tiny tmpfs privately'
-fi
+test_expect_success UNSHARE 'full disk: one error, the target runs to its end, exit 125' '
+	mkdir small &&
+	run_status unshare -m sh -c "mount -t tmpfs -o size=24k tmpfs small &&
+		\"\$1\" -f 1000 -o small/prof -- \"\$2\" 4 4 >target.out 2>sampler.err;
+		status=\$?; cp small/prof full.prof; exit \$status" sh "$SAMPLER" "$HW/hw-writer" &&
+	expect_eq 125 "$rc" "sampler status" &&
+	one_error_line sampler.err &&
+	expect_grep "cannot write .*small/prof: No space left on device" sampler.err &&
+	expect_grep "^finished 4 threads after 4 s" target.out
+'
+test_expect_success UNSHARE 'full disk: the profile written so far reads back, truncated' '
+	expect_le 24576 "$(stat -c %s full.prof)" "profile bytes" &&
+	run_status "$BUILD/sampler-profile" dump full.prof >full.txt 2>full.err &&
+	expect_eq 2 "$rc" "dump status (2: truncated)" &&
+	expect_grep "^truncated good_bytes=" full.txt &&
+	expect_ge 100 "$(records full.txt sample)" "samples kept" &&
+	check_snapshots full.txt
+'
 
 for how in kill:137 segv:139 abort:134; do
 	sig=${how%:*} status=${how#*:}
@@ -115,23 +111,19 @@ test_expect_success 'a target that stops itself stays stopped until another proc
 
 # A setuid-root copy of id(1): alone it runs as euid 0, under ptrace the
 # kernel does not grant the privilege (the sampler never becomes root).
-if [ "$(id -u)" = 0 ]; then
-	test_expect_success 'exec of a setuid program: no privileges granted under ptrace' '
-		mkdir -m 1777 nob && cp /usr/bin/id nob/suid-id && chmod 4755 nob/suid-id &&
-		as_nobody nob/suid-id -u >alone.out &&
-		if [ "$(cat alone.out)" != 0 ]; then
-			echo "# the setuid bit has no effect here (nosuid mount?)"; cat alone.out
-		fi &&
-		(cd nob && as_nobody "$SAMPLER" -f 1000 -o prof -- ./suid-id -u >../traced.out 2>../traced.err) &&
-		expect_eq $NOBODY "$(cat traced.out)" "euid of the setuid program under the sampler" &&
-		expect_eq 0 "$(cat alone.out)" "euid of the setuid program alone" &&
-		"$BUILD/sampler-profile" dump nob/prof >suid.txt &&
-		expect_grep "^exec pid=.* comm=suid-id " suid.txt &&
-		expect_eq 0 "$(stat_of suid.txt exit)" "exit"
-	'
-else
-	test_skip 'exec of a setuid program' 'needs root to make a setuid-root copy of id(1)'
-fi
+test_expect_success NOBODY_CAN_READ 'exec of a setuid program: no privileges granted under ptrace' '
+	mkdir -m 1777 nob && cp /usr/bin/id nob/suid-id && chmod 4755 nob/suid-id &&
+	as_nobody nob/suid-id -u >alone.out &&
+	if [ "$(cat alone.out)" != 0 ]; then
+		echo "# the setuid bit has no effect here (nosuid mount?)"; cat alone.out
+	fi &&
+	(cd nob && as_nobody "$SAMPLER" -f 1000 -o prof -- ./suid-id -u >../traced.out 2>../traced.err) &&
+	expect_eq $NOBODY "$(cat traced.out)" "euid of the setuid program under the sampler" &&
+	expect_eq 0 "$(cat alone.out)" "euid of the setuid program alone" &&
+	"$BUILD/sampler-profile" dump nob/prof >suid.txt &&
+	expect_grep "^exec pid=.* comm=suid-id " suid.txt &&
+	expect_eq 0 "$(stat_of suid.txt exit)" "exit"
+'
 
 test_expect_success 'a target that forks 200 processes: all in the profile, no hang' '
 	timeout 120 "$SAMPLER" -f 1000 -o forks -- "$HW/hw-forks" 200 0.005 >forks.out &&

@@ -10,7 +10,7 @@
 . "$ROOT/tests/hardening/hardening-lib.sh"
 
 FAKE_PIDS=
-trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
+test_atexit 'kill $FAKE_PIDS'
 
 # readings TEXT: "GOOD NAN" counts of the first per-sample value.
 readings() {
@@ -23,7 +23,7 @@ good_after_nan() {
 	awk '$1 == "nan" { gone = 1; next } gone { n++ } END { print n + 0 }'
 }
 
-# The meter is started at the top level, so that the trap can stop it.
+# The meter is started at the top level, so that test_atexit can stop it.
 $PY "$FAKES/fake-scpi.py" --tcp meter.port --value 7 >>fakes.out 2>&1 &
 METER=$!
 FAKE_PIDS=$METER
