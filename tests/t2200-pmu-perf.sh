@@ -84,6 +84,8 @@ test_expect_success 'an event libpfm4 does not know is refused by name' '
 	expect_grep "perf: unknown event .perf::NO-SUCH-EVENT.: libpfm4 knows no such event" err
 '
 
+# The faults of the exit path come after the last sample: the exit record
+# holds them (and the final count), and the totals add them.
 test_expect_success 'sampler -p perf: the last cumulative count holds all page faults (workload lingers 200 ms)' '
 	$SAMPLER -f 1000 -p perf:perf::PAGE-FAULTS -o prof -- $WORK pages 20000 200 &&
 	$PROFILE dump prof >dump &&
@@ -91,7 +93,11 @@ test_expect_success 'sampler -p perf: the last cumulative count holds all page f
 	last=$(sed -n "s/^ts .* counters=\([0-9]*\).*/\1/p" dump | sort -n | tail -1) &&
 	expect_ge 20000 "$last" "last cumulative page-fault count" &&
 	expect_le 21000 "$last" "last cumulative page-fault count" &&
-	expect_eq "$last" "$(field dump stats totals)" "stats totals"
+	expect_eq 1 "$(grep -c "^exit " dump)" "exit records" &&
+	final=$(field dump "exit " counters) tail=$(field dump "exit " dcounters) &&
+	expect_eq "$final" "$((last + tail))" "final count (exit record) = last sampled + faults after the last sample" &&
+	expect_le 1000 "$tail" "faults after the last sample (the exit path)" &&
+	expect_eq "$final" "$(field dump stats totals)" "stats totals"
 '
 test_expect_success 'sampler -p perf follows every thread: the task clock of each matches its CPU time' '
 	$SAMPLER -f 200 -p perf:perf::TASK-CLOCK -o thr -- $EXAMPLES/threads 8 0.3 >/dev/null &&
