@@ -82,3 +82,33 @@ one_error_line() {
 	expect_eq 1 "$(wc -l <"$1")" "stderr lines" &&
 	expect_grep '^sampler: error: ' "$1"
 }
+
+# On a loaded machine the sampler takes fewer samples than asked: a sample
+# waits until every thread has reached its stop, and a thread waiting for a
+# CPU gets there late.  It counts the slots it missed, so what holds on any
+# machine is that every slot of the schedule was sampled or missed.  What a
+# floor on samples can still catch is a sampler that stalls (a stop that
+# times out costs a second): MIN_HZ is far below any rate seen under load
+# (150-500 Hz at -f 1000 with two busy loops per CPU), far above a stall.
+MIN_HZ=10
+
+# min_samples SECONDS: the fewest samples a run of SECONDS must have.
+min_samples() {
+	awk -v s="$1" -v f=$MIN_HZ 'BEGIN { print int(s * f) }'
+}
+
+# expect_schedule TEXT: the stats agree with the records, every slot of the
+# schedule (wall time x target frequency) was sampled or counted as missed,
+# and sampling went on through the run (at least MIN_HZ).
+expect_schedule() {
+	local hz wall samples missed ideal
+	hz=$(field_values "$1" host target_hz)
+	wall=$(stat_of "$1" wall)
+	samples=$(records "$1" sample)
+	missed=$(stat_of "$1" missed)
+	ideal=$(awk -v w="$wall" -v f="$hz" 'BEGIN { print int(w / 1e9 * f) }')
+	expect_eq "$(stat_of "$1" samples)" "$samples" "stats samples vs sample records" &&
+	expect_near "$ideal" "$((samples + missed))" 2 "samples + missed slots ($hz Hz x wall)" &&
+	expect_ge "$(min_samples "$(awk -v w="$wall" 'BEGIN { print w / 1e9 }')")" "$samples" \
+		"samples (at least $MIN_HZ Hz over $wall ns)"
+}
