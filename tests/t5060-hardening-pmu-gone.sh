@@ -9,9 +9,6 @@
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/hardening/hardening-lib.sh"
 
-FAKE_PIDS=
-test_atexit 'kill $FAKE_PIDS'
-
 # readings TEXT: "GOOD NAN" counts of the first per-sample value.
 readings() {
 	echo "$(($(grep -c "^sample " "$1") - $(sample_nan "$1" 1))) $(sample_nan "$1" 1)"
