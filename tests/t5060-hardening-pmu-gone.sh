@@ -20,10 +20,13 @@ good_after_nan() {
 	awk '$1 == "nan" { gone = 1; next } gone { n++ } END { print n + 0 }'
 }
 
-# The device goes 0.3 s after the target started (it says so in a file), and
-# the target runs 1.5 s: readings before and after, at any rate the machine
-# allows (MIN_HZ, recorder-lib.sh).
-TARGET='echo >started; exec "$0" 1.5'
+# The device goes 0.3 s after the target started (it says so in a file);
+# the target waits until it has gone (at most 20 s), then runs 1.5 s:
+# readings before and after, however late the test gets the CPU, at any
+# rate the machine allows (MIN_HZ, recorder-lib.sh).
+TARGET='echo >started; i=0
+	while [ ! -e gone ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	exec "$0" 1.5'
 
 # The meter is started at the top level, so that test_atexit can stop it.
 $PY "$FAKES/fake-scpi.py" --tcp meter.port --value 7 >>fakes.out 2>&1 &
@@ -33,8 +36,8 @@ wait_for_file meter.port >/dev/null
 
 test_expect_success 'rapl: the powercap tree vanishes mid-run; the run goes on with readings missing' '
 	$PY "$FAKES/fake-powercap.py" make tree
-	rm -f started &&
-	(wait_for_file started >/dev/null && sleep 0.3; : >tree/class/powercap/intel-rapl:0/energy_uj; rm -rf tree) &
+	rm -f started gone &&
+	(wait_for_file started >/dev/null && sleep 0.3; : >tree/class/powercap/intel-rapl:0/energy_uj; rm -rf tree; : >gone) &
 	SAMPLER_SYSFS_ROOT=$TRASH/tree "$SAMPLER" -f 100 -p rapl -o rapl -- sh -c "$TARGET" "$HW/hw-writer" >rapl.out 2>rapl.err &&
 	expect_grep "^finished 1 threads after 1.5 s" rapl.out &&
 	[ ! -d tree ] &&
@@ -53,8 +56,8 @@ test_expect_success 'rapl: the missing readings are reported in one warning' '
 
 test_expect_success 'scpi: the meter dies mid-run; the run goes on with readings missing' '
 	port=$(cat meter.port)
-	rm -f started &&
-	(wait_for_file started >/dev/null && sleep 0.3; kill '"$METER"') &
+	rm -f started gone &&
+	(wait_for_file started >/dev/null && sleep 0.3; kill '"$METER"'; : >gone) &
 	"$SAMPLER" -f 100 -p scpi:tcp://127.0.0.1:$port -o scpi -- sh -c "$TARGET" "$HW/hw-writer" >scpi.out 2>scpi.err &&
 	expect_grep "^finished 1 threads after 1.5 s" scpi.out &&
 	dump scpi &&
