@@ -5,7 +5,7 @@
 # losing them, and the programs built so work.
 . "$(dirname "$0")/lib.sh"
 
-VERSION=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
+VERSION=$(make -s -C "$ROOT" --eval 'print-version: ; @echo $(VERSION)' print-version)
 # a make of our own, not a sub-make of make check's
 unset MAKEFLAGS MFLAGS MAKELEVEL
 MAIN="sampler sampler-profile sampler-export"
@@ -51,6 +51,21 @@ test_expect_success 'CPPFLAGS reach every compile line, LDFLAGS every link line,
 			{ echo "flags/$p is not linked with -z now"; exit 1; }
 	done &&
 	expect_eq "sampler $VERSION" "$(flags/sampler --version)" "sampler --version"
+'
+
+# Every module.mk: a dry run of everything make builds.  Only the profiled
+# workloads keep fixed flags (examples/, tests/hardening/, pmu-workload), and
+# the fuzzers their fixed instrumentation (clang).
+test_expect_success 'every program of every module.mk takes the builder'"'"'s flags' '
+	make -C "$ROOT" -n BUILD="$TRASH/all" CFLAGS=-O0 CPPFLAGS=-DSAMPLER_FLAGS_TEST=1 \
+		LDFLAGS=-Wl,-z,now programs >all.log 2>&1 &&
+	grep "^cc " all.log |
+		grep -v -e " -o $TRASH/all/examples/" -e " -o $TRASH/all/tests/hardening/" \
+			-e " -o $TRASH/all/tests/pmu-workload " >all.cc &&
+	expect_ge 50 "$(wc -l <all.cc)" "compile and link lines" &&
+	grep -e " -c -o " all.cc | grep -v -e "-DSAMPLER_FLAGS_TEST=1 -O0 " >bad-compile || true &&
+	grep -v -e " -c -o " all.cc | grep -v -e "-O0 -Wl,-z,now " >bad-link || true &&
+	expect_eq "" "$(cat bad-compile bad-link)" "lines without the builder'"'"'s flags"
 '
 
 test_expect_success 'asan-build keeps its sanitizer flags when the outer make was given CFLAGS' '
