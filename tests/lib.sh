@@ -294,6 +294,10 @@ test_lazy_prereq PYTEST '
 	/usr/bin/python3 -c "import pytest" 2>/dev/null ||
 	{ echo "python3-pytest is not installed (apt-get install python3-pytest)"; false; }
 '
+test_lazy_prereq NUMPY '
+	/usr/bin/python3 -c "import numpy" 2>/dev/null ||
+	{ echo "python3-numpy is not installed (make deps)"; false; }
+'
 test_lazy_prereq CLANG_FUZZER '
 	for f in fuzz-export fuzz-pmu-args fuzz-pmu-text; do
 		test -x "$BUILD/fuzz/$f" ||

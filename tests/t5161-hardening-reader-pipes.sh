@@ -50,16 +50,12 @@ test_expect_success 'sampler-export of a pipe: the same perf.data, CSV (read twi
 	cmp file.info pipe.info
 '
 
-if command -v perf >/dev/null 2>&1; then
-test_expect_success 'a profile streams through sampler-export into perf report' '
-	cat n.prof | "$EXPORT" -o - - | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
-	perf report -i file.perf --stdio --sort comm >file.txt 2>/dev/null &&
-	expect_grep "threads" pipe.txt &&
-	diff <(grep "%" file.txt) <(grep "%" pipe.txt)
+test_expect_success PERF 'a profile streams through sampler-export into perf report' '
+cat n.prof | "$EXPORT" -o - - | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
+perf report -i file.perf --stdio --sort comm >file.txt 2>/dev/null &&
+expect_grep "threads" pipe.txt &&
+diff <(grep "%" file.txt) <(grep "%" pipe.txt)
 '
-else
-test_skip 'a profile streams through sampler-export into perf report' 'perf is not installed'
-fi
 
 test_expect_success 'the reader of stdin names it, and errors name their cause' '
 	run_status "$PROFILE" dump - </dev/null 2>empty.err &&
