@@ -47,10 +47,19 @@ check_rate_warning() {
 	fi
 }
 
-test_expect_success 'an easy run ends without a warning' '
+# Easy on an idle machine; on a loaded one (load average 50 in make check)
+# even 100 Hz may fall below 90%, and then the warning must say so.
+test_expect_success 'an easy run ends without a warning, unless the profile shows the rate fell below 90%' '
 	"$SAMPLER" -f 100 -o easy -- sleep 0.5 2>err &&
-	expect_eq 0 "$(wc -c <err)" "bytes on stderr" &&
-	dump easy && expect_ge 20 "$(stat_of easy.txt samples)" "samples"
+	dump easy && expect_ge "$(min_samples 0.5)" "$(stat_of easy.txt samples)" "samples" &&
+	percent=$(awk -v s="$(stat_of easy.txt samples)" -v w="$(stat_of easy.txt wall)" "BEGIN { printf \"%d\", 100 * s / (w / 1e9) / 100 }") &&
+	if [ "$percent" -ge 91 ]; then
+		expect_eq 0 "$(wc -c <err)" "bytes on stderr (the profile says $percent% of the rate)"
+	elif [ "$percent" -le 89 ]; then
+		echo "# a loaded machine: $percent% of the rate" &&
+		expect_eq 1 "$(wc -l <err)" "stderr lines" &&
+		check_rate_warning err easy.txt 100
+	fi
 '
 
 # At normal priority the sampler gets no more CPU than each of 16 busy
