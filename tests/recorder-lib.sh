@@ -82,6 +82,12 @@ field_values() {
 	}' "$1"
 }
 
+# but_rate_warning FILE: FILE without the sampler's rate warning, which a
+# loaded machine may rightly cause (t1090 tests the warning itself).
+but_rate_warning() {
+	grep -v "^sampler: warning: sampled at " "$1" || true
+}
+
 # one_error_line FILE: the file holds exactly one line, a "sampler: error:".
 one_error_line() {
 	expect_eq 1 "$(wc -l <"$1")" "stderr lines" &&

@@ -14,7 +14,7 @@ test_expect_success 'a sampler under a sampler: its error says the target is alr
 		"$SAMPLER" -o inner -- "$EXAMPLES/busy" 0.1 >out 2>err &&
 	expect_eq 125 "$rc" "status (the inner sampler failed)" &&
 	# the outer one may add its rate warning (a loaded machine, a sanitizer build)
-	grep -v "^sampler: warning: sampled at " err >inner.err || true &&
+	but_rate_warning err >inner.err &&
 	one_error_line inner.err &&
 	expect_grep "cannot trace the target: it is already traced by process [0-9]* (sampler)" inner.err &&
 	expect_no_grep "ptrace_scope" err &&
