@@ -331,7 +331,10 @@ test_lazy_prereq HW_PMU '
 '
 test_lazy_prereq LIBC_DEBUG '
 	libc=$(ldd /bin/true | awk "/libc.so/ { print \$3 }") &&
-	id=$(readelf -n "$libc" | awk "/Build ID/ { print \$3 }") &&
-	test -f /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug ||
-	{ echo "no debug file for libc (install libc6-dbg)"; false; }
+	ldso=$(readelf -lW /bin/true | sed -n "s/.*interpreter: \(.*\)]/\1/p") &&
+	for f in "$libc" "$ldso"; do
+		id=$(readelf -n "$f" | awk "/Build ID/ { print \$3 }") &&
+		test -f /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug ||
+		{ echo "no debug file for $f (install libc6-dbg)"; false; }
+	done
 '
