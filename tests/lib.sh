@@ -4,9 +4,11 @@
 #       commands...            # run with set -e in a subshell
 #   '
 #   test_lazy_prereq NAME 'script'  # NAME holds when the script succeeds;
-#                                   # when it fails, its last output line
-#                                   # says why (printed with each skip)
+#                                   # when it fails (exit 1: set -e may not
+#                                   # hold there), its last output line says
+#                                   # why (printed with each skip)
 #   test_have_prereq NAME...        # the same test in a script's own code
+#   test_when_finished 'command'    # in a test: run when the test ends, pass or fail
 #   test_atexit 'command'           # run when the script ends (top level only)
 #   skip_all='why'; test_done       # nothing in the script can run here
 #
@@ -121,7 +123,9 @@ test_prereq_eval_() {
 	fi
 	dir=$TRASH/.prereq-$1
 	mkdir -p "$dir"
-	if out=$( (cd "$dir" && set -e && eval "$script") 2>&1 ); then
+	# set -e has no effect here when the question is asked in a condition
+	# (test_have_prereq X || ...): the scripts exit 1 where they fail
+	if out=$( (cd "$dir" || exit 1; eval "$script") 2>&1 ); then
 		eval "test_prereq_state_$1=yes"
 	else
 		eval "test_prereq_state_$1=no"
@@ -187,7 +191,8 @@ test_expect_success() {	# [PREREQS] TITLE BODY
 		echo "# expecting success of $TEST_NAME.$test_count '$test_title_':"
 		printf '%s\n' "$test_body_" | sed -e '/^[[:space:]]*$/d' -e 's/^/#   > /'
 	fi
-	test_out_=$( (set -e; [ -z "$test_trace" ] || set -x; eval "$test_body_") 2>&1 )
+	test_out_=$( (set -e; test_cleanup_=:; trap 'eval "$test_cleanup_"' EXIT
+		[ -z "$test_trace" ] || set -x; eval "$test_body_") 2>&1 )
 	test_rc_=$?
 	if [ $test_rc_ -eq 0 ]; then
 		echo "ok $test_count - $test_title_"
@@ -202,6 +207,14 @@ test_expect_success() {	# [PREREQS] TITLE BODY
 		echo "# $TEST_NAME: stopped at the first failure (-i)"
 		exit 1
 	fi
+}
+
+# test_when_finished COMMAND: run COMMAND when this test ends, whether it
+# passed or failed, its status ignored (e.g. stop a process it started: one
+# left behind keeps the test's output open, and the script waits for it).
+test_when_finished() {
+	test_cleanup_="{ $1
+} >/dev/null 2>&1 || :; $test_cleanup_"
 }
 
 # test_skip TITLE WHY: one skipped test, for a reason no prerequisite names.
@@ -249,6 +262,20 @@ expect_no_grep() {	# pattern file
 	return 1
 }
 
+# wait_exec PID PROGRAM: until process PID runs PROGRAM (at most 20 s).  A
+# process started with & is a copy of the shell until it has exec'd: a
+# signal sent before then reaches the shell, not the program.
+wait_exec() {
+	local i want
+	want=$(readlink -f "$(command -v "$2")")
+	for i in $(seq 400); do
+		[ "$(readlink -f /proc/$1/exe 2>/dev/null)" = "$want" ] && return 0
+		sleep 0.05
+	done
+	echo "process $1 does not run $2 after 20 s"
+	return 1
+}
+
 # Run a command, record its exit status in $rc instead of failing.
 run_status() {
 	set +e
@@ -276,58 +303,62 @@ test_done() {
 
 # The prerequisites scripts share.  Each prints why it does not hold.
 test_lazy_prereq ROOT '
-	test "$(id -u)" = 0 || { echo "the suite does not run as root"; false; }
+	test "$(id -u)" = 0 || { echo "the suite does not run as root"; exit 1; }
 '
 test_lazy_prereq UNSHARE '
 	{ test "$(id -u)" = 0 && unshare -m true; } 2>/dev/null ||
-	{ echo "needs root and unshare -m (a private mount namespace)"; false; }
+	{ echo "needs root and unshare -m (a private mount namespace)"; exit 1; }
 '
 test_lazy_prereq NOBODY_CAN_READ '
-	test "$(id -u)" = 0 || { echo "the suite does not run as root, so it cannot switch to uid $NOBODY"; false; }
+	test "$(id -u)" = 0 || { echo "the suite does not run as root, so it cannot switch to uid $NOBODY"; exit 1; }
 	as_nobody test -x "$SAMPLER" -a -x "$EXAMPLES/busy" -a -x "$TRASH" ||
-	{ echo "uid $NOBODY cannot reach $BUILD or $TRASH (tests/run runs on a copy it can reach)"; false; }
+	{ echo "uid $NOBODY cannot reach $BUILD or $TRASH (tests/run runs on a copy it can reach)"; exit 1; }
 '
 test_lazy_prereq PERF '
-	perf version >/dev/null 2>&1 || { echo "perf is not installed (make deps installs linux-perf)"; false; }
+	perf version >/dev/null 2>&1 || { echo "perf is not installed (make deps installs linux-perf)"; exit 1; }
 '
 test_lazy_prereq PYTEST '
 	/usr/bin/python3 -c "import pytest" 2>/dev/null ||
-	{ echo "python3-pytest is not installed (apt-get install python3-pytest)"; false; }
+	{ echo "python3-pytest is not installed (apt-get install python3-pytest)"; exit 1; }
 '
 test_lazy_prereq NUMPY '
 	/usr/bin/python3 -c "import numpy" 2>/dev/null ||
-	{ echo "python3-numpy is not installed (make deps)"; false; }
+	{ echo "python3-numpy is not installed (make deps)"; exit 1; }
 '
 test_lazy_prereq CLANG_FUZZER '
 	for f in fuzz-export fuzz-pmu-args fuzz-pmu-text; do
 		test -x "$BUILD/fuzz/$f" ||
-		{ echo "$BUILD/fuzz/$f is not built (needs clang and libclang-rt-14-dev: make deps)"; false; }
+		{ echo "$BUILD/fuzz/$f is not built (needs clang and libclang-rt-14-dev: make deps)"; exit 1; }
 	done
 '
+test_lazy_prereq MPI '
+	command -v mpirun >/dev/null && test -x "$EXAMPLES/mpi_app" ||
+	{ echo "no mpirun or no examples/mpi_app (make deps installs openmpi-bin and libopenmpi-dev)"; exit 1; }
+'
 test_lazy_prereq STRACE '
-	command -v strace >/dev/null || { echo "strace is not installed"; false; }
+	command -v strace >/dev/null || { echo "strace is not installed"; exit 1; }
 '
 test_lazy_prereq VALGRIND '
-	command -v valgrind >/dev/null || { echo "valgrind is not installed (make deps)"; false; }
+	command -v valgrind >/dev/null || { echo "valgrind is not installed (make deps)"; exit 1; }
 '
 test_lazy_prereq SCRIPT_TTY '
-	command -v script >/dev/null || { echo "script(1) from util-linux is needed to make a terminal"; false; }
+	command -v script >/dev/null || { echo "script(1) from util-linux is needed to make a terminal"; exit 1; }
 '
 test_lazy_prereq SANITIZED '
 	nm "$SAMPLER" 2>/dev/null | grep -q __asan_init ||
-	{ echo "$SAMPLER is not a sanitizer build"; false; }
+	{ echo "$SAMPLER is not a sanitizer build"; exit 1; }
 '
 test_lazy_prereq SCHED_FIFO '
 	{ test "$(id -u)" = 0 && chrt -f 1 true; } 2>/dev/null ||
-	{ echo "the suite cannot use SCHED_FIFO here (needs root)"; false; }
+	{ echo "the suite cannot use SCHED_FIFO here (needs root)"; exit 1; }
 '
 test_lazy_prereq PERF_COUNTERS '
 	"$SAMPLER" -p perf:perf::TASK-CLOCK -- true 2>err ||
-	{ echo "the perf plug-in cannot count here: $(cat err)"; false; }
+	{ echo "the perf plug-in cannot count here: $(cat err)"; exit 1; }
 '
 test_lazy_prereq HW_PMU '
 	"$BUILD/tests/pmu-probe" -n 1 -p perf:cycles >/dev/null 2>err ||
-	{ echo "no hardware PMU (perf:cycles: $(cat err))"; false; }
+	{ echo "no hardware PMU (perf:cycles: $(cat err))"; exit 1; }
 '
 test_lazy_prereq LIBC_DEBUG '
 	libc=$(ldd /bin/true | awk "/libc.so/ { print \$3 }") &&
@@ -335,6 +366,6 @@ test_lazy_prereq LIBC_DEBUG '
 	for f in "$libc" "$ldso"; do
 		id=$(readelf -n "$f" | awk "/Build ID/ { print \$3 }") &&
 		test -f /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug ||
-		{ echo "no debug file for $f (install libc6-dbg)"; false; }
+		{ echo "no debug file for $f (install libc6-dbg)"; exit 1; }
 	done
 '

@@ -102,6 +102,12 @@ tiny t9003-prereqs <<-\EOF
 	test_expect_success 'test_have_prereq in a script' '
 		test_have_prereq HAVE && ! test_have_prereq LACK
 	'
+	test_lazy_prereq TWOSTEP '
+		false || { echo "step one fails"; exit 1; }
+		echo "step two passes"
+	'
+	test_have_prereq TWOSTEP || echo "# asked in a condition: $test_missing_"
+	test_expect_success TWOSTEP 'needs TWOSTEP' 'true'
 	test_done
 EOF
 
@@ -113,7 +119,9 @@ test_expect_success 'prerequisites: a test runs when they hold, else skips sayin
 	expect_grep "^ok 3 # skip needs both (missing LACK: the frobnicator" t9003-prereqs.out &&
 	expect_grep "^ok 4 - needs LACK not to hold$" t9003-prereqs.out &&
 	expect_grep "^ok 5 # skip needs HAVE not to hold (missing !HAVE: HAVE holds here)$" t9003-prereqs.out &&
-	expect_grep "^ok 6 - test_have_prereq in a script$" t9003-prereqs.out
+	expect_grep "^ok 6 - test_have_prereq in a script$" t9003-prereqs.out &&
+	expect_grep "^# asked in a condition: TWOSTEP: step one fails$" t9003-prereqs.out &&
+	expect_grep "^ok 7 # skip needs TWOSTEP (missing TWOSTEP: step one fails)$" t9003-prereqs.out
 '
 
 test_expect_success 'a lazy prerequisite is checked once per script' '
@@ -156,6 +164,28 @@ test_expect_success 'test_atexit commands run at the end, even after a failure' 
 	expect_eq cleaned "$(cat atexit.out)" "what the command wrote"
 '
 
+tiny t9008-when-finished <<-\EOF
+	test_expect_success 'fails, leaving a stopped process' '
+		sleep 60 &
+		pid=$!
+		test_when_finished "kill -CONT $pid; kill $pid"
+		wait_exec $pid sleep
+		test_when_finished "echo first >>\"$TMPDIR/../finished.out\""
+		kill -STOP $pid
+		false
+	'
+	test_expect_success 'passes' 'test_when_finished "echo second >>\"$TMPDIR/../finished.out\""'
+	test_done
+EOF
+
+test_expect_success 'test_when_finished runs when the test ends, pass or fail, last first; nothing hangs' '
+	run_status timeout 30 bash proj/tests/t9008-when-finished.sh >t9008.out 2>&1 &&
+	expect_eq 1 "$rc" "status (124: the stopped process held the output)" &&
+	expect_grep "^not ok 1 - fails, leaving a stopped process" t9008.out &&
+	expect_grep "^ok 2 - passes" t9008.out &&
+	expect_eq "first second" "$(echo $(cat finished.out))" "cleanups run"
+'
+
 tiny t9007-dies <<-\EOF
 	test_expect_success 'passes' 'echo x >here'
 	echo "${no_such_variable}"
@@ -169,13 +199,13 @@ test_expect_success 'a script that dies outside a test keeps its scratch directo
 '
 
 test_expect_success 'tests/run: adds up, names the failing scripts and the directories kept' '
-	rm -f proj/tests/t9004-typo.sh proj/tests/t9006-atexit.sh proj/tests/t9007-dies.sh &&
+	rm -f proj/tests/t9004-typo.sh proj/tests/t9006-atexit.sh proj/tests/t9007-dies.sh proj/tests/t9008-when-finished.sh &&
 	run_status proj/tests/run >run.out 2>&1 &&
 	expect_eq 1 "$rc" "status" &&
 	expect_grep "^failed in: t9001-fails.sh$" run.out &&
 	expect_grep "^trash directories kept:$" run.out &&
 	expect_grep "^  $TRASH/tmp/sampler-test.t9001-fails\." run.out &&
-	expect_eq "4 skipped (each says why above)" "$(tail -2 run.out | head -1)" "skip line" &&
+	expect_eq "5 skipped (each says why above)" "$(tail -2 run.out | head -1)" "skip line" &&
 	expect_eq "7 passed, 1 failed" "$(tail -1 run.out)" "last line"
 '
 

@@ -15,9 +15,9 @@ in_fake_sys() {
 
 $FAKE make "$TRASH/class"
 test_lazy_prereq FAKE_SYS '
-	test_have_prereq UNSHARE || { echo "to mount the fake tree over /sys/class, $test_missing_"; false; }
+	test_have_prereq UNSHARE || { echo "to mount the fake tree over /sys/class, $test_missing_"; exit 1; }
 	in_fake_sys test -d /sys/class/hwmon/hwmon0 2>/dev/null ||
-	{ echo "cannot bind-mount over /sys/class in a private mount namespace here"; false; }
+	{ echo "cannot bind-mount over /sys/class in a private mount namespace here"; exit 1; }
 '
 
 test_expect_success FAKE_SYS 'without an argument: every power, energy, current and voltage input, no temperature' '

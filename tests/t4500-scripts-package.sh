@@ -17,11 +17,11 @@ time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,dso,symbol
 CSV
 
 test_lazy_prereq FLAKE8 '
-	$PY -m flake8 --version >/dev/null 2>&1 || { echo "flake8 is not installed (apt-get install flake8)"; false; }
+	$PY -m flake8 --version >/dev/null 2>&1 || { echo "flake8 is not installed (apt-get install flake8)"; exit 1; }
 '
 test_lazy_prereq PYVENV '
 	$PY -c "import venv, ensurepip" 2>/dev/null ||
-	{ echo "python3-venv is not installed (apt-get install python3-venv)"; false; }
+	{ echo "python3-venv is not installed (apt-get install python3-venv)"; exit 1; }
 '
 
 test_expect_success FLAKE8 'flake8 (pyflakes + pycodestyle) finds nothing in scripts and their tests' '

@@ -10,7 +10,7 @@
 ASAN=${SAMPLER_ASAN_BUILD:-$ROOT/build-asan}
 test_lazy_prereq ASAN_BUILD '
 	nm "$ASAN/sampler" 2>/dev/null | grep -q __asan_init ||
-	{ echo "no sanitizer build in $ASAN (make asan-build)"; false; }
+	{ echo "no sanitizer build in $ASAN (make asan-build)"; exit 1; }
 '
 LEAK=$HW/lib-leak.so
 
