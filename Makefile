@@ -8,9 +8,17 @@ BUILD   ?= build
 # package's build reads it there too).
 VERSION := $(shell sed -n 's/^VERSION = "\([^"]*\)".*/\1/p' scripts/samplerlib/__init__.py)
 
-CC      ?= gcc
-CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DSAMPLER_VERSION='"$(VERSION)"' -MMD -MP
+# CFLAGS, CPPFLAGS and LDFLAGS are the builder's (make CFLAGS=-O0, or a
+# distribution's own); the project's flags are added to them, never replaced
+# (after git's ALL_CFLAGS).  Every compile line uses ALL_CFLAGS, every link
+# line ALL_LDFLAGS (CFLAGS too: -fsanitize and -flto must reach the linker).
+CC       ?= gcc
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
+BASIC_CFLAGS := -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DSAMPLER_VERSION='"$(VERSION)"' -MMD -MP
+ALL_CFLAGS    = $(BASIC_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS   = $(CFLAGS) $(LDFLAGS)
 LDLIBS  :=
 
 # Debian packages every part needs (make deps installs the missing ones).
@@ -36,7 +44,7 @@ programs: $(PROGRAMS) $(TEST_PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
@@ -79,10 +87,11 @@ check-asan: deps
 	$(MAKE) asan-build
 	$(ASAN_ENV) tests/run '$(ASAN_TESTS)'
 
-# Objects of the sanitizer build get CFLAGS from the environment, so that
-# the top Makefile still adds its own flags; workloads keep fixed flags.
+# The sanitizer build's CFLAGS are given on the sub-make's command line, so
+# that they win over a CFLAGS the outer make was given (make CFLAGS=-O0
+# check); the Makefile adds its own flags to them; workloads keep fixed flags.
 asan-build:
-	CFLAGS='$(ASAN_CFLAGS)' $(MAKE) BUILD=$(ASAN_BUILD) CC=clang FUZZ_CC=no-fuzzer programs
+	$(MAKE) BUILD=$(ASAN_BUILD) CC=clang FUZZ_CC=no-fuzzer CFLAGS='$(ASAN_CFLAGS)' programs
 
 # Long runs, figures only (docs/RELIABILITY.md): load and memory.
 soak: all

@@ -8,4 +8,4 @@ EXPORT_LDLIBS := -lelf -lm
 
 PROGRAMS += $(BUILD)/sampler-export
 $(BUILD)/sampler-export: $(BUILD)/export/main.o $(EXPORT_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(EXPORT_LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(EXPORT_LDLIBS)

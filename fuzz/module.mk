@@ -6,8 +6,9 @@
 #   fuzz-pmu-text  device and sysfs text (sysfs numbers, scpi replies, powercap)
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 120
-FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -DSAMPLER_VERSION='"$(VERSION)"' \
-	-MMD -MP -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+# Fixed instrumentation, whatever CFLAGS says; the project's flags as for
+# every other object (BASIC_CFLAGS, Makefile).
+FUZZ_CFLAGS = $(BASIC_CFLAGS) -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJS = $(patsubst $(BUILD)/%,$(BUILD)/fuzz-obj/%,$(EXPORT_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS))
 FUZZ_PMU_OBJS = $(patsubst $(BUILD)/%,$(BUILD)/fuzz-obj/%,$(PMU_OBJS) $(COMMON_OBJS)) \
 	$(BUILD)/fuzz-obj/fuzz/fake-sysfs.o

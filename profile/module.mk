@@ -7,4 +7,4 @@ LDLIBS += -lbz2 -lm
 
 PROGRAMS += $(BUILD)/sampler-profile
 $(BUILD)/sampler-profile: $(BUILD)/profile/sampler-profile.o $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)

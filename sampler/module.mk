@@ -5,8 +5,8 @@ SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 
 PROGRAMS += $(BUILD)/sampler
 $(BUILD)/sampler: $(SAMPLER_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lm
 
 $(BUILD)/sampler-objs/%.o: sampler/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<

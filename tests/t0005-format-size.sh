@@ -30,25 +30,21 @@ test_expect_success 'bzip2 makes a steady run smaller still' '
 	expect_le "$plain" "$packed" "bzip2 size"
 '
 
-if command -v strace >/dev/null; then
-	test_expect_success 'the writer makes one write() per chunk, none per sample' '
-		ASAN_OPTIONS=detect_leaks=0 strace -o trace -e trace=write,pwrite64,writev \
-			"$SYNTH" write steady.prof 4 20000 >/dev/null &&
-		writes=$(grep -c "^write([3-9]," trace) &&
-		chunks=$(/usr/bin/python3 -c "
+test_expect_success STRACE 'the writer makes one write() per chunk, none per sample' '
+	ASAN_OPTIONS=detect_leaks=0 strace -o trace -e trace=write,pwrite64,writev \
+		"$SYNTH" write steady.prof 4 20000 >/dev/null &&
+	writes=$(grep -c "^write([3-9]," trace) &&
+	chunks=$(/usr/bin/python3 -c "
 import struct, sys
 d = open(\"steady.prof\", \"rb\").read(); off = 16; n = 0
 while off < len(d):
     off += 8 + struct.unpack_from(\"<I\", d, off)[0]; n += 1
 print(n)") &&
-		echo "# 20000 samples: $chunks chunks, $writes writes" &&
-		expect_ge 20 "$chunks" "chunks for 20 s of samples" &&
-		expect_eq $((chunks + 1)) "$writes" "writes (the header, then one per chunk)" &&
-		expect_eq 0 "$(grep -c -e "^pwrite64([3-9]," -e "^writev([3-9]," trace)" "other writes"
-	'
-else
-	test_skip 'one write() per chunk' 'strace is not installed'
-fi
+	echo "# 20000 samples: $chunks chunks, $writes writes" &&
+	expect_ge 20 "$chunks" "chunks for 20 s of samples" &&
+	expect_eq $((chunks + 1)) "$writes" "writes (the header, then one per chunk)" &&
+	expect_eq 0 "$(grep -c -e "^pwrite64([3-9]," -e "^writev([3-9]," trace)" "other writes"
+'
 
 test_expect_success 'a full disk is reported, not ignored' '
 	run_status "$PROFILE" build /dev/full <steady.txt 2>err &&

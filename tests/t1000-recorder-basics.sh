@@ -6,27 +6,25 @@
 
 # Every schedule slot is either sampled or counted as missed, whatever the
 # load on the machine: samples + missed = wall x f exactly (give or take the
-# slot in progress at the end).
+# slot in progress at the end); expect_schedule (recorder-lib.sh) checks it.
 test_expect_success 'one thread: samples + missed slots = f x wall, each of the target thread' '
 	"$SAMPLER" -f 500 -o one -- "$EXAMPLES/busy" 0.4 &&
 	dump one &&
 	pid=$(field_values one.txt process pid) &&
 	expect_eq 1 "$(echo "$pid" | wc -l)" "process records" &&
+	expect_schedule one.txt &&
 	samples=$(records one.txt sample) &&
-	expect_eq "$(stat_of one.txt samples)" "$samples" "stats samples vs sample records" &&
-	wall=$(stat_of one.txt wall) &&
-	ideal=$(awk -v w="$wall" "BEGIN { print int(w / 1e9 * 500) }") &&
-	expect_near "$ideal" "$((samples + $(stat_of one.txt missed)))" 2 "samples + missed (500 Hz x wall)" &&
-	expect_ge "$((ideal / 4))" "$samples" "samples" &&
 	expect_eq "$samples" "$(records one.txt ts)" "ts lines (one per sample)" &&
 	expect_eq "$pid" "$(field_values one.txt ts tid | sort -u)" "tids in samples" &&
 	expect_eq 1 "$(field_values one.txt sample nthreads | sort -u)" "nthreads"
 '
 
+# busy spins for 0.4 s of wall time, and gets only a share of it as CPU
+# time when other programs compete: 1 ms at least, on any machine.
 test_expect_success 'one thread: CPU time grows, and stays below the wall time' '
 	last=$(field_values one.txt ts cpu | tail -1) &&
 	expect_le "$(stat_of one.txt wall)" "$last" "last CPU time (ns)" &&
-	expect_ge 50000000 "$last" "last CPU time (ns)" &&
+	expect_ge 1000000 "$last" "last CPU time (ns)" &&
 	field_values one.txt ts cpu | sort -n -c
 '
 
@@ -64,14 +62,15 @@ test_expect_success 'a .bz2 output is compressed and reads back' '
 	expect_eq "BZh" "$(head -c 3 one.bz2)" "file magic" &&
 	dump one.bz2 &&
 	expect_grep "^format name=native compressed=1" one.bz2.txt &&
-	expect_ge 100 "$(records one.bz2.txt sample)" "samples"
+	expect_schedule one.bz2.txt
 '
 
 test_expect_success '--format pperf writes the original layout' '
 	"$SAMPLER" --format pperf -f 500 -o one.pperf -- "$EXAMPLES/busy" 0.2 &&
 	dump one.pperf &&
 	expect_grep "^format name=pperf" one.pperf.txt &&
-	expect_ge 50 "$(records one.pperf.txt sample)" "samples"
+	expect_eq "$(stat_of one.pperf.txt samples)" "$(records one.pperf.txt sample)" "stats samples vs sample records" &&
+	expect_ge "$(min_samples 0.2)" "$(records one.pperf.txt sample)" "samples"
 '
 
 test_expect_success 'the target exit status is the sampler exit status' '
@@ -86,7 +85,7 @@ test_expect_success 'a segfault gives 139 and a complete profile' '
 	expect_eq 139 "$rc" "exit status" &&
 	dump segv &&
 	expect_eq 139 "$(stat_of segv.txt exit)" "stats exit" &&
-	expect_ge 50 "$(records segv.txt sample)" "samples"
+	expect_schedule segv.txt
 '
 
 test_expect_success 'command not found: 127 and one error line' '

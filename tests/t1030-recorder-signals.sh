@@ -11,7 +11,7 @@ test_expect_success 'a target using SIGUSR2 and SIGALRM counts the same as alone
 	expect_eq "$(cat alone)" "$(cat traced)" "under the sampler" &&
 	dump sig &&
 	expect_ge 80 "$(stat_of sig.txt signals)" "signals delivered" &&
-	expect_ge 100 "$(stat_of sig.txt samples)" "samples"
+	expect_schedule sig.txt
 '
 
 wait_for() {	# TEXT FILE: until FILE holds TEXT, at most 20 s
@@ -29,14 +29,14 @@ wait_ready() {	# FILE: until the target printed "ready"
 test_expect_success 'SIGTERM to the sampler reaches the target, and the profile is complete' '
 	"$SAMPLER" -o term -- "$EXAMPLES/term" 10 >out.term &
 	pid=$! &&
-	wait_ready out.term && sleep 0.1 &&
+	wait_ready out.term &&
 	kill -TERM $pid &&
 	run_status wait $pid &&
 	expect_eq 0 "$rc" "exit status" &&
 	expect_grep "terminated by SIGTERM" out.term &&
 	dump term &&
 	expect_eq 0 "$(stat_of term.txt exit)" "stats exit" &&
-	expect_ge 50 "$(records term.txt sample)" "samples"
+	expect_schedule term.txt
 '
 
 test_expect_success 'SIGINT to the sampler alone kills the target: 130, profile complete' '
@@ -66,7 +66,8 @@ test_expect_success 'job control: a stopped target is not sampled, and sampling 
 		/^ts / && \$3 == \"pid=\" pid { if (last && t - last > max) max = t - last; last = t }
 		END { print int(max / 1e6) }" job.txt) &&
 	expect_ge 80 "$gap" "longest gap (ms) in the main process samples" &&
-	expect_ge 100 "$(records job.txt sample)" "samples (the helper is sampled meanwhile)"
+	helper=$(field_values job.txt process pid | sed -n 2p) &&
+	expect_ge 1 "$(awk -v pid="$helper" "/^ts / && \$3 == \"pid=\" pid" job.txt | wc -l)" "samples of the helper (sampled meanwhile)"
 '
 
 test_expect_success 'SIGSTOP from outside: the target stays stopped until SIGCONT' '
@@ -74,32 +75,34 @@ test_expect_success 'SIGSTOP from outside: the target stays stopped until SIGCON
 	pid=$! &&
 	wait_ready out.ext &&
 	target=$(pgrep -P $pid) &&
-	kill -STOP $target && sleep 0.3 &&
+	kill -STOP $target &&
+	for i in $(seq 400); do
+		state=$(awk "{ print \$3 }" /proc/$target/stat) &&
+		case $state in [Tt]) break ;; esac
+		sleep 0.05
+	done &&
+	sleep 0.3 &&
 	state=$(awk "{ print \$3 }" /proc/$target/stat) &&
-	kill -CONT $target && sleep 0.1 && kill -TERM $target &&
+	kill -CONT $target && kill -TERM $target &&
 	run_status wait $pid &&
 	expect_eq t "$(echo $state | tr T t)" "state while stopped" &&
 	expect_eq 0 "$rc" "exit status" &&
 	expect_grep "terminated by SIGTERM" out.ext
 '
 
-if command -v script >/dev/null; then
-	test_expect_success 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
-		# Type ^C once the handler is in place, and keep the terminal
-		# open until the target has answered: no guess at timing.  exec:
-		# script(1) starts $SHELL, /bin/sh when unset (as in CI), and
-		# dash would stay in the foreground and die of the ^C itself.
-		(wait_ready out.ctrlc && printf "\003" && wait_for sigint= out.ctrlc) |
-			script -qec "exec $SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc ||
-			{ echo "script failed; the terminal showed:"; cat out.ctrlc; false; } &&
-		expect_grep "sigint=1" out.ctrlc &&
-		dump ctrlc &&
-		expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
-		expect_eq 1 "$(stat_of ctrlc.txt signals)" "signals delivered"
-	'
-else
-	test_skip 'Ctrl-C at a terminal' 'script(1) from util-linux is needed to make a terminal'
-fi
+test_expect_success SCRIPT_TTY 'Ctrl-C at a terminal reaches the target once, and the profile is complete' '
+	# Type ^C once the handler is in place, and keep the terminal
+	# open until the target has answered: no guess at timing.  exec:
+	# script(1) starts $SHELL, /bin/sh when unset (as in CI), and
+	# dash would stay in the foreground and die of the ^C itself.
+	(wait_ready out.ctrlc && printf "\003" && wait_for sigint= out.ctrlc) |
+		script -qec "exec $SAMPLER -o ctrlc -- $EXAMPLES/term 10 count-int" /dev/null >out.ctrlc ||
+		{ echo "script failed; the terminal showed:"; cat out.ctrlc; false; } &&
+	expect_grep "sigint=1" out.ctrlc &&
+	dump ctrlc &&
+	expect_eq 0 "$(stat_of ctrlc.txt exit)" "stats exit" &&
+	expect_eq 1 "$(stat_of ctrlc.txt signals)" "signals delivered"
+'
 
 test_expect_success 'SIGKILL to the sampler: the target dies with it, the profile reads as truncated' '
 	"$SAMPLER" -o killed -- "$EXAMPLES/term" 10 >out.kill &

@@ -47,39 +47,44 @@ check_rate_warning() {
 	fi
 }
 
-test_expect_success 'an easy run ends without a warning' '
+# Easy on an idle machine; on a loaded one (load average 50 in make check)
+# even 100 Hz may fall below 90%, and then the warning must say so.
+test_expect_success 'an easy run ends without a warning, unless the profile shows the rate fell below 90%' '
 	"$SAMPLER" -f 100 -o easy -- sleep 0.5 2>err &&
-	expect_eq 0 "$(wc -c <err)" "bytes on stderr" &&
-	dump easy && expect_ge 20 "$(stat_of easy.txt samples)" "samples"
+	dump easy && expect_ge "$(min_samples 0.5)" "$(stat_of easy.txt samples)" "samples" &&
+	percent=$(awk -v s="$(stat_of easy.txt samples)" -v w="$(stat_of easy.txt wall)" "BEGIN { printf \"%d\", 100 * s / (w / 1e9) / 100 }") &&
+	if [ "$percent" -ge 91 ]; then
+		expect_eq 0 "$(wc -c <err)" "bytes on stderr (the profile says $percent% of the rate)"
+	elif [ "$percent" -le 89 ]; then
+		echo "# a loaded machine: $percent% of the rate" &&
+		expect_eq 1 "$(wc -l <err)" "stderr lines" &&
+		check_rate_warning err easy.txt 100
+	fi
 '
 
-if [ "$(id -u)" = 0 ] && as_nobody test -x "$SAMPLER"; then
-	mkdir nobody && chown $NOBODY:$NOBODY nobody
-	# At normal priority the sampler gets no more CPU than each of 16 busy
-	# threads on 2 CPUs: about a quarter of 1 kHz on an idle machine, less
-	# on a loaded one.
-	test_expect_success 'as nobody, 16 busy threads at 2 kHz: one warning with the rate, the measures and the fix' '
-		as_nobody "$SAMPLER" -f 2000 -o nobody/busy -- "$EXAMPLES/threads" 16 0.5 >out 2>err &&
-		expect_eq 1 "$(grep -c "$WARNING" err)" "rate warnings" &&
-		expect_eq 1 "$(wc -l <err)" "stderr lines" &&
-		dump nobody/busy &&
-		check_rate_warning err nobody/busy.txt 2000 unprivileged
-	'
+# At normal priority the sampler gets no more CPU than each of 16 busy
+# threads on 2 CPUs: about a quarter of 1 kHz on an idle machine, less
+# on a loaded one.
+test_expect_success NOBODY_CAN_READ 'as nobody, 16 busy threads at 2 kHz: one warning with the rate, the measures and the fix' '
+	mkdir nobody && chown $NOBODY:$NOBODY nobody &&
+	as_nobody "$SAMPLER" -f 2000 -o nobody/busy -- "$EXAMPLES/threads" 16 0.5 >out 2>err &&
+	expect_eq 1 "$(grep -c "$WARNING" err)" "rate warnings" &&
+	expect_eq 1 "$(wc -l <err)" "stderr lines" &&
+	dump nobody/busy &&
+	check_rate_warning err nobody/busy.txt 2000 unprivileged
+'
 
-	test_expect_success 'as nobody, with -d: the statistics agree with the warning, and no blame without a measure' '
-		as_nobody "$SAMPLER" -d -f 2000 -o nobody/busyd -- "$EXAMPLES/threads" 16 0.5 >out 2>err &&
-		expect_eq 1 "$(grep -c "$WARNING" err)" "rate warnings" &&
-		expect_no_grep "busy threads" err &&
-		achieved=$(sed -n "s/^sampler: frequency: .* Hz target, \([0-9.]*\) Hz achieved.*/\1/p" err) &&
-		read a rest <<-EOF &&
-		$(rate_figures err)
-		EOF
-		expect_near "$achieved" "$a" "$(awk -v a="$a" "BEGIN { print a / 50 + 1 }")" "achieved Hz, -d vs warning" &&
-		expect_grep "^sampler: threads per sample: [0-9.]*, [0-9.]* running and [-0-9.]* blocked " err
-	'
-else
-	test_skip 'the rate warning as nobody' 'needs root to switch to uid 65534, and a build uid 65534 can run'
-fi
+test_expect_success NOBODY_CAN_READ 'as nobody, with -d: the statistics agree with the warning, and no blame without a measure' '
+	as_nobody "$SAMPLER" -d -f 2000 -o nobody/busyd -- "$EXAMPLES/threads" 16 0.5 >out 2>err &&
+	expect_eq 1 "$(grep -c "$WARNING" err)" "rate warnings" &&
+	expect_no_grep "busy threads" err &&
+	achieved=$(sed -n "s/^sampler: frequency: .* Hz target, \([0-9.]*\) Hz achieved.*/\1/p" err) &&
+	read a rest <<-EOF &&
+	$(rate_figures err)
+	EOF
+	expect_near "$achieved" "$a" "$(awk -v a="$a" "BEGIN { print a / 50 + 1 }")" "achieved Hz, -d vs warning" &&
+	expect_grep "^sampler: threads per sample: [0-9.]*, [0-9.]* running and [-0-9.]* blocked " err
+'
 
 # Blocked threads cost only their stop; the sampler says they were blocked
 # (a stop found them in a system call) instead of blaming busy threads.

@@ -6,11 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
-if ! command -v mpirun >/dev/null || [ ! -x "$EXAMPLES/mpi_app" ]; then
-	test_skip 'MPI: four ranks, four profiles' 'no mpirun or no examples/mpi_app (make deps installs openmpi-bin and libopenmpi-dev)'
-	test_done
-	exit
-fi
+test_have_prereq MPI || { skip_all="missing $test_missing_"; test_done; }
 unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid
 host=$(uname -n | cut -d. -f1)
 
@@ -80,20 +76,16 @@ test_expect_success 'sampler-export merges the ranks into one profile: distinct 
 	expect_eq "$sum" "$rows" "rows of the merge vs the four profiles"
 '
 
-if command -v perf >/dev/null 2>&1; then
-	test_expect_success 'perf report --sort comm of the merged perf.data splits the CPU time 10/20/30/40 by rank' '
-		"$EXPORT" -o job.data app.$host.*.prof &&
-		perf report -i job.data --stdio --sort comm 2>/dev/null |
-			awk "/of event .cpu-time./ { on = 1 } /of event .wall-time./ { on = 0 } on && /rank/" >comm.txt &&
-		cat comm.txt &&
-		for r in 0 1 2 3; do
-			share=$(grep "mpi_app\[rank $r\]" comm.txt | tr -d "%" | awk "{ print \$1 }") &&
-			expect_near $((10 * (r + 1))) "$share" 3 "perf cpu-time share of rank $r" || exit 1
-		done
-	'
-else
-	test_skip 'perf report --sort comm of the merged perf.data' 'perf is not installed (apt-get install linux-perf)'
-fi
+test_expect_success PERF 'perf report --sort comm of the merged perf.data splits the CPU time 10/20/30/40 by rank' '
+	"$EXPORT" -o job.data app.$host.*.prof &&
+	perf report -i job.data --stdio --sort comm 2>/dev/null |
+		awk "/of event .cpu-time./ { on = 1 } /of event .wall-time./ { on = 0 } on && /rank/" >comm.txt &&
+	cat comm.txt &&
+	for r in 0 1 2 3; do
+		share=$(grep "mpi_app\[rank $r\]" comm.txt | tr -d "%" | awk "{ print \$1 }") &&
+		expect_near $((10 * (r + 1))) "$share" 3 "perf cpu-time share of rank $r" || exit 1
+	done
+'
 
 test_expect_success 'sampler-export refuses to merge profiles with windows or different counters' '
 	"$SAMPLER" --duration 0.1 -o w.prof -- true &&

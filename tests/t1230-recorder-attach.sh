@@ -24,6 +24,28 @@ no_thread_stopped() {
 	case "$states" in *[Tt]*) echo "thread states of $1: $states"; return 1 ;; esac
 }
 
+# start_busy SECONDS: examples/busy in the background, its pid in $target,
+# once it runs busy (a signal or an attach before the exec reaches the
+# shell's copy); it is stopped at the end of the test, pass or fail (left
+# stopped, it would hold the test's output open for ever).
+start_busy() {
+	"$EXAMPLES/busy" "$1" &
+	target=$!
+	test_when_finished "kill -CONT $target; kill $target"
+	wait_exec $target "$EXAMPLES/busy"
+}
+
+# wait_traced PID TRACER: until TRACER has attached to PID (at most 20 s).
+wait_traced() {
+	local i
+	for i in $(seq 400); do
+		[ "$(sed -n "s/^TracerPid:\t*//p" /proc/$1/status 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "process $2 did not attach to $1 in 20 s"
+	return 1
+}
+
 # usr1 PID: send SIGUSR1 once the previous one was taken (a standard signal
 # sent while one is pending would merge with it, sampler or not).
 usr1() {
@@ -115,20 +137,23 @@ test_expect_success '20 attach/detach cycles on one process: it goes on as befor
 '
 
 test_expect_success 'SIGINT to the sampler ends the attachment: status 0, complete profile, program runs on' '
-	"$EXAMPLES/busy" 30 &
-	target=$!
+	start_busy 30 || exit 1
 	"$SAMPLER" --pid $target -o i.prof &
 	s=$!
-	sleep 0.5 && kill -INT $s && run_status wait $s &&
+	wait_traced $target $s && kill -INT $s && run_status wait $s &&
 	expect_eq 0 "$rc" "sampler status" &&
 	no_thread_stopped $target &&
 	kill -0 $target && kill $target && { wait $target || true; } &&
 	dump i.prof && expect_grep "^stats " i.prof.txt
 '
 
+# The program waits until it is traced, then works 0.3 s and exits: the
+# sampler is attached when it exits, however late the sampler started.
 test_expect_success 'the attached process exits: the sampler ends with 0, the parent gets its status' '
-	"$EXAMPLES/exit3" 0.6 &
+	sh -c "while grep -q \"^TracerPid:.0\\\$\" /proc/\$\$/status; do sleep 0.01; done; exec \"\$0\" 0.3" \
+		"$EXAMPLES/exit3" &
 	target=$!
+	test_when_finished "kill $target" &&
 	"$SAMPLER" --pid $target -o e.prof &&
 	run_status wait $target &&
 	expect_eq 3 "$rc" "status the parent sees" &&
@@ -137,14 +162,21 @@ test_expect_success 'the attached process exits: the sampler ends with 0, the pa
 '
 
 test_expect_success 'a job-control stop in progress is kept' '
-	"$EXAMPLES/busy" 30 &
-	target=$!
-	kill -STOP $target && sleep 0.1 &&
+	start_busy 30 &&
+	kill -STOP $target &&
+	for i in $(seq 400); do
+		[ "$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1)" = T ] && break
+		sleep 0.05
+	done &&
 	"$SAMPLER" --pid $target --duration 0.3 -o s.prof &&
 	state=$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1) &&
 	expect_eq T "$state" "state after detach" &&
-	kill -CONT $target && sleep 0.2 &&
-	state=$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1) &&
+	kill -CONT $target &&
+	for i in $(seq 400); do
+		state=$(sed "s/.*) //" /proc/$target/stat | cut -d" " -f1)
+		[ "$state" = R ] && break
+		sleep 0.05
+	done &&
 	expect_eq R "$state" "state after SIGCONT" &&
 	kill $target && { wait $target || true; }
 '
@@ -176,41 +208,36 @@ test_expect_success 'errors: no such process, a thread given to --pid, --pid wit
 '
 
 test_expect_success 'a process traced already (a debugger, another sampler) is one error naming the tracer' '
-	"$EXAMPLES/busy" 30 &
-	target=$!
-	"$SAMPLER" --pid $target --duration 2 -o /dev/null &
+	start_busy 30 || exit 1
+	"$SAMPLER" --pid $target --duration 30 -o /dev/null &
 	first=$!
-	sleep 0.5
+	wait_traced $target $first &&
 	run_status "$SAMPLER" --pid $target 2>err
-	wait $first; kill $target; wait $target || true
+	kill -INT $first; wait $first
 	expect_eq 125 "$rc" "status" &&
 	expect_grep "cannot attach to $target: already traced by process $first (sampler; a debugger or strace: end or detach it first)" err
 '
 
-test_expect_success 'unprivileged: a process of another user is one error line with the fix' '
-	"$EXAMPLES/busy" 30 &
-	target=$!
+test_expect_success NOBODY_CAN_READ 'unprivileged: a process of another user is one error line with the fix' '
+	start_busy 30 &&
 	run_status as_nobody "$SAMPLER" --pid $target 2>err
-	kill $target; wait $target || true
 	expect_eq 125 "$rc" "status" &&
 	expect_grep "cannot attach to $target: it is a process of another user (uid 0; run the sampler as that user, or as root or with CAP_SYS_PTRACE)" err
 '
 
-scope=/proc/sys/kernel/yama/ptrace_scope
-if [ ! -r $scope ]; then
-	test_skip 'unprivileged attach to a non-child under ptrace_scope 1' "this kernel has no Yama ($scope missing)"
-elif [ "$(cat $scope)" != 1 ]; then
-	test_skip 'unprivileged attach to a non-child under ptrace_scope 1' "kernel.yama.ptrace_scope is $(cat $scope), not 1"
-else
-	test_expect_success 'unprivileged attach to a non-child under ptrace_scope 1 names the sysctl' '
-		as_nobody "$EXAMPLES/busy" 30 &
-		target=$!
-		sleep 0.2
-		run_status as_nobody "$SAMPLER" --pid $target 2>err
-		kill $target; wait $target || true
-		expect_eq 125 "$rc" "status" &&
-		expect_grep "the sysctl kernel.yama.ptrace_scope is 1, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE" err
-	'
-fi
+test_lazy_prereq YAMA_SCOPE_1 '
+	scope=/proc/sys/kernel/yama/ptrace_scope
+	test -r $scope || { echo "this kernel has no Yama ($scope missing)"; exit 1; }
+	test "$(cat $scope)" = 1 || { echo "kernel.yama.ptrace_scope is $(cat $scope), not 1"; exit 1; }
+'
+test_expect_success NOBODY_CAN_READ,YAMA_SCOPE_1 'unprivileged attach to a non-child under ptrace_scope 1 names the sysctl' '
+	as_nobody "$EXAMPLES/busy" 30 &
+	target=$!
+	test_when_finished "kill $target"
+	wait_exec $target "$EXAMPLES/busy"
+	run_status as_nobody "$SAMPLER" --pid $target 2>err
+	expect_eq 125 "$rc" "status" &&
+	expect_grep "the sysctl kernel.yama.ptrace_scope is 1, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE" err
+'
 
 test_done

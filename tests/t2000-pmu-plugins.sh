@@ -56,23 +56,19 @@ test_expect_success 'several plug-ins in one set give their channels in order' '
 	expect_grep "^read i=2 values= counters=[0-9]*,[1-9][0-9]*$" out
 '
 
-if [ -x "$SAMPLER" ]; then
-	test_expect_success 'sampler: -p help lists the plug-ins' '
-		$SAMPLER -p help >help 2>&1 &&
-		expect_grep "^  rapl\[:DOMAIN,...\]" help &&
-		expect_grep "^  scpi:ADDRESS" help
-	'
-	test_expect_success 'sampler: unknown plug-in and bad arguments exit 125 and never start the target' '
-		for spec in nosuch none:x perf: "scpi:ftp://x" perf:nosuch-event; do
-			run_status $SAMPLER -p "$spec" -o out -- touch started 2>err
-			expect_eq 125 $rc "exit status of -p $spec" &&
-			expect_eq 1 "$(wc -l <err)" "error lines for -p $spec" &&
-			expect_grep "^sampler: error: " err &&
-			test ! -e started || { echo "target started for -p $spec"; exit 1; }
-		done
-	'
-else
-	test_skip 'sampler: -p help and bad -p' "build/sampler is not built yet"
-fi
+test_expect_success 'sampler: -p help lists the plug-ins' '
+	$SAMPLER -p help >help 2>&1 &&
+	expect_grep "^  rapl\[:DOMAIN,...\]" help &&
+	expect_grep "^  scpi:ADDRESS" help
+'
+test_expect_success 'sampler: unknown plug-in and bad arguments exit 125 and never start the target' '
+	for spec in nosuch none:x perf: "scpi:ftp://x" perf:nosuch-event; do
+		run_status $SAMPLER -p "$spec" -o out -- touch started 2>err
+		expect_eq 125 $rc "exit status of -p $spec" &&
+		expect_eq 1 "$(wc -l <err)" "error lines for -p $spec" &&
+		expect_grep "^sampler: error: " err &&
+		test ! -e started || { echo "target started for -p $spec"; exit 1; }
+	done
+'
 
 test_done

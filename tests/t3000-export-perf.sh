@@ -10,12 +10,6 @@ expected() {	# function kind: the generator's own attribution
 	sed -n "s/^expect $1 .*$2=\([0-9.]*\).*/\1/p" gen.out
 }
 
-if ! command -v perf >/dev/null 2>&1; then
-	test_skip 'perf reads the export' 'perf is not installed (make deps installs linux-perf)'
-	test_done
-	exit
-fi
-
 test_expect_success 'a 1000-sample profile of 4 threads exports to perf.data' '
 	"$GEN" p.prof 4000 4 >gen.out &&
 	"$EXPORT" -o perf.data p.prof 2>export.err &&
@@ -23,21 +17,21 @@ test_expect_success 'a 1000-sample profile of 4 threads exports to perf.data' '
 	expect_eq PERFILE2 "$(head -c 8 perf.data)" magic
 '
 
-test_expect_success 'perf report shows the hot functions with the profile'"'"'s CPU-time shares' '
+test_expect_success PERF 'perf report shows the hot functions with the profile'"'"'s CPU-time shares' '
 	perf report -i perf.data --stdio --sort symbol >report.txt 2>report.err &&
 	for f in hot_a hot_b hot_c; do
 		expect_near "$(expected $f cpu)" "$(share report.txt cpu-time $f)" 0.5 "cpu-time share of $f" || exit 1
 	done
 '
 
-test_expect_success 'energy and wall-time shares match the profile'"'"'s attribution' '
+test_expect_success PERF 'energy and wall-time shares match the profile'"'"'s attribution' '
 	for f in hot_a hot_b hot_c; do
 		expect_near "$(expected $f energy)" "$(share report.txt energy-package-0-uJ $f)" 0.5 "energy share of $f" &&
 		expect_near "$(expected $f wall)" "$(share report.txt wall-time $f)" 0.5 "wall share of $f" || exit 1
 	done
 '
 
-test_expect_success 'event totals are kept: energy in uJ, CPU time in ns, counter deltas' '
+test_expect_success PERF 'event totals are kept: energy in uJ, CPU time in ns, counter deltas' '
 	total() { awk -v ev="$1" "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == ev && /^# Event count/ { print \$NF; exit }" report.txt; } &&
 	expect_eq 1007979 "$(total energy-package-0-uJ)" "energy total (uJ)" &&
 	expect_eq 2880000000 "$(total cpu-time)" "cpu-time total (ns: 800 busy samples x 4 threads x 0.9 ms)" &&
@@ -45,11 +39,11 @@ test_expect_success 'event totals are kept: energy in uJ, CPU time in ns, counte
 	expect_eq 3200000 "$(total instructions)" "instructions total"
 '
 
-test_expect_success 'perf report prints no warning about the file' '
+test_expect_success PERF 'perf report prints no warning about the file' '
 	expect_eq "" "$(cat report.err)" "perf report stderr"
 '
 
-test_expect_success 'perf script prints one line per exported sample' '
+test_expect_success PERF 'perf script prints one line per exported sample' '
 	perf script -i perf.data -F comm,tid,event,ip,sym >script.txt 2>script.err &&
 	expect_eq "" "$(cat script.err)" "perf script stderr" &&
 	expect_eq 3200 "$(grep -c " cpu-time:" script.txt)" "cpu-time samples (threads that ran)" &&
@@ -60,13 +54,13 @@ test_expect_success 'perf script prints one line per exported sample' '
 	expect_eq 14400 "$(grep -c "^ *genprofile " script.txt)" "lines with the COMM name"
 '
 
-test_expect_success 'perf script shows wall-clock time from CLOCK_DATA' '
+test_expect_success PERF 'perf script shows wall-clock time from CLOCK_DATA' '
 	perf script -i perf.data -F tod,event 2>tod.err | head -1 >tod.txt &&
 	expect_eq "" "$(cat tod.err)" "stderr" &&
 	expect_grep "^ *$(date +%Y)-[0-9][0-9]-[0-9][0-9] [0-9:.]* *cpu-time" tod.txt
 '
 
-test_expect_success 'perf report --header-only shows host, command and event names' '
+test_expect_success PERF 'perf report --header-only shows host, command and event names' '
 	perf report -i perf.data --header-only >header.txt 2>header.err &&
 	expect_eq "" "$(cat header.err)" "stderr" &&
 	expect_grep "^# hostname : genhost$" header.txt &&
@@ -84,7 +78,7 @@ test_expect_success 'perf report --header-only shows host, command and event nam
 	done
 '
 
-test_expect_success 'perf evlist -v lists every event with its attr' '
+test_expect_success PERF 'perf evlist -v lists every event with its attr' '
 	perf evlist -v -i perf.data >evlist.txt 2>evlist.err &&
 	expect_eq "" "$(cat evlist.err)" "stderr" &&
 	expect_eq "cpu-time wall-time energy-package-0-uJ instructions" \
@@ -92,14 +86,14 @@ test_expect_success 'perf evlist -v lists every event with its attr' '
 	expect_eq 4 "$(grep -c "sample_type: IP|TID|TIME|PERIOD|IDENTIFIER" evlist.txt)" "sample types"
 '
 
-test_expect_success 'perf annotate works on a hot function' '
+test_expect_success PERF 'perf annotate works on a hot function' '
 	perf annotate -i perf.data --stdio hot_a >annotate.txt 2>annotate.err &&
 	expect_eq "" "$(cat annotate.err)" "perf annotate stderr" &&
 	expect_grep "<hot_a>:" annotate.txt &&
 	expect_grep "^ *100.00 :" annotate.txt
 '
 
-test_expect_success 'pipe mode gives the same report as file mode' '
+test_expect_success PERF 'pipe mode gives the same report as file mode' '
 	"$EXPORT" -o - p.prof >pipe.data &&
 	expect_eq PERFILE2 "$(head -c 8 pipe.data)" magic &&
 	perf report -i - --stdio --sort symbol <pipe.data >pipe-report.txt 2>pipe.err &&
@@ -109,13 +103,13 @@ test_expect_success 'pipe mode gives the same report as file mode' '
 	expect_eq 14400 "$(cat pipe-count.txt)" "perf script lines (pipe)"
 '
 
-test_expect_success 'pipe mode carries the header features as records' '
+test_expect_success PERF 'pipe mode carries the header features as records' '
 	perf report -i pipe.data --header-only >pipe-header.txt 2>&1 &&
 	expect_grep "^# hostname : genhost$" pipe-header.txt &&
 	expect_grep "^# event : name = energy-package-0-uJ," pipe-header.txt
 '
 
-test_expect_success 'a single-thread profile with bzip2 input exports the same way' '
+test_expect_success PERF 'a single-thread profile with bzip2 input exports the same way' '
 	"$GEN" one.prof.bz2 500 1 >gen1.out &&
 	"$EXPORT" -o one.data one.prof.bz2 &&
 	perf report -i one.data --stdio --sort symbol >one.txt 2>one.err &&

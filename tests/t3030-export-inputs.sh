@@ -11,8 +11,6 @@ samples_of() {	# report-file event: perf's sample count of the event
 		awk -v ev="$2" '/^# Samples:/ { split($0, q, "\047"); cur = q[2] } cur == ev && $3 ~ /:/ { s += $2 } END { print s + 0 }'
 }
 
-HAVE_PERF=$(command -v perf >/dev/null 2>&1 && echo yes)
-
 test_expect_success '--info summarises host, command, duration, samples, threads, channels' '
 	"$GEN" p.prof 40000 4 >gen.out &&
 	"$EXPORT" --info p.prof >info.txt &&
@@ -36,8 +34,7 @@ test_expect_success 'a profile in the original tool'"'"'s layout (pperf) exports
 	expect_eq 4000 "$(cat rows)" "CSV rows of the pperf profile"
 '
 
-if [ -n "$HAVE_PERF" ]; then
-test_expect_success 'perf report of a pperf profile shows the functions and CPU-time shares' '
+test_expect_success PERF 'perf report of a pperf profile shows the functions and CPU-time shares' '
 	"$EXPORT" -o pp.data pp.prof 2>pp.err &&
 	expect_eq "" "$(cat pp.err)" "export stderr" &&
 	perf report -i pp.data --stdio --sort symbol >pp.txt 2>pp-report.err &&
@@ -47,9 +44,6 @@ test_expect_success 'perf report of a pperf profile shows the functions and CPU-
 		expect_near "$want" "$(share pp.txt cpu-time $f)" 0.5 "cpu-time share of $f" || exit 1
 	done
 '
-else
-test_skip 'perf report of a pperf profile' 'perf is not installed'
-fi
 
 test_expect_success '--format pperf writes the original layout through the profile writer' '
 	"$EXPORT" --format pperf -o back.pperf p.prof &&
@@ -69,17 +63,13 @@ test_expect_success 'a truncated profile: partial export, one line saying what w
 	expect_grep "^sampler-export: warning: cut.prof: partial export: profile is cut short after byte [0-9]*" cut.err
 '
 
-if [ -n "$HAVE_PERF" ]; then
-test_expect_success 'the partial perf.data is complete up to the cut and perf reads it cleanly' '
+test_expect_success PERF 'the partial perf.data is complete up to the cut and perf reads it cleanly' '
 	perf report -i cut.data --stdio --sort symbol >cut.txt 2>cut-report.err &&
 	expect_eq "" "$(cat cut-report.err)" "perf stderr" &&
 	n=$(samples_of cut.data wall-time) &&
 	expect_ge 4000 "$n" "wall-time samples kept" && expect_le 39999 "$n" "wall-time samples kept" &&
 	expect_near 60 "$(share cut.txt wall-time hot_a)" 1 "wall-time share of hot_a"
 '
-else
-test_skip 'perf reads a partial export' 'perf is not installed'
-fi
 
 test_expect_success 'a corrupt profile: records before the damage exported, status 2, one line' '
 	/usr/bin/python3 -c "

@@ -8,12 +8,6 @@
 
 FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
 
-if [ ! -x "$SAMPLER" ] || [ ! -x "$EXAMPLES/churn" ]; then
-	test_skip 'totals of a churn recording' 'build/sampler or build/examples/churn is not built yet'
-	test_done
-	exit
-fi
-
 # field FILE KEY: KEY=... of the first line of FILE.
 field() {
 	awk -v k="$2=" '{ for (i = 1; i <= NF; i++) if (index($i, k) == 1) { print substr($i, length(k) + 1); exit } }' "$1"
@@ -70,24 +64,20 @@ test_expect_success 'CSV: sample and exit rows add up to the profile'"'"'s total
 	expect_eq "$(sed -n 3p want)" "$(awk -F, "{ s += \$10 } END { printf \"%d\", s }" rows)" "page faults"
 '
 
-if command -v perf >/dev/null 2>&1; then
-	for mode in file pipe; do
-		test_expect_success "perf report ($mode mode): each event's count is the profile's total" '
-			if [ '$mode' = file ]; then
-				"$EXPORT" -o ch.data ch.prof &&
-				perf report -i ch.data --stdio --sort comm >rep.txt 2>rep.err
-			else
-				"$EXPORT" -o - ch.prof | perf report -i - --stdio --sort comm >rep.txt 2>rep.err
-			fi &&
-			expect_eq "" "$(cat rep.err)" "perf report stderr" &&
-			expect_eq "$(cat want.cpu)" "$(event_count rep.txt cpu-time)" "cpu-time (ns)" &&
-			expect_near "$(sed -n 1p want)" "$(event_count rep.txt energy-package-0-uJ)" 1 "energy (uJ, whole)" &&
-			expect_eq "$(sed -n 2p want)" "$(event_count rep.txt perf::TASK-CLOCK)" "task-clock" &&
-			expect_eq "$(sed -n 3p want)" "$(event_count rep.txt perf::PAGE-FAULTS)" "page faults"
-		'
-	done
-else
-	test_skip 'perf report totals' 'perf is not installed'
-fi
+for mode in file pipe; do
+	test_expect_success PERF "perf report ($mode mode): each event's count is the profile's total" '
+		if [ '$mode' = file ]; then
+			"$EXPORT" -o ch.data ch.prof &&
+			perf report -i ch.data --stdio --sort comm >rep.txt 2>rep.err
+		else
+			"$EXPORT" -o - ch.prof | perf report -i - --stdio --sort comm >rep.txt 2>rep.err
+		fi &&
+		expect_eq "" "$(cat rep.err)" "perf report stderr" &&
+		expect_eq "$(cat want.cpu)" "$(event_count rep.txt cpu-time)" "cpu-time (ns)" &&
+		expect_near "$(sed -n 1p want)" "$(event_count rep.txt energy-package-0-uJ)" 1 "energy (uJ, whole)" &&
+		expect_eq "$(sed -n 2p want)" "$(event_count rep.txt perf::TASK-CLOCK)" "task-clock" &&
+		expect_eq "$(sed -n 3p want)" "$(event_count rep.txt perf::PAGE-FAULTS)" "page faults"
+	'
+done
 
 test_done

@@ -44,13 +44,7 @@ test_expect_success 'the pperf export names the channels it drops' '
 	expect_grep "^host: *not recorded (the pperf layout keeps no host facts)$" pp.info
 '
 
-if ! command -v perf >/dev/null 2>&1; then
-	test_skip 'perf conventions' 'perf is not installed (make deps installs linux-perf)'
-	test_done
-	exit
-fi
-
-test_expect_success 'pipe mode names the events as file mode does (cpu-time, not task-clock:u)' '
+test_expect_success PERF 'pipe mode names the events as file mode does (cpu-time, not task-clock:u)' '
 	"$EXPORT" -o file.data p.prof &&
 	perf script -i file.data >file.script 2>/dev/null &&
 	"$EXPORT" -o - p.prof | perf script -i - >pipe.script 2>/dev/null &&
@@ -60,13 +54,13 @@ test_expect_success 'pipe mode names the events as file mode does (cpu-time, not
 	diff file.script pipe.script
 '
 
-test_expect_success 'no PERF_SAMPLE_CPU: the profile does not know the CPU, so no event claims one' '
+test_expect_success PERF 'no PERF_SAMPLE_CPU: the profile does not know the CPU, so no event claims one' '
 	perf evlist -v -i file.data >evlist.txt 2>&1 &&
 	expect_eq 4 "$(grep -c "sample_type: IP|TID|TIME|PERIOD|IDENTIFIER," evlist.txt)" "events with the fields filled" &&
 	expect_no_grep "sample_type: [A-Z|]*CPU" evlist.txt
 '
 
-test_expect_success 'perf report --header-only: captured on = the recording'"'"'s end, not the export'"'"'s' '
+test_expect_success PERF 'perf report --header-only: captured on = the recording'"'"'s end, not the export'"'"'s' '
 	"$EXPORT" -o old.data old.prof &&
 	last=$(awk "{ for (i = 2; i <= NF; i++) if (index(\$i, \"time=\") == 1) t = substr(\$i, 6) } END { print t }" old.txt) &&
 	mono=$(sed -n "s/.* monotonic_ns=\([0-9]*\) .*/\1/p" old.txt) &&
@@ -76,7 +70,7 @@ test_expect_success 'perf report --header-only: captured on = the recording'"'"'
 	expect_grep "captured on *: .* 2017$" captured.txt
 '
 
-test_expect_success '--event: one event per file; stackcollapse counts that event'"'"'s samples only' '
+test_expect_success PERF '--event: one event per file; stackcollapse counts that event'"'"'s samples only' '
 	"$EXPORT" -e cpu-time -o cpu.data p.prof &&
 	perf evlist -i cpu.data >one.txt 2>&1 &&
 	expect_eq cpu-time "$(cat one.txt)" "events" &&
@@ -89,7 +83,7 @@ test_expect_success '--event: one event per file; stackcollapse counts that even
 	expect_ge "$(($(cat want) + 1))" "$(awk "{ s += \$NF } END { print s }" all.folded)" "count over all events (mixed)"
 '
 
-test_expect_success '--event takes several names; an unknown one is refused with the list' '
+test_expect_success PERF '--event takes several names; an unknown one is refused with the list' '
 	"$EXPORT" -e instructions,energy-package-0-uJ -o two.data p.prof &&
 	expect_eq "energy-package-0-uJ instructions" "$(perf evlist -i two.data 2>/dev/null | tr "\n" " " | sed "s/ $//")" "events" &&
 	run_status "$EXPORT" -e cycles -o x.data p.prof 2>err &&

@@ -4,9 +4,5 @@
 # many keys, a recording with exit rows), damaged streams are one clear error
 # (pytest: tests/scripts/test_columns.py, one TAP line per test)
 . "$(dirname "$0")/lib.sh"
-if ! /usr/bin/python3 -c 'import pytest, numpy' 2>/dev/null; then
-	test_skip 'scripts/columns' 'python3-pytest or python3-numpy is not installed (make deps)'
-	test_done
-	exit
-fi
+test_have_prereq PYTEST,NUMPY || { skip_all="missing $test_missing_"; test_done; }
 SAMPLER_BIN_DIR=$BUILD /usr/bin/python3 "$ROOT/tests/scripts/tap.py" "$TRASH" test_columns.py

@@ -2,9 +2,5 @@
 # t4100-scripts-report.sh - sampler-report shares, energy, intervals, formats
 # (pytest: tests/scripts/test_report.py, one TAP line per test)
 . "$(dirname "$0")/lib.sh"
-if ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
-	test_skip 'scripts/report' 'python3-pytest is not installed (apt-get install python3-pytest)'
-	test_done
-	exit
-fi
+test_have_prereq PYTEST || { skip_all="missing $test_missing_"; test_done; }
 SAMPLER_BIN_DIR=$BUILD /usr/bin/python3 "$ROOT/tests/scripts/tap.py" "$TRASH" test_report.py

@@ -16,15 +16,19 @@ time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,dso,symbol
 3500,100,100,exit,0x10,300,0,/bin/app,f2
 CSV
 
-if $PY -m flake8 --version >/dev/null 2>&1; then
-	test_expect_success 'flake8 (pyflakes + pycodestyle) finds nothing in scripts and their tests' '
-		(cd "$ROOT" && $PY -m flake8 --config scripts/.flake8 scripts tests/scripts) >flake8.out 2>&1 || true
-		cat flake8.out
-		expect_eq 0 "$(wc -l <flake8.out)" "flake8 findings"
-	'
-else
-	test_skip 'flake8' 'flake8 is not installed (apt-get install flake8)'
-fi
+test_lazy_prereq FLAKE8 '
+	$PY -m flake8 --version >/dev/null 2>&1 || { echo "flake8 is not installed (apt-get install flake8)"; exit 1; }
+'
+test_lazy_prereq PYVENV '
+	$PY -c "import venv, ensurepip" 2>/dev/null ||
+	{ echo "python3-venv is not installed (apt-get install python3-venv)"; exit 1; }
+'
+
+test_expect_success FLAKE8 'flake8 (pyflakes + pycodestyle) finds nothing in scripts and their tests' '
+	(cd "$ROOT" && $PY -m flake8 --config scripts/.flake8 scripts tests/scripts) >flake8.out 2>&1 || true
+	cat flake8.out
+	expect_eq 0 "$(wc -l <flake8.out)" "flake8 findings"
+'
 
 test_expect_success 'spaces not tabs; in-tree commands start with #!/usr/bin/env python3' '
 	expect_eq "" "$(grep -rlP "\t" "$ROOT/scripts" "$ROOT/tests/scripts" --include=*.py)" "files with tabs"
@@ -39,24 +43,20 @@ test_expect_success 'one version: the commands and the C tools say the same' '
 	expect_eq "$VERSION" "$(make -s -C "$ROOT" -f Makefile --eval="print-version: ; @echo \$(VERSION)" print-version)"
 '
 
-if $PY -c 'import venv, ensurepip' 2>/dev/null; then
-	test_expect_success 'pip install ./scripts works offline in a venv with --system-site-packages' '
-		cp -R "$ROOT/scripts" src
-		$PY -m venv --system-site-packages venv
-		venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation \
-			--no-index ./src >pip.out 2>&1 || { cat pip.out; false; }
-		for s in report compare plot import; do
-			venv/bin/sampler-$s --help >help.out
-			expect_grep "^usage: sampler-$s" help.out
-		done
-		expect_eq "sampler-report $VERSION" "$(venv/bin/sampler-report -V)"
-		venv/bin/sampler-report --csv --no-cache p.csv >r.csv
-		expect_grep "^f2,/bin/app,2,66.6667," r.csv
-		expect_no_grep "sys.path" venv/bin/sampler-report
-	'
-else
-	test_skip 'pip install into a venv' 'python3-venv is not installed (apt-get install python3-venv)'
-fi
+test_expect_success PYVENV 'pip install ./scripts works offline in a venv with --system-site-packages' '
+	cp -R "$ROOT/scripts" src
+	$PY -m venv --system-site-packages venv
+	venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation \
+		--no-index ./src >pip.out 2>&1 || { cat pip.out; false; }
+	for s in report compare plot import; do
+		venv/bin/sampler-$s --help >help.out
+		expect_grep "^usage: sampler-$s" help.out
+	done
+	expect_eq "sampler-report $VERSION" "$(venv/bin/sampler-report -V)"
+	venv/bin/sampler-report --csv --no-cache p.csv >r.csv
+	expect_grep "^f2,/bin/app,2,66.6667," r.csv
+	expect_no_grep "sys.path" venv/bin/sampler-report
+'
 
 test_expect_success 'make install installs the package and entry points, no sys.path patching' '
 	(cd "$ROOT" && git status --porcelain --ignored scripts) >before.txt 2>/dev/null || true

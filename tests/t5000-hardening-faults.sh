@@ -41,37 +41,50 @@ test_expect_success 'SIGKILL to the sampler: the profile reads back, truncated, 
 	expect_eq "" "$(cat killed.err)" "dump errors" &&
 	expect_grep "^truncated good_bytes=[1-9]" killed.txt &&
 	expect_eq truncated "$(tail -1 killed.txt | cut -d" " -f1)" "last line" &&
-	expect_ge 500 "$(records killed.txt sample)" "samples before the kill" &&
+	expect_ge "$(min_samples 1)" "$(records killed.txt sample)" "samples before the kill (the chunk of the first second at least)" &&
 	expect_eq 4 "$(records killed.txt process)" "processes recorded" &&
 	expect_no_grep "^stats " killed.txt &&
 	check_snapshots killed.txt
 '
 
-# The output file system is a 24 KiB tmpfs in a private mount namespace: a
-# 4-thread run at 1 kHz writes chunks of about 16 KiB a second, so the first
-# chunk fits and a later one does not.
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-	test_expect_success 'full disk: one error, the target runs to its end, exit 125' '
-		mkdir small &&
-		run_status unshare -m sh -c "mount -t tmpfs -o size=24k tmpfs small &&
-			\"\$1\" -f 1000 -o small/prof -- \"\$2\" 4 4 >target.out 2>sampler.err;
-			status=\$?; cp small/prof full.prof; exit \$status" sh "$SAMPLER" "$HW/hw-writer" &&
-		expect_eq 125 "$rc" "sampler status" &&
-		one_error_line sampler.err &&
-		expect_grep "cannot write .*small/prof: No space left on device" sampler.err &&
-		expect_grep "^finished 4 threads after 4 s" target.out
-	'
-	test_expect_success 'full disk: the profile written so far reads back, truncated' '
-		expect_le 24576 "$(stat -c %s full.prof)" "profile bytes" &&
-		run_status "$BUILD/sampler-profile" dump full.prof >full.txt 2>full.err &&
-		expect_eq 2 "$rc" "dump status (2: truncated)" &&
-		expect_grep "^truncated good_bytes=" full.txt &&
-		expect_ge 100 "$(records full.txt sample)" "samples kept" &&
-		check_snapshots full.txt
-	'
-else
-	test_skip 'full disk' 'needs root and unshare -m to mount a tiny tmpfs privately'
-fi
+# The output file system is a small tmpfs in a private mount namespace,
+# filled up as soon as the profile has grown past its first write (the
+# header; the chunk of the first second follows): every later write fails,
+# whatever the rate the machine allows (a fixed size that a 4-thread run at
+# 1 kHz outgrows in a second was not reached under load).
+cat >fill-after-first-chunk <<-\EOF
+	dir=$1 first=0 i=0
+	while [ $i -lt 400 ]; do
+		size=$(find "$dir" -type f -printf "%s\n" | sort -n | tail -1)
+		if [ "$first" = 0 ]; then
+			first=${size:-0}
+		elif [ "${size:-0}" -gt "$first" ]; then
+			break
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	cat /dev/zero >"$dir/filler" 2>/dev/null
+EOF
+test_expect_success UNSHARE 'full disk: one error, the target runs to its end, exit 125' '
+	mkdir small &&
+	run_status unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs small &&
+		{ sh fill-after-first-chunk small & } &&
+		\"\$1\" -f 1000 -o small/prof -- \"\$2\" 4 4 >target.out 2>sampler.err;
+		status=\$?; wait; cp small/prof full.prof; exit \$status" sh "$SAMPLER" "$HW/hw-writer" &&
+	expect_eq 125 "$rc" "sampler status" &&
+	but_rate_warning sampler.err >sampler.err2 &&
+	one_error_line sampler.err2 &&
+	expect_grep "cannot write .*small/prof: No space left on device" sampler.err &&
+	expect_grep "^finished 4 threads after 4 s" target.out
+'
+test_expect_success UNSHARE 'full disk: the profile written so far reads back, truncated' '
+	run_status "$BUILD/sampler-profile" dump full.prof >full.txt 2>full.err &&
+	expect_eq 2 "$rc" "dump status (2: truncated)" &&
+	expect_grep "^truncated good_bytes=" full.txt &&
+	expect_ge "$(min_samples 0.5)" "$(records full.txt sample)" "samples kept (the chunk of the first second)" &&
+	check_snapshots full.txt
+'
 
 for how in kill:137 segv:139 abort:134; do
 	sig=${how%:*} status=${how#*:}
@@ -80,8 +93,7 @@ for how in kill:137 segv:139 abort:134; do
 		expect_eq $status "$rc" "sampler status" &&
 		expect_grep "^dying by $sig" die.out &&
 		dump die-$sig &&
-		expect_ge 100 "$(stat_of die-$sig.txt samples)" "samples" &&
-		expect_eq "$(records die-$sig.txt sample)" "$(stat_of die-$sig.txt samples)" "samples recorded" &&
+		expect_schedule die-$sig.txt &&
 		expect_eq 1 "$(records die-$sig.txt exit)" "exit records"
 	'
 done
@@ -90,7 +102,7 @@ test_expect_success 'a target that blocks every signal is still sampled' '
 	"$SAMPLER" -f 1000 -o blocked -- "$HW/hw-blockall" 0.5 >blocked.out &&
 	expect_grep "^blocked 6[0-9] signals" blocked.out &&
 	dump blocked &&
-	expect_ge 250 "$(stat_of blocked.txt samples)" "samples" &&
+	expect_schedule blocked.txt &&
 	expect_eq 0 "$(stat_of blocked.txt signals)" "signals delivered"
 '
 
@@ -110,28 +122,31 @@ test_expect_success 'a target that stops itself stays stopped until another proc
 	expect_grep "^continued after [0-9]* ms" stop.out &&
 	expect_ge 500 "$(sed -n "s/^continued after \([0-9]*\) ms/\1/p" stop.out)" "ms stopped" &&
 	dump stop &&
-	expect_ge 200 "$(stat_of stop.txt samples)" "samples"
+	expect_eq "$(stat_of stop.txt samples)" "$(records stop.txt sample)" "stats samples vs sample records" &&
+	awk "/^sample / { split(\$2, kv, \"=\"); t[++n] = kv[2] }
+		END { for (i = 2; i <= n; i++) if (t[i] - t[i - 1] > gap) { gap = t[i] - t[i - 1]; at = i }
+		      print at - 1, n - at + 1, int(gap / 1e6) }" stop.txt >split &&
+	read before after gap <split &&
+	expect_ge 500 "$gap" "longest gap between samples (ms): the stop" &&
+	expect_ge "$(min_samples 0.2)" "$before" "samples before the stop (0.2 s spinning)" &&
+	expect_ge "$(min_samples 0.2)" "$after" "samples after it"
 '
 
 # A setuid-root copy of id(1): alone it runs as euid 0, under ptrace the
 # kernel does not grant the privilege (the sampler never becomes root).
-if [ "$(id -u)" = 0 ]; then
-	test_expect_success 'exec of a setuid program: no privileges granted under ptrace' '
-		mkdir -m 1777 nob && cp /usr/bin/id nob/suid-id && chmod 4755 nob/suid-id &&
-		as_nobody nob/suid-id -u >alone.out &&
-		if [ "$(cat alone.out)" != 0 ]; then
-			echo "# the setuid bit has no effect here (nosuid mount?)"; cat alone.out
-		fi &&
-		(cd nob && as_nobody "$SAMPLER" -f 1000 -o prof -- ./suid-id -u >../traced.out 2>../traced.err) &&
-		expect_eq $NOBODY "$(cat traced.out)" "euid of the setuid program under the sampler" &&
-		expect_eq 0 "$(cat alone.out)" "euid of the setuid program alone" &&
-		"$BUILD/sampler-profile" dump nob/prof >suid.txt &&
-		expect_grep "^exec pid=.* comm=suid-id " suid.txt &&
-		expect_eq 0 "$(stat_of suid.txt exit)" "exit"
-	'
-else
-	test_skip 'exec of a setuid program' 'needs root to make a setuid-root copy of id(1)'
-fi
+test_expect_success NOBODY_CAN_READ 'exec of a setuid program: no privileges granted under ptrace' '
+	mkdir -m 1777 nob && cp /usr/bin/id nob/suid-id && chmod 4755 nob/suid-id &&
+	as_nobody nob/suid-id -u >alone.out &&
+	if [ "$(cat alone.out)" != 0 ]; then
+		echo "# the setuid bit has no effect here (nosuid mount?)"; cat alone.out
+	fi &&
+	(cd nob && as_nobody "$SAMPLER" -f 1000 -o prof -- ./suid-id -u >../traced.out 2>../traced.err) &&
+	expect_eq $NOBODY "$(cat traced.out)" "euid of the setuid program under the sampler" &&
+	expect_eq 0 "$(cat alone.out)" "euid of the setuid program alone" &&
+	"$BUILD/sampler-profile" dump nob/prof >suid.txt &&
+	expect_grep "^exec pid=.* comm=suid-id " suid.txt &&
+	expect_eq 0 "$(stat_of suid.txt exit)" "exit"
+'
 
 test_expect_success 'a target that forks 200 processes: all in the profile, no hang' '
 	timeout 120 "$SAMPLER" -f 1000 -o forks -- "$HW/hw-forks" 200 0.005 >forks.out &&

@@ -6,15 +6,12 @@
 . "$ROOT/tests/recorder-lib.sh"
 . "$ROOT/tests/hardening/hardening-lib.sh"
 
-if ! command -v valgrind >/dev/null; then
-	test_skip 'valgrind memcheck' 'valgrind is not installed (make deps)'
+if ! test_have_prereq VALGRIND; then
+	skip_all="missing $test_missing_"
 	test_done
-	exit
-fi
-if nm "$SAMPLER" 2>/dev/null | grep -q __asan_init; then
-	test_skip 'valgrind memcheck' "$SAMPLER is a sanitizer build (valgrind cannot run it)"
+elif test_have_prereq SANITIZED; then
+	skip_all="$SAMPLER is a sanitizer build (valgrind cannot run it)"
 	test_done
-	exit
 fi
 
 # memcheck NAME PROGRAM ARGS...: run under memcheck, log in NAME.vg; the
@@ -53,17 +50,13 @@ test_expect_success 'sampler, pperf output and a dying target: clean' '
 	valgrind_clean segv.vg
 '
 
-if "$SAMPLER" -p perf:perf::TASK-CLOCK -- true 2>/dev/null; then
-	test_expect_success 'sampler -p perf: clean' '
-		memcheck perf "$SAMPLER" -f 500 -p perf:perf::TASK-CLOCK,perf::PAGE-FAULTS -o perf -- \
-			"$EXAMPLES/threads" 4 0.3 >/dev/null &&
-		expect_eq 0 "$rc" "status" &&
-		valgrind_clean perf.vg &&
-		dump perf && expect_eq 2 "$(records perf.txt channel)" "channels"
-	'
-else
-	test_skip 'sampler -p perf under memcheck' 'the perf plug-in cannot count here'
-fi
+test_expect_success PERF_COUNTERS 'sampler -p perf: clean' '
+	memcheck perf "$SAMPLER" -f 500 -p perf:perf::TASK-CLOCK,perf::PAGE-FAULTS -o perf -- \
+		"$EXAMPLES/threads" 4 0.3 >/dev/null &&
+	expect_eq 0 "$rc" "status" &&
+	valgrind_clean perf.vg &&
+	dump perf && expect_eq 2 "$(records perf.txt channel)" "channels"
+'
 
 test_expect_success 'sampler -p rapl on a fake powercap tree: clean' '
 	/usr/bin/python3 "$ROOT/tests/fakes/fake-powercap.py" make rapl-root &&

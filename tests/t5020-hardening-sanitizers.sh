@@ -4,14 +4,14 @@
 # threads with ptrace at exit, works inside the sampler - itself a tracer,
 # and not traced - as root and as an unprivileged user.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
 . "$ROOT/tests/hardening/hardening-lib.sh"
 
 ASAN=${SAMPLER_ASAN_BUILD:-$ROOT/build-asan}
-if ! nm "$ASAN/sampler" 2>/dev/null | grep -q __asan_init; then
-	test_skip 'LeakSanitizer inside the sampler' "no sanitizer build in $ASAN (make asan-build)"
-	test_done
-	exit
-fi
+test_lazy_prereq ASAN_BUILD '
+	nm "$ASAN/sampler" 2>/dev/null | grep -q __asan_init ||
+	{ echo "no sanitizer build in $ASAN (make asan-build)"; exit 1; }
+'
 LEAK=$HW/lib-leak.so
 
 # leak_run: the ASan sampler with a preloaded leak of 4242 bytes; its
@@ -21,7 +21,7 @@ leak_run() {
 		"$ASAN/sampler" -f 1000 -- "$EXAMPLES/threads" 4 0.2 >/dev/null 2>leak.err
 }
 
-test_expect_success 'a leak in the sampler is reported at its exit (root)' '
+test_expect_success ASAN_BUILD,ROOT 'a leak in the sampler is reported at its exit (root)' '
 	leak_run &&
 	expect_eq 23 "$rc" "status (LeakSanitizer exitcode)" &&
 	expect_grep "Direct leak of 4242 byte" leak.err &&
@@ -29,18 +29,18 @@ test_expect_success 'a leak in the sampler is reported at its exit (root)' '
 	expect_no_grep "LeakSanitizer has encountered a fatal error" leak.err
 '
 
-test_expect_success 'a leak in the sampler is reported at its exit (uid 65534)' '
+test_expect_success ASAN_BUILD,NOBODY_CAN_READ 'a leak in the sampler is reported at its exit (uid 65534)' '
 	leak_run setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- &&
 	expect_eq 23 "$rc" "status (LeakSanitizer exitcode)" &&
 	expect_grep "Direct leak of 4242 byte" leak.err &&
 	expect_no_grep "LeakSanitizer has encountered a fatal error" leak.err
 '
 
-test_expect_success 'without the leak the sanitizer sampler exits clean with the target status' '
+test_expect_success ASAN_BUILD 'without the leak the sanitizer sampler exits clean with the target status' '
 	run_status env ASAN_OPTIONS=detect_leaks=1:exitcode=23 \
 		"$ASAN/sampler" -f 1000 -- "$EXAMPLES/exit3" >/dev/null 2>clean.err &&
 	expect_eq 3 "$rc" "status" &&
-	expect_eq "" "$(cat clean.err)" "stderr"
+	expect_eq "" "$(but_rate_warning clean.err)" "stderr (but the rate warning a loaded machine causes)"
 '
 
 test_done

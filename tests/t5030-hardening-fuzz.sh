@@ -8,19 +8,17 @@
 for target in pmu-args pmu-text; do
 	FUZZER=$BUILD/fuzz/fuzz-$target
 	SEEDS=$ROOT/fuzz/corpus-$target
-	if [ ! -x "$FUZZER" ]; then
-		test_skip "fuzzing $target" "$FUZZER is not built (needs clang and libclang-rt-14-dev: make deps)"
-		continue
-	fi
-	test_expect_success "$target: the committed seeds replay cleanly" '
+	test_expect_success CLANG_FUZZER "$target: the committed seeds replay cleanly" '
 		expect_ge 8 "$(ls "$SEEDS" | wc -l)" "seeds in $SEEDS" &&
 		"$FUZZER" -runs=0 "$SEEDS" >replay-$target.log 2>&1 &&
 		expect_grep "INITED" replay-$target.log &&
 		expect_no_grep "ERROR: \|runtime error" replay-$target.log
 	'
-	test_expect_success "$target: five seconds of fuzzing find nothing" '
+	# A fixed number of inputs, not of seconds: a loaded machine ran fewer
+	# than 500 in five seconds (300 s is only the bound of a stuck run).
+	test_expect_success CLANG_FUZZER "$target: a thousand inputs of fuzzing find nothing" '
 		mkdir corpus-$target artifacts-$target &&
-		run_status env TMPDIR="$TRASH" "$FUZZER" -max_total_time=5 -timeout=5 -rss_limit_mb=1024 \
+		run_status env TMPDIR="$TRASH" "$FUZZER" -runs=1000 -max_total_time=300 -timeout=5 -rss_limit_mb=1024 \
 			-artifact_prefix="$TRASH/artifacts-$target/" corpus-$target "$SEEDS" >fuzz-$target.log 2>&1 &&
 		expect_eq 0 "$rc" "fuzzer status (see fuzz-$target.log)" &&
 		expect_grep "^Done [0-9]* runs" fuzz-$target.log &&

@@ -13,9 +13,8 @@ start_meter garbage2.port --tcp garbage2.port --garbage-after 5
 start_meter negative.port --tcp negative.port --value -2.5
 meter() { echo "tcp://127.0.0.1:$(cat "$1.port")"; }
 
-# A fixed amount of work: it prints its own run time (runtime_s=...).
+# A fixed amount of work.
 WORKLOAD=$EXAMPLES/work
-runtime() { sed -n "s/^runtime_s=//p" "$1"; }
 
 # ---- channels ---------------------------------------------------------------
 
@@ -52,14 +51,21 @@ test_expect_success 'an event given twice in one -p is refused like two -p optio
 
 # ---- a meter that talks out of turn ----------------------------------------
 
-# out_of_turn NAME: the workload alone, then under the sampler with meter
-# NAME, which streams after 20 answers; the target must not be held.
+# out_of_turn NAME: the workload under the sampler with meter NAME, which
+# streams after 20 answers; the target must not be held for the meter.  The
+# sampler measures the time it spent reading the meter (-d): a held target
+# spent most of its run stopped for it (ran 10 times as long as alone); a
+# bounded read holds it 1% of the run, 12% when the meter itself is slowed
+# by a loaded machine.  Run times alone and under the sampler are no
+# measure there (1.9 s and 7.4 s under the sanitizer build, nothing held).
 out_of_turn() {
-	"$WORKLOAD" 1 300 >alone.$1 &&
-	timeout 120 "$SAMPLER" -f 200 -p "scpi:$(meter $1)" -o prof.$1 -- "$WORKLOAD" 1 300 >under.$1 2>err.$1 &&
-	cat alone.$1 under.$1 err.$1 $1.log &&
-	ratio=$(awk -v a=$(runtime alone.$1) -v u=$(runtime under.$1) "BEGIN { print u / a }") &&
-	expect_le 3 "$ratio" "run time under the sampler / alone (a held target: 10 or more)" &&
+	timeout 120 "$SAMPLER" -d -f 200 -p "scpi:$(meter $1)" -o prof.$1 -- "$WORKLOAD" 1 300 >under.$1 2>err.$1 &&
+	cat under.$1 err.$1 $1.log &&
+	held=$(awk "/^sampler: wall time: / { wall = \$4 }
+		/^sampler: samples: / { n = \$3 }
+		/^sampler: stop latency: / { sub(/.*\(mean, /, \"\"); read = \$1 }
+		END { printf \"%.2f\", 100 * n * read / 1e6 / wall }" err.$1) &&
+	expect_le 50 "$held" "percent of the run the target was held stopped for the meter (held: most of it)" &&
 	expect_eq 1 "$(grep -c "^sampler: warning: scpi: meter at $(meter $1) sent more than 4096 bytes between two samples without being asked; such readings are recorded as missing" err.$1)" "warnings about the chatter" &&
 	expect_ge 1 "$(field $1.log queries streams)" "streams the meter began" &&
 	$PROFILE dump prof.$1 >dump.$1 &&

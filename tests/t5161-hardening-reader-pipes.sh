@@ -3,6 +3,7 @@
 # issue 11 #12): what they read that way is what they read from the file
 # (before: "Illegal seek").  /dev/zero is no pperf profile.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
 
 PROFILE=$BUILD/sampler-profile
 
@@ -13,7 +14,7 @@ test_expect_success 'setup: native and pperf profiles, plain and bzip2, and thei
 	"$PROFILE" dump n.prof | "$PROFILE" build --format pperf p.pperf &&
 	"$PROFILE" dump n.prof | "$PROFILE" build --format pperf p.pperf.bz2 &&
 	for f in n.prof.bz2 p.pperf p.pperf.bz2; do "$PROFILE" dump $f >$f.dump || return 1; done &&
-	expect_ge 20 "$(grep -c "^sample " n.prof.dump)" "samples"
+	expect_ge "$(min_samples 1)" "$(grep -c "^sample " n.prof.dump)" "samples"
 '
 
 # Every way of handing a file over that is not the file itself.
@@ -41,7 +42,7 @@ test_expect_success 'sampler-export of a pipe: the same perf.data, CSV (read twi
 	cat n.prof.bz2 | "$EXPORT" --format csv --symbols - >pipe.csv &&
 	"$EXPORT" --format csv --symbols - <n.prof.bz2 >redirect.csv &&
 	"$EXPORT" --format csv --symbols <(cat n.prof.bz2) >devfd.csv &&
-	expect_ge 60 "$(wc -l <file.csv)" "CSV lines" &&
+	expect_ge "$(grep -c "^sample " n.prof.dump)" "$(grep -vc "^#" file.csv)" "CSV rows (one per thread-sample at least)" &&
 	cmp file.csv pipe.csv && cmp file.csv redirect.csv && cmp file.csv devfd.csv &&
 	cat p.pperf | "$EXPORT" --format csv - >pperf-pipe.csv &&
 	"$EXPORT" --format csv p.pperf | cmp - pperf-pipe.csv &&
@@ -50,16 +51,12 @@ test_expect_success 'sampler-export of a pipe: the same perf.data, CSV (read twi
 	cmp file.info pipe.info
 '
 
-if command -v perf >/dev/null 2>&1; then
-test_expect_success 'a profile streams through sampler-export into perf report' '
-	cat n.prof | "$EXPORT" -o - - | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
-	perf report -i file.perf --stdio --sort comm >file.txt 2>/dev/null &&
-	expect_grep "threads" pipe.txt &&
-	diff <(grep "%" file.txt) <(grep "%" pipe.txt)
+test_expect_success PERF 'a profile streams through sampler-export into perf report' '
+cat n.prof | "$EXPORT" -o - - | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
+perf report -i file.perf --stdio --sort comm >file.txt 2>/dev/null &&
+expect_grep "threads" pipe.txt &&
+diff <(grep "%" file.txt) <(grep "%" pipe.txt)
 '
-else
-test_skip 'a profile streams through sampler-export into perf report' 'perf is not installed'
-fi
 
 test_expect_success 'the reader of stdin names it, and errors name their cause' '
 	run_status "$PROFILE" dump - </dev/null 2>empty.err &&

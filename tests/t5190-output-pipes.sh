@@ -34,18 +34,14 @@ test_expect_success 'a FIFO with a reader: the whole profile comes through' '
 	expect_eq prw-r--r-- "$(stat -c %A f | sed "s/^p.*/prw-r--r--/")" "f is still a FIFO"
 '
 
-if command -v perf >/dev/null 2>&1; then
-	test_expect_success 'sampler-export -o FIFO: pipe-mode perf.data that perf reads' '
-		{ timeout 20 cat f >got.data & } &&
-		"$EXPORT" -o f p.prof &&
-		wait &&
-		perf report -i got.data --stdio --sort comm >rep.txt 2>rep.err &&
-		expect_eq "" "$(cat rep.err)" "perf report stderr" &&
-		expect_grep "% *busy" rep.txt
-	'
-else
-	test_skip 'perf.data through a FIFO' 'perf is not installed'
-fi
+test_expect_success PERF 'sampler-export -o FIFO: pipe-mode perf.data that perf reads' '
+	{ timeout 20 cat f >got.data & } &&
+	"$EXPORT" -o f p.prof &&
+	wait &&
+	perf report -i got.data --stdio --sort comm >rep.txt 2>rep.err &&
+	expect_eq "" "$(cat rep.err)" "perf report stderr" &&
+	expect_grep "% *busy" rep.txt
+'
 
 test_expect_success '-o - streams the profile; the command'"'"'s stdout goes to stderr' '
 	"$SAMPLER" -f 1000 -o - -- sh -c "echo printed-\$((6 * 7)); exec \"\$0\" 0.05" "$EXAMPLES/busy" >s.prof 2>s.err &&

@@ -2,4 +2,4 @@
 TEST_PROGRAMS += $(BUILD)/tests/idmap-check
 $(BUILD)/tests/idmap-check: $(BUILD)/tests/common/idmap-check.o $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -2,4 +2,4 @@
 TEST_PROGRAMS += $(BUILD)/tests/profile-synth
 $(BUILD)/tests/profile-synth: $(BUILD)/tests/format/profile-synth.o $(PROFILE_OBJS) $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -3,9 +3,9 @@
 # threads through one set; pmu-workload runs loads with known event counts.
 TEST_PROGRAMS += $(BUILD)/tests/pmu-probe $(BUILD)/tests/pmu-threads $(BUILD)/tests/pmu-workload
 $(BUILD)/tests/pmu-probe: $(BUILD)/tests/pmu/pmu-probe.o $(PMU_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS)
 $(BUILD)/tests/pmu-threads: $(BUILD)/tests/pmu/pmu-threads.o $(PMU_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lpthread
 # The workload is profiled: fixed flags, never a sanitizer build's $(CFLAGS)
 # (ASan's shadow memory would add page faults; LeakSanitizer fails under ptrace).
 $(BUILD)/tests/pmu-workload: tests/pmu/pmu-workload.c

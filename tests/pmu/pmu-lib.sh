@@ -28,11 +28,6 @@ one_error() {
 	expect_grep "$2" "$1"
 }
 
-# e2e: true when the recorder and the profile dumper are built.
-e2e() {
-	[ -x "$SAMPLER" ] && [ -x "$PROFILE" ]
-}
-
 # sample_sum FILE INDEX: sum of the INDEX-th (from 1) per-sample value over
 # the `sample` lines of a dump, NaN skipped; sample_nan counts the NaNs.
 sample_sum() {
@@ -47,12 +42,12 @@ sample_nan() {
 # start_meter FILE ARGS...: start a fake SCPI meter (tests/fakes/fake-scpi.py
 # ARGS) that publishes its port or pty path in FILE, and wait until it has.
 # Call it at the top level only (tests run in subshells: their FAKE_PIDS
-# would not reach the trap); every meter is killed at exit.
+# would not reach test_atexit); every meter is killed at exit.
 FAKE_PIDS=
+test_atexit 'kill $FAKE_PIDS'
 start_meter() {
 	file=$1
 	shift
-	trap 'kill $FAKE_PIDS 2>/dev/null; rm -rf "$TRASH"' EXIT
 	# its own output goes to a file: an inherited pipe would hold the
 	# caller's $(...) open
 	$PY $FAKES/fake-scpi.py "$@" >>fakes.out 2>&1 &
