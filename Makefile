@@ -99,7 +99,7 @@ soak: all
 
 demo: deps
 	$(MAKE) all
-	examples/demo.sh
+	PYTHON=$(PYTHON) examples/demo.sh
 
 bench: deps
 	$(MAKE) all

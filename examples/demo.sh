@@ -16,7 +16,8 @@ echo "== sampler-export --info"
 
 echo
 echo "== sampler-report (per function; share = share of thread-samples, cpu% = share of CPU time)"
-"$top/scripts/sampler-report" --top 12 "$out/demo.prof"
+# The scripts need the Python that make deps equips (Debian's, with numpy).
+"${PYTHON:-/usr/bin/python3}" "$top/scripts/sampler-report" --top 12 "$out/demo.prof"
 
 echo
 echo "== sampler-export -o perf.data && perf report --sort dso,symbol"
