@@ -64,11 +64,7 @@ deps:
 ASAN_BUILD  ?= build-asan
 ASAN_CFLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 ASAN_TESTS  ?= t[0-35]
-# t5070 (64 descriptors, 100 threads) is left out of the sanitizer pass: under
-# load there one thread got no CPU time in the profile, a recorder defect
-# still open (the closing note of this change); the plain pass runs it.
-ASAN_SKIP   ?= t3040-export-fuzz t5010-hardening-valgrind t5020-hardening-sanitizers t5030-hardening-fuzz \
-	t5070-hardening-limits
+ASAN_SKIP   ?= t3040-export-fuzz t5010-hardening-valgrind t5020-hardening-sanitizers t5030-hardening-fuzz
 ASAN_ENV = ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	SAMPLER_SKIP_SCRIPTS='$(ASAN_SKIP)' BUILD=$(CURDIR)/$(ASAN_BUILD)

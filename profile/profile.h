@@ -160,7 +160,9 @@ struct profile_sample {
 /* Sampling was switched on (enabled) or off (--delay, --duration,
  * --control).  A profile with such records was sampled only inside its
  * windows, each from an enabled record to the next disabled one (or the
- * end); without any, the whole run is one window.  The reader makes the
+ * end); without any, the whole run is one window.  A run that starts with
+ * sampling off (--delay, --control) starts with a disabled record, so
+ * nothing before its first window counts.  The reader makes the
  * deltas leave out what happened outside the windows: the first sample
  * after an enabled record, and exits while disabled, give zero CPU-time and
  * counter deltas (the recorder takes that sample right at the window's

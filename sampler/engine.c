@@ -863,7 +863,7 @@ static void follow_target(struct engine *e)
 			continue;
 		if (t->stat_fd < 0)
 			t->stat_fd = procfs_open_stat(t->proc->pid, t->tid);
-		cpus[n] = procfs_read_last_cpu(t->stat_fd);
+		cpus[n] = procfs_read_last_cpu(t->stat_fd, t->proc->pid, t->tid);
 		if (cpus[n] >= 0)
 			n++;
 	}
@@ -1066,6 +1066,13 @@ void engine_run(struct engine *e)
 	uint64_t period = e->period_ns, slot = 1;
 
 	e->enabled = !e->window;
+	if (e->window && e->writer && e->window->used &&
+	    !window_wanted(e->window, host_now_ns())) {
+		/* what happens before the first window (an exit, say) counts nothing */
+		struct profile_window off = { .time_ns = e->st.start_ns, .enabled = false };
+
+		record_result(e, profile_write_window(e->writer, &off, &e->write_err));
+	}
 	while (!e->tree_done) {
 		uint64_t now, due, change;
 		bool was_enabled;

@@ -147,22 +147,23 @@ int map_list_equal(const struct map_list *a, const struct map_list *b)
 	return 1;
 }
 
-static int open_schedstat(pid_t pid, pid_t tid)
+static int open_task_file(pid_t pid, pid_t tid, const char *file)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/%s", (int)pid, (int)tid, file);
 	return open(name, O_RDONLY | O_CLOEXEC);
 }
 
 /* Descriptors kept open stay this far below the limit, so that plug-ins,
- * the profile and transient reads always find one free. */
+ * the profile and transient reads always find one free.  Every per-thread
+ * descriptor (schedstat, syscall, stat) shares this one budget. */
 #define FD_RESERVE 32
 
-int procfs_open_schedstat(pid_t pid, pid_t tid)
+static int open_kept(pid_t pid, pid_t tid, const char *file)
 {
 	struct rlimit lim;
-	int fd = open_schedstat(pid, tid);
+	int fd = open_task_file(pid, tid, file);
 
 	if (fd >= 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
 	    (rlim_t)fd + FD_RESERVE >= lim.rlim_cur) {
@@ -172,50 +173,48 @@ int procfs_open_schedstat(pid_t pid, pid_t tid)
 	return fd;
 }
 
-static uint64_t read_cputime_fd(int fd)
+/* pread a task file whole into buf (NUL-terminated): from fd when it is
+ * kept open, else by a transient open - beyond the descriptor budget
+ * (thousands of threads, a low ulimit -n) slower, but never unread. */
+static ssize_t read_task_file(int fd, pid_t pid, pid_t tid, const char *file,
+			      char *buf, size_t size)
 {
-	char buf[96];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	bool transient = fd < 0;
+	ssize_t n;
 
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
+	if (transient)
+		fd = open_task_file(pid, tid, file);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, size - 1, 0);
+	if (transient)
+		close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+int procfs_open_schedstat(pid_t pid, pid_t tid)
+{
+	return open_kept(pid, tid, "schedstat");
 }
 
 uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid)
 {
-	uint64_t ns;
+	char buf[96];
 
-	if (fd >= 0)
-		return read_cputime_fd(fd);
-	/* Beyond the descriptor budget (thousands of threads, a low ulimit -n):
-	 * slower, but no thread goes without its CPU time. */
-	fd = open_schedstat(pid, tid);
-	if (fd < 0)
+	if (read_task_file(fd, pid, tid, "schedstat", buf, sizeof(buf)) <= 0)
 		return 0;
-	ns = read_cputime_fd(fd);
-	close(fd);
-	return ns;
+	return strtoull(buf, NULL, 10);
 }
 
 int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs)
 {
 	char buf[96];
 	unsigned long long cpu, delay, count;
-	ssize_t n;
-	bool transient = fd < 0;
 
-	if (transient)
-		fd = open_schedstat(pid, tid);
-	if (fd < 0)
+	if (read_task_file(fd, pid, tid, "schedstat", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (transient)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	if (sscanf(buf, "%llu %llu %llu", &cpu, &delay, &count) != 3)
 		return -1;
 	*cpu_ns = cpu;
@@ -225,23 +224,16 @@ int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64
 
 int procfs_open_syscall(pid_t pid, pid_t tid)
 {
-	char name[64];
-
-	snprintf(name, sizeof(name), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
-	return open(name, O_RDONLY | O_CLOEXEC);
+	return open_kept(pid, tid, "syscall");
 }
 
-int procfs_read_blocked_pc(int fd, uint64_t *pc)
+int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc)
 {
 	char buf[256], *last;
-	ssize_t n;
+	ssize_t n = read_task_file(fd, pid, tid, "syscall", buf, sizeof(buf));
 
-	if (fd < 0)
-		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return -1;
-	buf[n] = '\0';
 	/* "NR ARG1..ARG6 SP PC", "-1 SP PC" off a system call, or "running" */
 	if (!strncmp(buf, "running", 7))
 		return -1;
@@ -266,24 +258,16 @@ void procfs_raise_fd_limit(void)
 
 int procfs_open_stat(pid_t pid, pid_t tid)
 {
-	char name[64];
-
-	snprintf(name, sizeof(name), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	return open(name, O_RDONLY | O_CLOEXEC);
+	return open_kept(pid, tid, "stat");
 }
 
-int procfs_read_last_cpu(int fd)
+int procfs_read_last_cpu(int fd, pid_t pid, pid_t tid)
 {
 	char buf[1024], *p;
-	ssize_t n;
 	int field;
 
-	if (fd < 0)
+	if (read_task_file(fd, pid, tid, "stat", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* the command name may hold spaces */
 	if (!p)
 		return -1;

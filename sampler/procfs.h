@@ -43,19 +43,23 @@ uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid);
 /* CPU time and run count (schedstat fields 1 and 3): 0, or -1 when
  * unreadable. */
 int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs);
-/* Open /proc/PID/task/TID/syscall, kept open for procfs_read_blocked_pc. */
+/* Open /proc/PID/task/TID/syscall, kept open for procfs_read_blocked_pc
+ * (-1 beyond the descriptor budget, as for schedstat). */
 int procfs_open_syscall(pid_t pid, pid_t tid);
 /* The user PC of a thread that is off CPU now (in a system call, a fault
- * or a stop): 0, or -1 when it is running or gone. */
-int procfs_read_blocked_pc(int fd, uint64_t *pc);
+ * or a stop), by fd or a transient open when fd < 0: 0, or -1 when it is
+ * running or gone. */
+int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc);
 /* Raise the sampler's own descriptor limit to its hard limit (call after
  * the target is started: it keeps the limit it was given). */
 void procfs_raise_fd_limit(void);
 
-/* Open /proc/PID/task/TID/stat, kept open for procfs_read_last_cpu. */
+/* Open /proc/PID/task/TID/stat, kept open for procfs_read_last_cpu
+ * (-1 beyond the descriptor budget). */
 int procfs_open_stat(pid_t pid, pid_t tid);
-/* The CPU the thread last ran on (stat field 39), or -1. */
-int procfs_read_last_cpu(int fd);
+/* The CPU the thread last ran on (stat field 39), by fd or a transient
+ * open when fd < 0; -1 when unreadable. */
+int procfs_read_last_cpu(int fd, pid_t pid, pid_t tid);
 
 /* /proc/PID/comm without the newline ("" when unreadable). */
 void procfs_read_comm(pid_t pid, char *buf, size_t size);

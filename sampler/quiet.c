@@ -107,7 +107,7 @@ bool quiet_sample(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
 	}
 	if (q->syscall_fd < 0)
 		q->syscall_fd = procfs_open_syscall(pid, tid);
-	if (procfs_read_blocked_pc(q->syscall_fd, &blocked_pc) < 0) {
+	if (procfs_read_blocked_pc(q->syscall_fd, pid, tid, &blocked_pc) < 0) {
 		q->retry_in = QUIET_RETRY;
 		return false;
 	}

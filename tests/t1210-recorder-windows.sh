@@ -29,10 +29,11 @@ cpu_in() {
 	     END { print s + 0 }' "$1"
 }
 
-test_expect_success '--delay 0.3 --duration 0.4: one window, no sample before or after it' '
+test_expect_success '--delay 0.3 --duration 0.4: off, one window, off; no sample before or after it' '
 	"$SAMPLER" -f 200 --delay 0.3 --duration 0.4 -o d.prof -- "$EXAMPLES/busy" 1.2 &&
 	dump d.prof &&
-	expect_eq 2 "$(records d.prof.txt window)" "window records" &&
+	# off from the start, on after the delay, off after the duration
+	expect_eq "0 1 0" "$(field_values d.prof.txt window enabled | tr "\n" " " | sed "s/ \$//")" "window states" &&
 	start=$(field_values d.prof.txt host start_ns) &&
 	windows d.prof.txt >win.txt && read b e <win.txt &&
 	expect_ge $((start + 300000000)) "$b" "window start (start_ns + delay)" &&
@@ -84,14 +85,14 @@ test_expect_success 'CSV and columns: the window first sample covers no time bef
 	done
 '
 
-test_expect_success '--control FIFO: enable and disable from the program, two windows' '
+test_expect_success '--control FIFO: enable and disable from the program, two windows; an exit before the first counts nothing' '
 	mkfifo ctl &&
 	"$SAMPLER" -f 200 --delay -1 --control ctl -o c.prof -- sh -c "
 		\"$EXAMPLES/busy\" 0.2; echo enable >ctl; \"$EXAMPLES/busy\" 0.2; echo disable >ctl
 		\"$EXAMPLES/busy\" 0.2; printf enable >ctl; \"$EXAMPLES/busy\" 0.2; echo disable >ctl
 		\"$EXAMPLES/busy\" 0.2" &&
 	dump c.prof &&
-	expect_eq "1 0 1 0" "$(field_values c.prof.txt window enabled | tr "\n" " " | sed "s/ \$//")" "window states" &&
+	expect_eq "0 1 0 1 0" "$(field_values c.prof.txt window enabled | tr "\n" " " | sed "s/ \$//")" "window states" &&
 	expect_eq "" "$(check_inside c.prof.txt)" "samples outside the windows" &&
 	expect_eq 2 "$(wc -l <win.txt)" "windows" &&
 	while read b e; do

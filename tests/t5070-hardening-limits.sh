@@ -34,6 +34,16 @@ test_expect_success '64 file descriptors, 100 spinning threads: every thread has
 	expect_eq 0 "$(threads_without_cpu fds.txt)" "threads that never got CPU time"
 '
 
+# Blocked threads are read through /proc/TID/syscall (a descriptor each):
+# these share the budget with schedstat, or they would take the last ones.
+test_expect_success '64 file descriptors, 100 blocked threads: every thread has CPU time and a PC' '
+	(ulimit -n 64 && "$SAMPLER" -f 200 -o blk -- "$EXAMPLES/blocked" 2 100 20 >out 2>err) &&
+	dump blk &&
+	expect_ge 102 "$(field_values blk.txt thread tid | sort -u | wc -l)" "threads recorded" &&
+	expect_eq 0 "$(threads_without_cpu blk.txt)" "threads that never got CPU time" &&
+	expect_eq 0 "$(awk "\$1 == \"ts\" && / pc=0x0 /" blk.txt | wc -l)" "thread samples without a PC"
+'
+
 test_expect_success 'the same run with enough descriptors: every thread has CPU time' '
 	"$SAMPLER" -f 500 -o plenty -- "$EXAMPLES/threads" 100 0.3 >out &&
 	dump plenty &&
