@@ -15,6 +15,7 @@
 #include "../common/error.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "callstack.h"
 
 /* The sampling period is a whole number of nanoseconds within these
  * bounds: 10 us (100 kHz; even one thread takes longer to stop) to 1000 s
@@ -37,6 +38,7 @@ struct engine_config {
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: stop also threads that did not run */
 	bool check_carried;		/* SAMPLER_CHECK_CARRIED: stop carried threads too */
+	struct callstack *stacks;	/* call stacks to take (-g); stays the caller's; NULL: none */
 };
 
 /* What a run measured, beyond what the profile's stats record holds. */

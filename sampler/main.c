@@ -19,6 +19,7 @@
 #include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "callstack.h"
 #include "engine.h"
 #include "host.h"
 #include "launch.h"
@@ -39,6 +40,7 @@ struct options {
 	bool stop_all;
 	enum profile_format format;
 	struct tune tune;
+	struct callstack_options stacks;
 	char **command;
 };
 
@@ -46,6 +48,7 @@ struct options {
 struct context {
 	struct options opt;
 	struct pmu_set pmus;
+	struct callstack *stacks;	/* -g: NULL without */
 	struct profile_info info;
 	struct outfile *out;		/* opened before the target starts */
 	struct profile_writer *writer;	/* until the engine takes it */
@@ -69,6 +72,11 @@ static void usage(FILE *out)
 		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
 		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
 		"  -d, --debug           print run statistics on stderr at the end\n"
+		"  -g                    record call stacks (--call-graph dwarf)\n"
+		"      --call-graph MODE[,SIZE]  record call stacks, unwound with frame\n"
+		"                        pointers (fp) or with CFI (dwarf) from SIZE bytes of\n"
+		"                        stack copied per thread (default %d, at most %d)\n"
+		"      --max-stack N     at most N frames per stack (default %d)\n"
 		"      --format FORMAT   native (default) or pperf (the original tool's layout)\n"
 		"      --fifo PRIO       run the sampler at SCHED_FIFO PRIO (default when permitted: %d)\n"
 		"      --rr PRIO         run the sampler at SCHED_RR PRIO\n"
@@ -90,6 +98,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: the command's own, 128+N if it died of signal N, 125 if the\n"
 		"sampler failed, 126 if the command is not executable, 127 if not found.\n",
+		CALLSTACK_DEFAULT_SIZE, CALLSTACK_MAX_SIZE, CALLSTACK_DEFAULT_MAX_STACK,
 		TUNE_DEFAULT_PRIO);
 }
 
@@ -120,7 +129,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_STOP_ALL };
+       OPT_FORCE, OPT_STOP_ALL, OPT_CALL_GRAPH, OPT_MAX_STACK };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -143,6 +152,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -150,8 +161,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 	opt->hz = 1000;
 	opt->format = PROFILE_FORMAT_NATIVE;
 	tune_default(&opt->tune);
+	callstack_default(&opt->stacks);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:f:p:dhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:f:p:dghV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opt->output = optarg;
@@ -171,6 +183,17 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case 'd':
 			opt->debug = true;
+			break;
+		case 'g':
+			callstack_enable(&opt->stacks);
+			break;
+		case OPT_CALL_GRAPH:
+			if (callstack_parse_mode(&opt->stacks, optarg, err) < 0)
+				return -1;
+			break;
+		case OPT_MAX_STACK:
+			if (callstack_parse_max_stack(&opt->stacks, optarg, err) < 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -221,6 +244,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 	}
 	if (optind >= argc)
 		return error_set(err, "no command to profile (usage: sampler [options] -- command [arguments])");
+	if (opt->stacks.enabled && opt->format == PROFILE_FORMAT_PPERF)
+		return error_set(err, "--format pperf keeps no call stacks (drop -g or --call-graph, or use the native format)");
 	opt->command = argv + optind;
 	return 0;
 }
@@ -242,6 +267,7 @@ static int open_writer(struct context *ctx, struct error *err)
 	host_fill(&info->host, ctx->argc, ctx->argv, ctx->opt.hz);
 	info->host.start_ns = host_now_ns();
 	info->format = ctx->opt.format;
+	info->stacks = ctx->opt.stacks.enabled;
 	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
 	profile_info_index_channels(info);
 	if (!ctx->out)
@@ -281,8 +307,10 @@ static int run(struct context *ctx)
 		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
-		.stop_every = ctx->opt.stop_all,
+		/* a stack needs the thread's registers: no thread is carried */
+		.stop_every = ctx->opt.stop_all || ctx->stacks,
 		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
+		.stacks = ctx->stacks,
 	};
 	struct summary_run sum = {
 		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,
@@ -305,6 +333,8 @@ static int run(struct context *ctx)
 	if (sum.written)
 		sum.bytes = file_size(ctx->opt.output);
 	summary_print(PROG, &sum, &st);
+	if (ctx->opt.debug && ctx->stacks)
+		callstack_print_stats(ctx->stacks, stderr);
 	if (sum.failed) {
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
@@ -327,12 +357,15 @@ int main(int argc, char **argv)
 		goto out_options;
 	if (setup_pmus(&ctx, &err) < 0 || open_output(&ctx, &err) < 0)
 		goto out_fail;
+	if (ctx.opt.stacks.enabled && !(ctx.stacks = callstack_new(&ctx.opt.stacks, &err)))
+		goto out_fail;
 	/* The target starts with the mask and dispositions the sampler was
 	 * given (signals.h says what the sampler does with each signal). */
 	signals_block(&old);
 	if (launch_target(ctx.opt.command, &old, closed_fds, &ctx.target, &status, &err) < 0) {
 		error_print(PROG, &err);
 		outfile_abandon(ctx.out);
+		callstack_free(ctx.stacks);
 		pmu_set_release(&ctx.pmus);
 		return status;
 	}
@@ -342,6 +375,7 @@ int main(int argc, char **argv)
 		goto out_fail;
 	}
 	status = run(&ctx);
+	callstack_free(ctx.stacks);
 	pmu_set_release(&ctx.pmus);
 	if (ctx.tuned.qos_fd >= 0)
 		close(ctx.tuned.qos_fd);
@@ -353,6 +387,7 @@ out_options:
 out_fail:
 	error_print(PROG, &err);
 	outfile_abandon(ctx.out);
+	callstack_free(ctx.stacks);
 	pmu_set_release(&ctx.pmus);
 	return EXIT_SAMPLER_FAILED;
 }
