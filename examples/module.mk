@@ -9,3 +9,10 @@ TEST_PROGRAMS += $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lm
+
+# The call-stack workload again without frame pointers (as Debian builds
+# its libraries), for the fp/dwarf comparison of the call-stack tests.
+TEST_PROGRAMS += $(BUILD)/examples/calltree-nofp
+$(BUILD)/examples/calltree-nofp: examples/calltree.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fomit-frame-pointer -o $@ $< -lm

@@ -45,7 +45,7 @@ struct callstack_stats {
 	uint64_t stacks;		/* stacks unwound */
 	uint64_t frames;		/* callers found, in all */
 	uint64_t copied;		/* bytes of stack copied */
-	uint64_t unwind_ns;		/* time spent unwinding */
+	uint64_t unwind_ns;		/* CPU time spent unwinding */
 	uint64_t ends[PROFILE_STACK_NENDS];
 };
 

@@ -54,7 +54,6 @@ struct unwinder {
 	struct unwind_proc procs[UNWIND_PROCS];
 	int vdso_fd;		/* memfd with the sampler's vDSO image, or -1 */
 	uint64_t vdso_len;
-	char *debuginfo_path;	/* NULL: libdwfl's default search path */
 	Dwfl_Callbacks callbacks;
 };
 
@@ -281,6 +280,26 @@ static void report_modules(struct unwinder *u, Dwfl *dwfl, const struct map_list
 	}
 }
 
+/* No separate debug files: CFI comes from the mapped files themselves
+ * (.eh_frame, or .debug_frame of an unstripped file).  libdw tries debug
+ * files for any PC without an FDE (a new thread's first instruction in
+ * clone3 has none, by design), and opening libc's from libc6-dbg
+ * decompresses all of its DWARF: half a second and 100 MB per process. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
 static void proc_release(struct unwind_proc *p)
 {
 	if (p->dwfl)
@@ -400,13 +419,11 @@ struct unwinder *unwinder_new(enum unwind_mode mode, unsigned max_frames)
 	u->mode = mode;
 	u->max_frames = max_frames < PROFILE_MAX_FRAMES ? max_frames : PROFILE_MAX_FRAMES;
 	u->vdso_fd = -1;
-	/* Modules come with their files; a .debug_frame is looked for where
-	 * distributions put debug files (build-id, debuglink). */
+	/* Modules come with their files (reported with a descriptor). */
 	u->callbacks = (Dwfl_Callbacks){
 		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = no_debuginfo,
 		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &u->debuginfo_path,
 	};
 	if (mode == UNWIND_DWARF) {
 		elf_version(EV_CURRENT);
