@@ -19,8 +19,10 @@ const char *stack_frame_name(struct symbolizer *s, uint32_t pid, uint64_t pc, ch
 	symbolizer_lookup(s, pid, pc, &dso, &sym);
 	if (strcmp(sym, SYMBOL_UNKNOWN) != 0 && strncmp(sym, "0x", 2) != 0)
 		return sym;
-	if (strcmp(dso, SYMBOL_UNKNOWN) == 0)
-		return SYMBOL_UNKNOWN;
+	if (strcmp(dso, SYMBOL_UNKNOWN) == 0 || dso[0] == '[')
+		return dso;	/* [unknown], [vdso], [heap] ... */
+	if (!dso[0])
+		return SYMBOL_UNKNOWN;	/* anonymous memory */
 	base = strrchr(dso, '/');
 	snprintf(buf, size, "[%s]", base ? base + 1 : dso);
 	return buf;

@@ -75,25 +75,31 @@ static bool beyond_copy(const struct unwind_stack *s, uint64_t addr)
 	return addr >= copy_end - 16 && (!s->end || addr < s->end);
 }
 
-static bool executable(const struct map_list *maps, uint64_t pc)
+/* Code at pc: in an executable mapping, and is that a file's? */
+static bool executable(const struct map_list *maps, uint64_t pc, bool *file)
 {
 	const struct map_entry *m = map_list_find(maps, pc);
 
-	return m && (m->prot & PROT_EXEC);
+	if (!m || !(m->prot & PROT_EXEC))
+		return false;
+	*file &= m->path[0] == '/' || strcmp(m->path, "[vdso]") == 0;
+	return true;
 }
 
 /* x86-64 frames: [fp] the caller's fp, [fp + 8] the return address.  The
  * walk ends where the chain does (fp 0: _start and clone clear it), and
- * stops at anything that cannot be a frame of this stack. */
+ * stops at anything that cannot be a frame of this stack.  Code outside
+ * every file (a JIT's) is walked through, but marks the stack. */
 static unsigned unwind_fp(const struct unwinder *u, const struct map_list *maps,
 			  const struct unwind_regs *regs, const struct unwind_stack *s,
 			  uint64_t *frames, enum profile_stack_end *end)
 {
 	uint64_t fp = regs->r[UNWIND_REG_FP], next, ret;
+	bool in_files = true;
 	unsigned n = 0;
 
 	*end = PROFILE_STACK_COMPLETE;
-	if (!executable(maps, regs->r[UNWIND_REG_PC])) {
+	if (!executable(maps, regs->r[UNWIND_REG_PC], &in_files)) {
 		*end = PROFILE_STACK_UNKNOWN_MAP;
 		return 0;
 	}
@@ -108,7 +114,7 @@ static unsigned unwind_fp(const struct unwinder *u, const struct map_list *maps,
 		}
 		if (!ret)
 			break;
-		if (!executable(maps, ret)) {
+		if (!executable(maps, ret, &in_files)) {
 			*end = PROFILE_STACK_BAD_FRAME;
 			break;
 		}
@@ -123,6 +129,8 @@ static unsigned unwind_fp(const struct unwinder *u, const struct map_list *maps,
 		}
 		fp = next;
 	}
+	if (!in_files && *end != PROFILE_STACK_MAX_DEPTH)
+		*end = PROFILE_STACK_UNKNOWN_MAP;
 	return n;
 }
 
@@ -370,14 +378,16 @@ static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_lis
 	p->job = &job;
 	rc = dwfl_getthread_frames(p->dwfl, pid, cb_frame, &job);
 	p->job = NULL;
+	/* libdwfl ends a stack quietly when it cannot read a return address:
+	 * a read above the copy means the copy was too small. */
 	if (job.max_hit)
 		*end = PROFILE_STACK_MAX_DEPTH;
 	else if (job.unknown_pc)
 		*end = PROFILE_STACK_UNKNOWN_MAP;
-	else if (rc == 0)
-		*end = PROFILE_STACK_COMPLETE;
 	else if (job.read_past_copy)
 		*end = PROFILE_STACK_COPY_SHORT;
+	else if (rc == 0)
+		*end = PROFILE_STACK_COMPLETE;
 	else
 		*end = PROFILE_STACK_NO_CFI;
 	return job.n;
