@@ -1,4 +1,4 @@
-/* calltree [SECONDS] - a known call tree that measures its own truth, for
+/* calltree [SECONDS [THREADS]] - a known call tree that measures its own truth, for
  * the call-stack tests (built twice: calltree with frame pointers,
  * calltree-nofp without).
  *
@@ -10,12 +10,14 @@
  *              lie between sorter and cmp
  * A second thread spins in outside() and takes a per-thread timer signal
  * whose handler() works in handler_work(), so samples catch it inside a
- * signal handler.  At the end it prints the measured shares (percent):
+ * signal handler (THREADS 1: no such thread; default 2).  At the end it
+ * prints the measured shares (percent):
  *     share a=34.7 b=34.7 leaf_a=17.3 leaf_b=34.6 a_self=17.3 rec=17.4 sort=13.1
  *     signal handler=15.0
  * main-thread shares are of the main thread's CPU time from the start of
  * the loop to its end, the handler's of the signal thread's CPU time. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,7 +152,10 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigaction(SIGUSR1, &sa, NULL);
-	pthread_create(&thread, NULL, signal_thread, &sig_total);
+	bool signals = arg_double(argc, argv, 2, 2) > 1;
+
+	if (signals)
+		pthread_create(&thread, NULL, signal_thread, &sig_total);
 	t0 = cpu_now();
 	while (now_s() < end) {
 		ta += timed(a);
@@ -162,7 +167,8 @@ int main(int argc, char **argv)
 	}
 	sum = cpu_now() - t0;
 	stop = 1;
-	pthread_join(thread, NULL);
+	if (signals)
+		pthread_join(thread, NULL);
 	printf("share a=%.2f b=%.2f leaf_a=%.2f leaf_b=%.2f a_self=%.2f rec=%.2f sort=%.2f\n",
 	       100 * ta / sum, 100 * tb / sum, 100 * tla / sum, 100 * tlb / sum,
 	       100 * (ta - tla) / sum, 100 * trec / sum, 100 * tsort / sum);

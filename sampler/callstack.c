@@ -132,7 +132,7 @@ int callstack_reserve(struct callstack *cs, size_t nthreads)
 	uint8_t *data;
 	uint64_t *frames;
 
-	if (nthreads <= cs->nslots)
+	if (nthreads == 0 || nthreads <= cs->nslots)
 		return 0;
 	slots = realloc(cs->slots, n * sizeof(*slots));
 	if (!slots)
