@@ -992,12 +992,17 @@ static int read_stack(struct native_reader *nr, struct cursor *c, struct tid_sta
 			return corrupt(nr, start, err, "stack parent %llu back of %u stack nodes",
 				       (unsigned long long)delta, nodes);
 		node = nodes - (uint32_t)delta;
-		if (k == 0 || k + stack_tree_depth(tree, node) > PROFILE_MAX_FRAMES)
-			return corrupt(nr, start, err, "stack of %llu new frames (at most %d in all)",
-				       (unsigned long long)k, PROFILE_MAX_FRAMES);
-		if (k > cursor_left(c) || nodes + k > PROFILE_MAX_STACK_NODES)
-			return corrupt(nr, start, err, "stack of %llu new frames does not fit in its chunk or the %u-node limit",
-				       (unsigned long long)k, PROFILE_MAX_STACK_NODES);
+		if (k == 0)
+			return corrupt(nr, start, err, "stack with an empty run of new frames");
+		if (k > PROFILE_MAX_FRAMES || k + stack_tree_depth(tree, node) > PROFILE_MAX_FRAMES)
+			return corrupt(nr, start, err, "stack of %llu frames (at most %d)",
+				       (unsigned long long)(k + stack_tree_depth(tree, node)), PROFILE_MAX_FRAMES);
+		if (k > cursor_left(c))
+			return corrupt(nr, start, err, "stack of %llu new frames does not fit in the %zu bytes left in its chunk",
+				       (unsigned long long)k, cursor_left(c));
+		if (nodes + k > PROFILE_MAX_STACK_NODES)
+			return corrupt(nr, start, err, "more than %u distinct stack nodes (the reader's limit)",
+				       PROFILE_MAX_STACK_NODES);
 		prev = stack_tree_addr(tree, node);
 		while (k--) {
 			GET(c, cur_varint, &delta, "stack frame");

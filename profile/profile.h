@@ -36,7 +36,7 @@
  * thread-sample, and at most this many distinct stack nodes per profile
  * (each node is one (caller chain, address) pair; docs/FORMAT.md). */
 #define PROFILE_MAX_FRAMES 1024
-#define PROFILE_MAX_STACK_NODES (1u << 22)
+#define PROFILE_MAX_STACK_NODES (1u << 21)
 
 /* How a thread-sample's call stack ended (3 bits in the format). */
 enum profile_stack_end {
