@@ -15,7 +15,10 @@
  *     share a=34.7 b=34.7 leaf_a=17.3 leaf_b=34.6 a_self=17.3 rec=17.4 sort=13.1
  *     signal handler=15.0
  * main-thread shares are of the main thread's CPU time from the start of
- * the loop to its end, the handler's of the signal thread's CPU time. */
+ * the loop to its end, the handler's of the signal thread's CPU time.  A
+ * third line gives the main thread's shares of wall-clock time (what a
+ * constant power spends along each path while it is the only thread):
+ *     wall a=34.7 b=34.7 leaf_a=17.3 leaf_b=34.6 a_self=17.3 rec=17.4 sort=13.1 */
 #include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -33,7 +36,8 @@
 #define NOINLINE __attribute__((noinline))
 
 static volatile uint64_t sink;
-static double t_leaf;			/* CPU time of the last leaf() call */
+/* CPU and wall-clock time of the last leaf() call */
+static double t_leaf, w_leaf;
 static volatile sig_atomic_t stop;
 static double handler_s;		/* the signal thread's time in handler() */
 
@@ -44,9 +48,10 @@ static double cpu_now(void)
 
 NOINLINE void leaf(uint64_t units)
 {
-	double t0 = cpu_now();
+	double t0 = cpu_now(), w0 = now_s();
 
 	sink += work_units(units, sink + 1);
+	w_leaf = now_s() - w0;
 	t_leaf = cpu_now() - t0;
 }
 
@@ -129,12 +134,21 @@ static void *signal_thread(void *arg)
 	return NULL;
 }
 
-static double timed(void (*fn)(void))
+/* Run fn; its CPU time, and its wall-clock time added to *wall. */
+static double timed(void (*fn)(void), double *wall)
 {
-	double t0 = cpu_now();
+	double t0 = cpu_now(), w0 = now_s();
 
 	fn();
+	*wall += now_s() - w0;
 	return cpu_now() - t0;
+}
+
+static void print_shares(const char *what, const double *t, double sum)
+{
+	printf("%s a=%.2f b=%.2f leaf_a=%.2f leaf_b=%.2f a_self=%.2f rec=%.2f sort=%.2f\n", what,
+	       100 * t[0] / sum, 100 * t[1] / sum, 100 * t[2] / sum, 100 * t[3] / sum,
+	       100 * (t[0] - t[2]) / sum, 100 * t[4] / sum, 100 * t[5] / sum);
 }
 
 static void rec50(void)
@@ -145,7 +159,8 @@ static void rec50(void)
 int main(int argc, char **argv)
 {
 	double end = now_s() + arg_double(argc, argv, 1, 2.0);
-	double ta = 0, tb = 0, tla = 0, tlb = 0, trec = 0, tsort = 0, sum, sig_total = 0, t0;
+	/* a, b, leaf via a, leaf via b, rec, sort: CPU and wall-clock time */
+	double t[6] = { 0 }, w[6] = { 0 }, sum, wsum, sig_total = 0, t0, w0;
 	struct sigaction sa;
 	pthread_t thread;
 
@@ -157,21 +172,24 @@ int main(int argc, char **argv)
 	if (signals)
 		pthread_create(&thread, NULL, signal_thread, &sig_total);
 	t0 = cpu_now();
+	w0 = now_s();
 	while (now_s() < end) {
-		ta += timed(a);
-		tla += t_leaf;
-		tb += timed(b);
-		tlb += t_leaf;
-		trec += timed(rec50);
-		tsort += timed(sorter);
+		t[0] += timed(a, &w[0]);
+		t[2] += t_leaf;
+		w[2] += w_leaf;
+		t[1] += timed(b, &w[1]);
+		t[3] += t_leaf;
+		w[3] += w_leaf;
+		t[4] += timed(rec50, &w[4]);
+		t[5] += timed(sorter, &w[5]);
 	}
 	sum = cpu_now() - t0;
+	wsum = now_s() - w0;
 	stop = 1;
 	if (signals)
 		pthread_join(thread, NULL);
-	printf("share a=%.2f b=%.2f leaf_a=%.2f leaf_b=%.2f a_self=%.2f rec=%.2f sort=%.2f\n",
-	       100 * ta / sum, 100 * tb / sum, 100 * tla / sum, 100 * tlb / sum,
-	       100 * (ta - tla) / sum, 100 * trec / sum, 100 * tsort / sum);
+	print_shares("share", t, sum);
 	printf("signal handler=%.2f\n", sig_total > 0 ? 100 * handler_s / sig_total : 0);
+	print_shares("wall", w, wsum);
 	return 0;
 }

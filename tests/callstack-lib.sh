@@ -4,9 +4,10 @@
 
 PY=/usr/bin/python3
 
-# measured OUT: the workload's own "a=.. b=.. ..." line.
+# measured OUT [wall]: the workload's own "a=.. b=.. ..." line (its CPU
+# time shares, or of wall-clock time).
 measured() {
-	sed -n "s/^share //p" "$1"
+	sed -n "s/^${2:-share} //p" "$1"
 }
 
 # path_shares FOLDED: inclusive shares (percent) of the main thread's call
