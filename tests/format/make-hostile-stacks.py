@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write hostile native profiles with call stacks for t0006: well framed
+"""Write hostile native profiles with call stacks for t0020: well framed
 (valid CRC-32), header flag 0x1, one thread whose stack codes point at
 stacks never written, parents out of range, empty or too deep runs of new
 frames, or more nodes than the reader keeps.  Written from docs/FORMAT.md,
