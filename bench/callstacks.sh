@@ -7,6 +7,8 @@
 #   us/sample  mean time the target was held stopped per sample
 #   +us/ts     its growth over the run without -g, per thread-sample
 #              (the cost of the register and stack copy while stopped)
+#   copy us    the stack copy itself, per thread-sample, as the sampler
+#              times it (the figure above, without the load's noise)
 #   slowdown   the workload's runtime under the profiler / alone
 #   B/ts       profile bytes per thread-sample (perf: perf.data bytes per sample)
 #   stacks/s   stacks unwound per second of the sampler's CPU time
@@ -23,7 +25,7 @@ mkdir -p "$OUT" || exit 1
 trap 'rm -rf "$OUT"' EXIT
 NCPU=$(nproc)
 
-# runs THREADS UNITS OPTIONS: "hz lat runtime bytes_per_ts stacks_per_s" lines
+# runs THREADS UNITS OPTIONS: "hz lat runtime bytes_per_ts stacks_per_s copy_us" lines
 runs() {
 	for i in $(seq $RUNS); do
 		$SAMPLER -d -f 1000 $3 -o "$OUT/p" -- $WORK "$1" "$2" >"$OUT/out" 2>"$OUT/err"
@@ -31,7 +33,8 @@ runs() {
 		lat=$(sed -n 's/.*s total, \([0-9.]*\) us per sample.*/\1/p' "$OUT/err")
 		bts=$(sed -n 's/.*bytes, \([0-9.]*\) bytes per thread-sample.*/\1/p' "$OUT/err")
 		sps=$(sed -n 's/.*(\([0-9]*\) stacks\/s).*/\1/p' "$OUT/err")
-		echo "$hz $lat $(runtime "$OUT/out") $bts ${sps:--}"
+		cp=$(sed -n 's/.*per thread-sample, \([0-9.]*\) us each while stopped.*/\1/p' "$OUT/err")
+		echo "$hz $lat $(runtime "$OUT/out") $bts ${sps:--} ${cp:--}"
 	done >"$OUT/runs"
 }
 
@@ -43,7 +46,7 @@ perf_runs() {	# THREADS UNITS
 		busy=$(( $1 < NCPU ? $1 : NCPU ))
 		size=$(stat -c %s "$OUT/perf.data")
 		awk -v s="$samples" -v t="$rt" -v b="$busy" -v z="$size" 'BEGIN {
-			if (t > 0 && s > 0) printf "%.1f - %s %.0f -\n", s / t / b, t, z / s }'
+			if (t > 0 && s > 0) printf "%.1f - %s %.0f - -\n", s / t / b, t, z / s }'
 	done >"$OUT/runs"
 }
 
@@ -52,12 +55,12 @@ col() {	# column of $OUT/runs
 }
 
 row() {	# label threads alone base_lat
-	hz=$(col 1) lat=$(col 2) rt=$(col 3) bts=$(col 4) sps=$(col 5)
+	hz=$(col 1) lat=$(col 2) rt=$(col 3) bts=$(col 4) sps=$(col 5) cp=$(col 6)
 	awk -v l="$1" -v n="$2" -v a="$3" -v b="$4" -v hz="$hz" -v lat="$lat" -v rt="$rt" \
-	    -v bts="$bts" -v sps="$sps" 'BEGIN {
+	    -v bts="$bts" -v sps="$sps" -v cp="$cp" 'BEGIN {
 		slow = (a > 0 && rt != "-") ? sprintf("%.3fx", rt / a) : "-"
 		grow = (lat != "-" && b != "") ? sprintf("%.1f", (lat - b) / n) : "-"
-		printf "  %-30s %3d  %7s  %9s  %6s  %8s  %6s  %8s\n", l, n, hz, lat, grow, slow, bts, sps
+		printf "  %-30s %3d  %7s  %9s  %6s  %7s  %8s  %6s  %8s\n", l, n, hz, lat, grow, cp, slow, bts, sps
 	}'
 	last_lat=$lat
 }
@@ -67,7 +70,7 @@ if [ ! -x $SAMPLER ] || [ ! -x $WORK ]; then
 	exit 1
 fi
 echo "call stacks at 1 kHz, medians of $RUNS runs; $NCPU CPUs; $(uname -r); load average $(cut -d" " -f1-3 /proc/loadavg)"
-printf "  %-30s %3s  %7s  %9s  %6s  %8s  %6s  %8s\n" "profiler" "thr" "Hz" "us/sample" "+us/ts" "slowdown" "B/ts" "stacks/s"
+printf "  %-30s %3s  %7s  %9s  %6s  %7s  %8s  %6s  %8s\n" "profiler" "thr" "Hz" "us/sample" "+us/ts" "copy us" "slowdown" "B/ts" "stacks/s"
 for n in 1 4 16; do
 	units=$(awk -v t=$TOTAL -v n=$n 'BEGIN { printf "%.3f", t / n }')
 	alone=$(for i in $(seq $RUNS); do $WORK $n $units | sed -n 's/^runtime_s=//p'; done | median)

@@ -152,6 +152,14 @@ int callstack_reserve(struct callstack *cs, size_t nthreads)
 
 /* ---- while stopped ---------------------------------------------------- */
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 #if defined(__x86_64__)
 /* PTRACE_GETREGSET's layout in DWARF order; false for a 32-bit thread. */
 static bool dwarf_regs(const void *raw, size_t len, struct unwind_regs *out)
@@ -183,7 +191,7 @@ void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void 
 	uint8_t *data = cs->data + slot * cs->opt.copy_size;
 	const struct map_entry *m;
 	struct iovec local, remote;
-	uint64_t sp, len = cs->opt.copy_size;
+	uint64_t sp, len = cs->opt.copy_size, t0;
 	ssize_t got;
 
 	s->readable = regs && dwarf_regs(regs, regs_len, &s->regs);
@@ -197,7 +205,10 @@ void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void 
 		len = m->end - sp;
 	local = (struct iovec){ data, len };
 	remote = (struct iovec){ (void *)(uintptr_t)sp, len };
+	t0 = wall_ns();
 	got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	cs->st.copy_ns += wall_ns() - t0;
+	cs->st.copies++;
 	s->stack = (struct unwind_stack){
 		.start = sp, .end = m ? m->end : 0, .len = got > 0 ? (size_t)got : 0, .data = data,
 	};
@@ -260,6 +271,9 @@ void callstack_print_stats(const struct callstack *cs, FILE *out)
 		cs->opt.mode == UNWIND_FP ? "fp" : "dwarf", cs->opt.copy_size, st->stacks,
 		st->stacks ? (double)st->frames / (double)st->stacks : 0, per / 1e3,
 		per > 0 ? 1e9 / per : 0);
+	fprintf(out, "sampler: call stacks copied: %.1f KiB per thread-sample, %.2f us each while stopped\n",
+		st->copies ? (double)st->copied / (double)st->copies / 1024 : 0,
+		st->copies ? (double)st->copy_ns / (double)st->copies / 1e3 : 0);
 	fputs("sampler: call stacks truncated:", out);
 	for (unsigned e = 1; e < PROFILE_STACK_NENDS; e++) {
 		if (!st->ends[e])

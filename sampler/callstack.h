@@ -45,6 +45,8 @@ struct callstack_stats {
 	uint64_t stacks;		/* stacks unwound */
 	uint64_t frames;		/* callers found, in all */
 	uint64_t copied;		/* bytes of stack copied */
+	uint64_t copies;		/* stacks copied */
+	uint64_t copy_ns;		/* time spent copying, while the target was held */
 	uint64_t unwind_ns;		/* CPU time spent unwinding */
 	uint64_t ends[PROFILE_STACK_NENDS];
 };
