@@ -105,6 +105,14 @@ test_expect_success 'across fork and exec, unprivileged: every process gets its 
 	expect_grep "^busy;_start;.*;__libc_start_call_main;main [0-9]" f.folded
 '
 
+test_expect_success 'with the perf plug-in: its counter per call path (task-clock) as the CPU time' '
+	"$SAMPLER" -f 2000 -g -p perf:perf::TASK-CLOCK -o k.prof -- "$EXAMPLES/calltree" 3 1 >out &&
+	"$EXPORT" --format folded --weight perf::TASK-CLOCK k.prof >k.folded &&
+	path_shares k.folded >paths 2>/dev/null &&
+	echo "measured: $(measured out); task-clock: $(cat paths)" &&
+	compare_paths "$(measured out)" "$(cat paths)" 3
+'
+
 test_expect_success 'bad call-graph options: one error line each' '
 	for bad in "--call-graph foo" "--call-graph dwarf,70000" "--call-graph dwarf,x" \
 		   "--max-stack 1" "--max-stack 5000" "-g --format pperf"; do
