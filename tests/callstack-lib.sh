@@ -4,6 +4,15 @@
 
 PY=/usr/bin/python3
 
+# A sanitizer build of the sampler unwinds ten times slower: at 2 kHz a
+# deep stack then delays the next sample past its slot, so sample times
+# depend on where the program was, and shares drift by several points.
+# The accuracy of the shares is checked on the plain build only.
+SANITIZED=
+if grep -q __asan_init "$SAMPLER" 2>/dev/null; then
+	SANITIZED=1
+fi
+
 # measured OUT [wall]: the workload's own "a=.. b=.. ..." line (its CPU
 # time shares, or of wall-clock time).
 measured() {
@@ -62,8 +71,13 @@ value() {
 	echo "$2" | sed -n "s/.*\<$1=\([0-9.]*\).*/\1/p"
 }
 
-# compare_paths MEASURED PROFILED POINTS [KEYS]: each share within POINTS.
+# compare_paths MEASURED PROFILED POINTS [KEYS]: each share within POINTS
+# (not on a sanitizer build).
 compare_paths() {
+	if [ -n "$SANITIZED" ]; then
+		echo "sanitizer build: shares not compared"
+		return 0
+	fi
 	for k in ${4:-a b leaf_a leaf_b}; do
 		expect_near "$(value $k "$1")" "$(value $k "$2")" "$3" \
 			"share of $k (%), measured by the workload $(value $k "$1")" || return 1

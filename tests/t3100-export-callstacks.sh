@@ -4,7 +4,9 @@
 # stackcollapse, file and pipe mode, no warning; perf report --children
 # needs file mode, as with perf record's own pipes), agreeing with perf's own
 # dwarf recording of the same workload; folded stacks weighted by samples,
-# CPU, wall time, energy or a counter, with the profile's totals.
+# CPU, wall time, energy or a counter, with the profile's totals.  (Shares
+# are compared with the truth and with perf on the plain build only: see
+# callstack-lib.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 . "$ROOT/tests/callstack-lib.sh"
@@ -96,6 +98,7 @@ test_expect_success 'perf record --call-graph dwarf of the same workload: --chil
 	perf report -i own.data --stdio --children --sort symbol -g none >own.txt 2>/dev/null &&
 	for f in $PATHS; do
 		echo "$f: perf $(children own.txt "" $f), sampler $(children one.txt cpu-time $f)" &&
+		[ -z "$SANITIZED" ] || continue &&
 		expect_near "$(children own.txt "" $f)" "$(children one.txt cpu-time $f)" 5 \
 			"children share of $f (%) in perf'"'"'s own recording" || exit 1
 	done
