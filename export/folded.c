@@ -369,7 +369,8 @@ static int folded_finish(void *state, const struct export_result *result, struct
 			w->lines[n++] = w->lines[i];
 	for (size_t i = n; i < w->cap; i++)
 		w->lines[i].text = NULL;
-	qsort(w->lines, n, sizeof(*w->lines), by_text);
+	if (n)
+		qsort(w->lines, n, sizeof(*w->lines), by_text);
 	f = textout_open(w->path, w->force, err);
 	if (!f) {
 		folded_free(w);
