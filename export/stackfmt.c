@@ -1,6 +1,7 @@
 /* stackfmt.c - call stacks as collapsed text (see stackfmt.h). */
 #include "stackfmt.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,16 @@ int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *pre
 	t->len = 0;
 	if (append(t, "", 0) < 0 || (prefix && append(t, prefix, ';') < 0))
 		return -1;
-	while (n-- > 0)
-		if (append(t, stack_frame_name(s, pid, callers[n], buf, sizeof(buf)), ';') < 0)
+	for (uint32_t i = n + 1; i-- > 0;) {
+		uint64_t addr = i ? callers[i - 1] : pc;
+		const char *name = buf;
+
+		if (s)
+			name = stack_frame_name(s, pid, addr, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		if (append(t, name, ';') < 0)
 			return -1;
-	return append(t, stack_frame_name(s, pid, pc, buf, sizeof(buf)), ';');
+	}
+	return 0;
 }

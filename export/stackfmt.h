@@ -28,7 +28,8 @@ const char *stack_frame_name(struct symbolizer *s, uint32_t pid, uint64_t pc, ch
 			     size_t size);
 
 /* t = [prefix;]outermost;...;innermost caller;pc.  callers[0..n-1] are
- * innermost first, as profile_stack_frames gives them.  -1 when out of
+ * innermost first, as profile_stack_frames gives them.  Without a
+ * symbolizer (s NULL) the frames are addresses, 0x hex.  -1 when out of
  * memory. */
 int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
 		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n);

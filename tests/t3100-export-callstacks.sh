@@ -119,6 +119,21 @@ test_expect_success 'folded: totals are the profile'"'"'s (samples, CPU time wit
 	expect_near "$wall" "$(sum wall.folded)" "$(grep -c . wall.folded)" "wall ns"
 '
 
+test_expect_success 'CSV: a trailing stack column with stacks only, its last frame the symbol' '
+	"$EXPORT" --format csv --symbols p.prof >p.csv &&
+	expect_grep "^time_ns,.*,dso,symbol,stack$" p.csv &&
+	grep -v "^#" p.csv | tail -n +2 >rows &&
+	expect_eq "$(stat_of p.prof.txt thread_samples)" "$(wc -l <rows)" "rows" &&
+	awk -F, "{ n = split(\$NF, f, \";\"); if (f[n] == \$(NF - 1)) same++ } END { print same + 0 }" rows >same &&
+	expect_ge "$(( $(wc -l <rows) * 95 / 100 ))" "$(cat same)" "rows whose stack ends in their symbol" &&
+	expect_grep ",leaf,_start;__libc_start_main[^;]*;__libc_start_call_main;main;timed;b;leaf$" rows &&
+	"$EXPORT" --format csv p.prof | grep -v "^#" | sed -n 2p >hex &&
+	expect_grep ",0x[0-9a-f]*\(;0x[0-9a-f]*\)*$" hex &&
+	"$SAMPLER" -o plain.prof -- "$EXAMPLES/calltree" 0.2 >/dev/null &&
+	"$EXPORT" --format csv --symbols plain.prof | grep "^time_ns" >plain.head &&
+	expect_no_grep "stack" plain.head
+'
+
 test_expect_success 'folded: bad weights are refused with one error line' '
 	for w in bogus energy energy:dram; do
 		run_status "$EXPORT" --format folded --weight $w p.prof >/dev/null 2>err &&
