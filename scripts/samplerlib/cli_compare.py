@@ -3,7 +3,7 @@
 import math
 import os
 
-from . import agg, cli, metrics, stats, table
+from . import agg, callpaths, cli, metrics, stats, table
 
 PROG = "sampler-compare"
 
@@ -20,7 +20,12 @@ per-sample CPU time or energy; ratio-estimator variance for power); with
 several runs per side from the run-to-run spread (Welch, Student t).
 
 Several NEW profiles are runs of the new build; --base-runs N makes the
-first N profiles runs of the base (e.g. --base-runs 3 a1 a2 a3 b1 b2 b3)."""
+first N profiles runs of the base (e.g. --base-runs 3 a1 a2 a3 b1 b2 b3).
+
+--tree (one BASE and one NEW, recorded with -g): the same per call path,
+inclusive: the CPU time and energy spent in each path and everything it
+calls, base and new, the change and its flag; paths below --min-share
+(default 1%% here) of the samples in both are left out."""
 
 METRICS = (("cpu_s", "time", "s", "%.3f"),)
 
@@ -60,7 +65,7 @@ def parse_args(argv):
     p.add_argument(
         "--min-share",
         type=cli.percent,
-        default=0.0,
+        default=None,
         metavar="PCT",
         help="hide functions below PCT %% of samples in both",
     )
@@ -72,6 +77,9 @@ def parse_args(argv):
         help="change (largest absolute time change, default), name, or a column name of --csv",
     )
     p.add_argument("--changed", action="store_true", help="show only flagged rows")
+    p.add_argument(
+        "--tree", action="store_true", help="per call path, inclusive (profiles recorded with -g)"
+    )
     cli.add_table_options(p)
     args = p.parse_args(argv)
     profiles = [args.base] + args.new
@@ -199,8 +207,61 @@ def text_header(args, nbase, nnew):
     )
 
 
+def run_tree(args):
+    """--tree: inclusive changes per call path of two profiles."""
+    if len(args.base_profiles) != 1 or len(args.new_profiles) != 1:
+        raise cli.SamplerError("--tree compares one BASE with one NEW profile")
+    base, channels = callpaths.load(args.base_profiles[0], PROG)
+    new, new_channels = callpaths.load(args.new_profiles[0], PROG)
+    if [c["name"] for c in channels] != [c["name"] for c in new_channels]:
+        raise cli.SamplerError("the two profiles have different energy channels")
+    quantities = ["cpu"] + [c["name"] for c in channels]
+    min_share = 0.01 if args.min_share is None else args.min_share / 100
+    rows = callpaths.compare(
+        callpaths.tree_of(base),
+        callpaths.tree_of(new),
+        quantities,
+        stats.z_of(args.confidence),
+        args.min_change,
+        min_share,
+    )
+    if args.changed:
+        rows = [r for r in rows if r["changed"]]
+    if args.top:
+        rows = rows[: args.top]
+    fields = ["depth", "name", "path", "base_share", "new_share"]
+    cols = [("name", "call path (inclusive)", lambda r: "  " * r["depth"] + r["name"])]
+    for q in quantities:
+        unit = "s" if q == "cpu" else "J"
+        fields += ["base_" + q, "new_" + q, q + "_delta", q + "_rel", q + "_flag"]
+        tag = "" if q == "cpu" else q + " "
+        cols += [
+            ("base_" + q, tag + "base " + unit, "%.3f"),
+            ("new_" + q, tag + "new " + unit, "%.3f"),
+            (q + "_delta", tag + "Δ" + unit, "%+.3f"),
+            (q + "_rel", tag + "Δ%", _rel(q)),
+            (q + "_flag", "!", "%s"),
+        ]
+    table.emit(
+        args,
+        fields + ["changed"],
+        rows,
+        lambda: {
+            "base": args.base_profiles,
+            "new": args.new_profiles,
+            "view": "call tree",
+            "confidence": args.confidence,
+            "min_change": args.min_change,
+        },
+        lambda: text_header(args, 1, 1) + table.text(cols, rows),
+    )
+    return 0
+
+
 def run(argv):
     args = parse_args(argv)
+    if args.tree:
+        return run_tree(args)
     base = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.base_profiles]
     new = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.new_profiles]
     agg.check_same_channels(base + new)
@@ -216,7 +277,7 @@ def run(argv):
     rows = [
         r
         for r in sort_rows(rows, args.sort)
-        if max(r["base_share"], r["new_share"]) >= args.min_share
+        if max(r["base_share"], r["new_share"]) >= (args.min_share or 0.0)
         and (r["changed"] or not args.changed)
     ]
     if args.top:
