@@ -45,7 +45,8 @@ struct folded_writer {
 	uint32_t slot;			/* sample channel (energy) or thread channel */
 	double to_unit;			/* energy channel value -> uJ */
 	struct symbolizer *symbols;
-	struct idmap comms;		/* pid -> folded_comm */
+	struct idmap comms;		/* pid -> folded_comm: the process's name */
+	struct idmap names;		/* tid -> folded_comm: the thread's, once known */
 	uint64_t prev_ns;
 	bool have_prev;
 	double *shares;
@@ -163,21 +164,24 @@ nomem:
 
 /* ---- records ---------------------------------------------------------- */
 
-static const char *comm_of(struct folded_writer *w, uint32_t pid)
+/* The thread's name as perf shows it (its own, else its process's). */
+static const char *comm_of(struct folded_writer *w, uint32_t pid, uint32_t tid)
 {
-	const struct folded_comm *c = idmap_find(&w->comms, pid);
+	const struct folded_comm *c = idmap_find(&w->names, tid);
 
+	if (!c || !c->comm[0])
+		c = idmap_find(&w->comms, pid);
 	return c ? c->comm : "";
 }
 
 static int add_stack(struct folded_writer *w, const struct stack_tree *stacks, uint32_t pid,
-		     uint64_t pc, uint32_t chain, double weight, struct error *err)
+		     uint32_t tid, uint64_t pc, uint32_t chain, double weight, struct error *err)
 {
 	uint32_t n = profile_stack_frames(stacks, chain, w->frames, PROFILE_MAX_FRAMES);
 
 	if (!(weight > 0))
 		return 0;
-	if (stack_text_build(&w->text, w->symbols, comm_of(w, pid), pid, pc, w->frames, n) < 0)
+	if (stack_text_build(&w->text, w->symbols, comm_of(w, pid, tid), pid, pc, w->frames, n) < 0)
 		return error_set(err, "out of memory for a call stack");
 	return add_line(w, w->text.buf, weight, err);
 }
@@ -231,7 +235,8 @@ static int on_sample(struct folded_writer *w, const struct stack_tree *stacks,
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
 
-		if (add_stack(w, stacks, t->pid, t->pc, t->chain, thread_weight(w, t, i, wall), err) < 0)
+		if (add_stack(w, stacks, t->pid, t->tid, t->pc, t->chain, thread_weight(w, t, i, wall),
+			      err) < 0)
 			return -1;
 	}
 	return 0;
@@ -243,10 +248,12 @@ static int on_exit_tail(struct folded_writer *w, const struct stack_tree *stacks
 {
 	double weight = w->kind == WEIGHT_CPU ? (double)e->cpu_delta_ns :
 			w->kind == WEIGHT_COUNTER ? (double)e->counter_deltas[w->slot] : 0;
+	int ret = 0;
 
-	if (!e->final || !e->last_pc)
-		return 0;
-	return add_stack(w, stacks, e->pid, e->last_pc, e->last_chain, weight, err);
+	if (e->final && e->last_pc)
+		ret = add_stack(w, stacks, e->pid, e->tid, e->last_pc, e->last_chain, weight, err);
+	idmap_remove(&w->names, e->tid);	/* a later thread may reuse the tid */
+	return ret;
 }
 
 static int on_process(struct folded_writer *w, const struct profile_process *p, struct error *err)
@@ -280,6 +287,17 @@ static int on_exec(struct folded_writer *w, const struct profile_exec *e, struct
 	return 0;
 }
 
+static int on_name(struct folded_writer *w, const struct profile_name *n, struct error *err)
+{
+	bool created;
+	struct folded_comm *c = idmap_get(&w->names, n->tid, &created);
+
+	if (!c)
+		return error_set(err, "out of memory for thread %" PRIu32, n->tid);
+	snprintf(c->comm, sizeof(c->comm), "%s", n->name);
+	return 0;
+}
+
 static int on_map(struct folded_writer *w, const struct profile_map *m, struct error *err)
 {
 	if (symbolizer_add_map(w->symbols, m) < 0)
@@ -300,6 +318,8 @@ static int folded_record(void *state, const struct profile_record *rec, struct e
 		return on_process(w, &rec->process, err);
 	case PROFILE_REC_EXEC:
 		return on_exec(w, &rec->exec, err);
+	case PROFILE_REC_NAME:
+		return on_name(w, &rec->name, err);
 	case PROFILE_REC_MAP:
 		return on_map(w, &rec->map, err);
 	default:
@@ -317,6 +337,7 @@ static void folded_free(struct folded_writer *w)
 	free(w->shares);
 	stack_text_free(&w->text);
 	idmap_free(&w->comms);
+	idmap_free(&w->names);
 	symbolizer_free(w->symbols);
 	free(w);
 }
@@ -334,6 +355,7 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 	w->path = opt->output;
 	w->force = opt->force;
 	idmap_init(&w->comms, sizeof(struct folded_comm));
+	idmap_init(&w->names, sizeof(struct folded_comm));
 	if (parse_weight(w, opt->weight, err) < 0)
 		goto fail;
 	if (!(w->symbols = symbolizer_new()) ||
