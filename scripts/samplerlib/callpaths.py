@@ -290,7 +290,7 @@ def load(path, prog):
     progress = Progress(prog, "thread-samples read")
 
     def add_block(block):
-        sm = blockagg.Samples(block, profile.has_kind)
+        sm = blockagg.Samples(block, profile.exit_kind)
         keys, inv = np.unique(block[["pid", "stack"]], return_inverse=True)
         inv = inv.ravel()
         nkeys = len(keys)
@@ -312,7 +312,7 @@ def load(path, prog):
         for block in profile.blocks(progress):
             if pending is not None:
                 block = np.concatenate([pending, block])
-            cut = blockagg.last_sample_start(block, profile.has_kind)
+            cut = blockagg.last_sample_start(block, profile.exit_kind)
             if cut:
                 add_block(block[:cut])
             pending = block[cut:]
