@@ -52,12 +52,7 @@ def tree_of(stacks):
     """The tree of (stack, sums) pairs; its root holds the totals."""
     root = Node("")
     for stack, sums in stacks:
-        node = root
-        _add(node.incl, sums)
-        for name in stack:
-            node = node.child(name)
-            _add(node.incl, sums)
-        _add(node.self_, sums)
+        _tree_add(root, stack, sums)
     return root
 
 

@@ -4,31 +4,21 @@
 stacks never written, parents out of range, empty or too deep runs of new
 frames, or more nodes than the reader keeps.  Written from docs/FORMAT.md,
 not from sampler's code.  Usage: make-hostile-stacks.py DIR"""
+import importlib.util
 import os
 import struct
 import sys
-import zlib
 
+# The framing and the info record of make-hostile.py (t0004's writer).
+_spec = importlib.util.spec_from_file_location(
+    "make_hostile", os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-hostile.py")
+)
+_hostile = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_hostile)
+varint, chunk = _hostile.varint, _hostile.chunk
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7f) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def chunk(payload):
-    head = struct.pack("<I", len(payload))
-    return head + struct.pack("<I", zlib.crc32(head + payload)) + payload
-
-
-HEADER = b"SMPLPROF" + struct.pack("<II", 1, 1)
-# info: 6 empty host strings, cpus 0 0, mem 0, version "", cmdline "",
-# realtime 0, monotonic 0, start 0, target_hz 0.0, no channels
-INFO = bytes([8]) + b"\0" * 6 + b"\0\0\0" + b"\0\0" + b"\0\0\0" + struct.pack("<d", 0.0) + b"\0"
-START = HEADER + chunk(INFO) + chunk(bytes([3]) + varint(7) + varint(7) + varint(0))
+HEADER = b"SMPLPROF" + struct.pack("<II", 2, 1)  # version 2, flag 0x1: stacks
+START = HEADER + chunk(_hostile.INFO) + chunk(bytes([3]) + varint(7) + varint(7) + varint(0))
 
 
 def stack(sel, end=0):
