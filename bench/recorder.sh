@@ -29,13 +29,7 @@ trap 'rm -rf "$OUT"' EXIT
 NCPU=$(nproc)
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --"
 
-median() {	# numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
-}
-
-runtime() {	# file with the workload's output
-	sed -n 's/^runtime_s=//p' "$1"
-}
+. bench/lib.sh
 
 # sampler_runs THREADS UNITS LABEL "PREFIX" "OPTIONS": "hz lat runtime" lines
 # into $OUT/LABEL (PREFIX runs the sampler, e.g. as another user).

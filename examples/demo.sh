@@ -1,6 +1,7 @@
 #!/bin/sh
 # make demo: profile a multi-threaded example, print the run statistics, a
-# per-function summary, and perf's own report of the export.
+# per-function summary, and perf's own report of the export; then again
+# with call stacks and energy: the call tree and an energy flame graph.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
@@ -28,5 +29,34 @@ if command -v perf >/dev/null 2>&1; then
 else
 	echo "(perf is not installed: make deps installs linux-perf)"
 fi
+# Call stacks and energy: RAPL when this machine has it; else, as root, the
+# tests' fake power PMU (1 W: CPU 0's clock, so joules follow wall time).
+energy=
+fake=
+if "$build/sampler" -p help | grep -A2 '^  rapl\[' | grep -q 'usable on this machine'; then
+	energy="-p rapl"
+elif [ "$(id -u)" = 0 ]; then
+	fake=$(mktemp -d)
+	trap 'rm -rf "$fake"' EXIT
+	"$top/tests/fakes/fake-power-pmu.sh" "$fake" 0
+	energy="-p rapl-perf"
+	echo
+	echo "(no RAPL here: energy from the tests' fake power PMU, 1 W)"
+fi
 echo
-echo "The profile is $out/demo.prof, its export $out/perf.data."
+echo "== sampler -g $energy -o $out/stacks.prof -- demo-workload"
+SAMPLER_SYSFS_ROOT=${fake:-/sys} "$build/sampler" -g $energy -o "$out/stacks.prof" -- "$build/examples/demo-workload"
+echo
+echo "== sampler-report --tree --min-share 3 (inclusive and self shares of each call path)"
+"$top/scripts/sampler-report" --tree --min-share 3 "$out/stacks.prof"
+weight=cpu
+[ -n "$energy" ] && weight=energy
+echo
+echo "== sampler-plot --kind flame --weight $weight -o $out/flame.svg"
+"$top/scripts/sampler-plot" --kind flame --weight $weight -o "$out/flame.svg" \
+	--title "demo-workload: $weight by call path" "$out/stacks.prof"
+"$build/sampler-export" --format folded --weight $weight -o "$out/stacks.folded" "$out/stacks.prof"
+echo
+echo "The profile is $out/demo.prof, its export $out/perf.data; with call stacks"
+echo "$out/stacks.prof, its flame graph $out/flame.svg (hover a frame for its share),"
+echo "its collapsed stacks $out/stacks.folded (for flamegraph.pl, inferno, speedscope)."

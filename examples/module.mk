@@ -19,3 +19,17 @@ $(BUILD)/examples/mpi_app: examples/mpi/mpi_app.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(EXAMPLE_CFLAGS) -o $@ $< -lm
 endif
+# The call-stack workload again without frame pointers (as Debian builds
+# its libraries), for the fp/dwarf comparison of the call-stack tests.
+TEST_PROGRAMS += $(BUILD)/examples/calltree-nofp
+$(BUILD)/examples/calltree-nofp: examples/calltree.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fomit-frame-pointer -o $@ $< -lm
+
+# And without frame pointers nor unwind tables, stripped: no symbols and no
+# CFI for its own functions (the call-stack tests' truncated stacks).
+TEST_PROGRAMS += $(BUILD)/examples/calltree-stripped
+$(BUILD)/examples/calltree-stripped: examples/calltree.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -g0 -s -o $@ $< -lm

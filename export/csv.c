@@ -18,11 +18,13 @@ struct csv_writer {
 	FILE *f;
 	const char *path;
 	struct rows rows;
+	struct stack_text stack;	/* profiles with stacks: the stack column */
 };
 
 static void csv_free(struct csv_writer *c)
 {
 	rows_free(&c->rows);
+	stack_text_free(&c->stack);
 	free(c);
 }
 
@@ -35,7 +37,8 @@ static void write_column_names(struct csv_writer *c)
 		putc(',', c->f);
 		textform_escaped(c->f, info->channels[i].name);
 	}
-	fputs(c->rows.symbols ? ",dso,symbol\n" : "\n", c->f);
+	fputs(c->rows.symbols ? ",dso,symbol" : "", c->f);
+	fputs(info->stacks ? ",stack\n" : "\n", c->f);
 }
 
 static void *csv_open(const struct profile_info *info, const struct export_options *opt,
@@ -93,7 +96,6 @@ static int write_row(void *arg, const struct row *row, struct error *err)
 {
 	struct csv_writer *c = arg;
 
-	(void)err;
 	fprintf(c->f, "%" PRId64 ",%" PRIu32 ",%" PRIu32 ",%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu64,
 		row->time_ns, row->pid, row->tid, row->exit ? "exit" : "sample", row->pc,
 		row->cpu_delta_ns, row->wall_delta_ns);
@@ -106,6 +108,14 @@ static int write_row(void *arg, const struct row *row, struct error *err)
 		textform_escaped(c->f, dso);
 		putc(',', c->f);
 		textform_escaped(c->f, sym);
+	}
+	/* The stack column (profiles with stacks, the last one): outermost
+	 * first, the row's function last, joined by ';'. */
+	if (c->rows.info->stacks) {
+		if (rows_stack(&c->rows, row, &c->stack, err) < 0)
+			return -1;
+		putc(',', c->f);
+		textform_escaped(c->f, c->stack.buf);
 	}
 	putc('\n', c->f);
 	return 0;

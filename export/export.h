@@ -25,6 +25,7 @@ struct export_options {
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 	const char *events[EXPORT_MAX_EVENTS];	/* perf: --event names, none: all */
 	uint32_t nevents;
+	const char *weight;		/* folded: samples (NULL), cpu, wall, energy[:CH], COUNTER */
 };
 
 struct export_result {
@@ -49,6 +50,7 @@ extern const struct exporter csv_exporter;	/* csv.c */
 extern const struct exporter columns_exporter;	/* columns.c: for the scripts */
 extern const struct exporter pperf_exporter;	/* pperf.c */
 extern const struct exporter info_exporter;	/* info.c: --info */
+extern const struct exporter folded_exporter;	/* folded.c: collapsed stacks */
 
 
 /* 0: whole profile exported; 1: partial export (result->dropped says what

@@ -28,12 +28,13 @@ static const struct exporter *const exporters[] = {
 	&columns_exporter,
 	&pperf_exporter,
 	&info_exporter,
+	&folded_exporter,
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf] [--symbols]\n"
-	      "                      [--no-symbol-cache] [--force] PROFILE...\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded] [--symbols]\n"
+	      "                      [--weight W] [--no-symbol-cache] [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
@@ -41,7 +42,10 @@ static void usage(FILE *f)
 	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
 	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
 	      "                 pperf (the original tool's binary layout),\n"
-	      "                 columns (the scripts' binary rows, docs/EXPORT.md)\n"
+	      "                 columns (the scripts' binary rows, docs/EXPORT.md),\n"
+	      "                 folded (call stacks collapsed for flame graphs)\n"
+	      "  --weight W     folded: weigh each stack by samples (default), cpu (ns),\n"
+	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
 	      "  -e, --event E  perf: export only event E (repeatable; cpu-time, wall-time,\n"
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
 	      "                 what perf script report stackcollapse/flamegraph need\n"
@@ -97,6 +101,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "weight", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -112,8 +117,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		case 'f':
 			*ex = find_exporter(optarg);
 			if (!*ex || *ex == &info_exporter)
-				return error_set(err, "unknown format '%s' (use perf, csv, pperf or "
-						 "columns)", optarg);
+				return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
+						 "columns or folded)", optarg);
 			break;
 		case 'e':
 			if (add_events(opt, optarg, err) < 0)
@@ -131,6 +136,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		case 'F':
 			opt->force = true;
 			break;
+		case 'w':
+			opt->weight = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -145,6 +153,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	if (optind == argc)
 		return error_set(err, "expected a PROFILE argument (see " PROG " --help)");
 	opt->input = argv[optind];
+	if (opt->weight && *ex != &folded_exporter)
+		return error_set(err, "--weight applies to --format folded only");
 	if (!opt->output)
 		opt->output = default_output(*ex);
 	if (!opt->output)

@@ -3,7 +3,8 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/features.o $(BUILD)/export/attribution.o $(BUILD)/export/csv.o \
 	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
-	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o
+	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
+	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o
 EXPORT_LDLIBS := -lelf -lm
 
 PROGRAMS += $(BUILD)/sampler-export

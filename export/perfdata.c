@@ -32,6 +32,10 @@
 #define MAX_EVENTS (2 + PROFILE_MAX_CHANNELS)
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+/* A profile with stacks: every sample ends with its user call chain,
+ * PERF_CONTEXT_USER, the sampled PC, then the callers (as perf record -g
+ * writes them), so perf report -g, --children and perf script show them. */
+#define CHAIN_MAX (2 + PROFILE_MAX_FRAMES)
 
 struct perf_file_section {
 	uint64_t offset;
@@ -116,6 +120,9 @@ struct perf_writer {
 	uint64_t nsamples;
 	double *shares;
 	uint32_t shares_cap;
+	uint64_t *chains;		/* with stacks: CHAIN_MAX per thread of a sample */
+	uint32_t *nchain;		/* entries of each thread's chain */
+	uint32_t chains_cap;
 };
 
 /* ---- output --------------------------------------------------------- */
@@ -195,7 +202,8 @@ static void add_event(struct perf_writer *w, const char *name, uint64_t config,
 	/* No PERF_SAMPLE_CPU: the profile does not record where a thread ran
 	 * (perf report --sort cpu then says -001, as for perf record
 	 * --per-thread), and a made-up CPU would be a lie. */
-	a->sample_type = SAMPLE_TYPE;
+	a->sample_type = SAMPLE_TYPE | (w->info->stacks ? PERF_SAMPLE_CALLCHAIN : 0);
+	a->exclude_callchain_kernel = w->info->stacks;
 	a->inherit = 1;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
@@ -569,33 +577,41 @@ static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct
 }
 
 static void emit_thread_events(struct perf_writer *w, const struct profile_thread_sample *t,
-			       uint64_t time, uint64_t wall);
+			       const uint64_t *chain, uint32_t nchain, uint64_t time, uint64_t wall);
+static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32_t id,
+			    uint64_t *chain);
 
 /* What a thread did between its last sample and its exit: its CPU time and
  * counts there, at its last sampled PC (0 for a thread never sampled: perf
- * shows it as [unknown]), so that perf's totals are the profile's. */
-static void emit_exit_tail(struct perf_writer *w, const struct profile_exit *rec, uint64_t time)
+ * shows it as [unknown]) and stack, so that perf's totals are the profile's. */
+static void emit_exit_tail(struct perf_writer *w, const struct stack_tree *stacks,
+			   const struct profile_exit *rec, uint64_t time)
 {
 	uint64_t deltas[PROFILE_MAX_CHANNELS];
 	struct profile_thread_sample t = {
 		.tid = rec->tid, .pid = rec->pid, .pc = rec->last_pc,
 		.cpu_delta_ns = rec->cpu_delta_ns, .counter_deltas = deltas,
 	};
+	uint32_t nchain = 0;
 
 	if (!rec->final)
 		return;
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
-	emit_thread_events(w, &t, time, 0);	/* no wall interval: only CPU time and counts */
+	if (w->info->stacks && w->chains)	/* at its last stack (it was sampled) */
+		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, w->chains);
+	/* no wall interval: only CPU time and counts */
+	emit_thread_events(w, &t, w->chains, nchain, time, 0);
 }
 
-static int on_thread_exit(struct perf_writer *w, const struct profile_exit *rec, struct error *err)
+static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks,
+			  const struct profile_exit *rec, struct error *err)
 {
 	const struct process_state *p = idmap_find(&w->processes, rec->pid);
 	uint64_t time = record_time(w, rec->time_ns);
 
 	if (announce_thread(w, rec->tid, rec->pid, time, err) < 0)
 		return -1;
-	emit_exit_tail(w, rec, time);
+	emit_exit_tail(w, stacks, rec, time);
 	emit_task(w, PERF_RECORD_EXIT, rec->pid, p ? p->ppid : 0, rec->tid,
 		  rec->tid == rec->pid && p ? p->ppid : rec->pid, time);
 	/* A later thread with this tid (reused) is a new thread: FORK it again. */
@@ -651,16 +667,27 @@ static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct
 	return 0;
 }
 
+/* The perf call chain of a thread-sample: PERF_CONTEXT_USER, pc, callers. */
+static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32_t id,
+			    uint64_t *chain)
+{
+	chain[0] = PERF_CONTEXT_USER;
+	chain[1] = pc;
+	return 2 + profile_stack_frames(stacks, id, chain + 2, PROFILE_MAX_FRAMES);
+}
+
 static void emit_sample(struct perf_writer *w, uint32_t event,
-			const struct profile_thread_sample *t, uint64_t time, uint64_t period)
+			const struct profile_thread_sample *t, const uint64_t *chain,
+			uint32_t nchain, uint64_t time, uint64_t period)
 {
 	struct sample_record r;
+	uint64_t nr = nchain;
 
 	if (!period)
 		return;
 	r.header.type = PERF_RECORD_SAMPLE;
 	r.header.misc = PERF_RECORD_MISC_USER;
-	r.header.size = sizeof(r);
+	r.header.size = sizeof(r) + (w->info->stacks ? (1 + nr) * sizeof(uint64_t) : 0);
 	r.id = w->events[event].id;
 	r.ip = t->pc;
 	r.pid = t->pid;
@@ -668,20 +695,57 @@ static void emit_sample(struct perf_writer *w, uint32_t event,
 	r.time = time;
 	r.period = period;
 	out_put(&w->out, &r, sizeof(r));
+	if (w->info->stacks) {
+		out_put(&w->out, &nr, sizeof(nr));
+		if (nchain)
+			out_put(&w->out, chain, nchain * sizeof(*chain));
+	}
 }
 
 static int ensure_shares(struct perf_writer *w, uint32_t n, struct error *err)
 {
 	double *shares;
 
-	if (n <= w->shares_cap)
-		return 0;
-	shares = realloc(w->shares, n * sizeof(*shares));
-	if (!shares)
-		return error_set(err, "out of memory for a sample of %u threads", n);
-	w->shares = shares;
-	w->shares_cap = n;
+	if (n > w->shares_cap) {
+		shares = realloc(w->shares, n * sizeof(*shares));
+		if (!shares)
+			return error_set(err, "out of memory for a sample of %u threads", n);
+		w->shares = shares;
+		w->shares_cap = n;
+	}
+	if (w->info->stacks && n > w->chains_cap) {
+		uint64_t *chains = realloc(w->chains, (size_t)n * CHAIN_MAX * sizeof(*chains));
+		uint32_t *nchain = chains ? realloc(w->nchain, n * sizeof(*nchain)) : NULL;
+
+		if (chains)
+			w->chains = chains;
+		if (!nchain)
+			return error_set(err, "out of memory for the call stacks of a sample of %u threads", n);
+		w->nchain = nchain;
+		w->chains_cap = n;
+	}
 	return 0;
+}
+
+/* Each thread's call chain, once for all its events. */
+static void build_chains(struct perf_writer *w, const struct stack_tree *stacks,
+			 const struct profile_sample *s)
+{
+	if (!w->info->stacks)
+		return;
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		w->nchain[i] = build_chain(stacks, s->threads[i].pc, s->threads[i].chain,
+					   w->chains + (size_t)i * CHAIN_MAX);
+}
+
+static const uint64_t *chain_of(const struct perf_writer *w, uint32_t i)
+{
+	return w->chains ? w->chains + (size_t)i * CHAIN_MAX : NULL;
+}
+
+static uint32_t nchain_of(const struct perf_writer *w, uint32_t i)
+{
+	return w->nchain ? w->nchain[i] : 0;
 }
 
 static void emit_energy(struct perf_writer *w, uint32_t e, const struct profile_sample *s,
@@ -691,23 +755,23 @@ static void emit_energy(struct perf_writer *w, uint32_t e, const struct profile_
 
 	attribute_energy(s, s->values[ev->slot], w->shares);
 	for (uint32_t i = 0; i < s->nthreads; i++)
-		emit_sample(w, e, &s->threads[i], time,
+		emit_sample(w, e, &s->threads[i], chain_of(w, i), nchain_of(w, i), time,
 			    period_carry_take(&ev->carry, w->shares[i] * ev->to_unit));
 }
 
 static void emit_thread_events(struct perf_writer *w, const struct profile_thread_sample *t,
-			       uint64_t time, uint64_t wall)
+			       const uint64_t *chain, uint32_t nchain, uint64_t time, uint64_t wall)
 {
 	for (uint32_t e = 0; e < w->nevents; e++) {
 		switch (w->ev[e].kind) {
 		case EVENT_CPU_TIME:
-			emit_sample(w, e, t, time, t->cpu_delta_ns);
+			emit_sample(w, e, t, chain, nchain, time, t->cpu_delta_ns);
 			break;
 		case EVENT_WALL_TIME:
-			emit_sample(w, e, t, time, wall);
+			emit_sample(w, e, t, chain, nchain, time, wall);
 			break;
 		case EVENT_COUNTER:
-			emit_sample(w, e, t, time, t->counter_deltas[w->ev[e].slot]);
+			emit_sample(w, e, t, chain, nchain, time, t->counter_deltas[w->ev[e].slot]);
 			break;
 		case EVENT_ENERGY:
 			break;	/* per sample, below */
@@ -715,7 +779,8 @@ static void emit_thread_events(struct perf_writer *w, const struct profile_threa
 	}
 }
 
-static int on_sample(struct perf_writer *w, const struct profile_sample *s, struct error *err)
+static int on_sample(struct perf_writer *w, const struct stack_tree *stacks,
+		     const struct profile_sample *s, struct error *err)
 {
 	uint64_t time = record_time(w, s->time_ns);
 	uint64_t wall;
@@ -729,10 +794,11 @@ static int on_sample(struct perf_writer *w, const struct profile_sample *s, stru
 	w->prev_sample_ns = time;
 	if (ensure_shares(w, s->nthreads, err) < 0)
 		return -1;
+	build_chains(w, stacks, s);
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		if (announce_thread(w, s->threads[i].tid, s->threads[i].pid, time, err) < 0)
 			return -1;
-		emit_thread_events(w, &s->threads[i], time, wall);
+		emit_thread_events(w, &s->threads[i], chain_of(w, i), nchain_of(w, i), time, wall);
 	}
 	for (uint32_t e = 0; e < w->nevents; e++)
 		if (w->ev[e].kind == EVENT_ENERGY)
@@ -759,7 +825,7 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 	case PROFILE_REC_NAME:
 		return on_name(w, &rec->name, err);
 	case PROFILE_REC_EXIT:
-		return on_thread_exit(w, &rec->exit, err);
+		return on_thread_exit(w, rec->stacks, &rec->exit, err);
 	case PROFILE_REC_MAP:
 		return emit_mmap2(w, &rec->map, err);
 	case PROFILE_REC_WINDOW:
@@ -770,7 +836,7 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 		}
 		return 0;
 	case PROFILE_REC_SAMPLE:
-		return on_sample(w, &rec->sample, err);
+		return on_sample(w, rec->stacks, &rec->sample, err);
 	case PROFILE_REC_STATS:
 		return 0;
 	}
@@ -793,6 +859,8 @@ static void perf_free(struct perf_writer *w)
 	outfile_abandon(w->file);	/* after an error: the target stays as it was */
 	free(w->out.buf);
 	free(w->shares);
+	free(w->chains);
+	free(w->nchain);
 	free(w);
 }
 

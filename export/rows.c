@@ -188,14 +188,15 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, stru
 	return 0;
 }
 
-static int sample_rows(struct rows *r, const struct profile_sample *s, row_fn emit, void *arg,
-		       struct error *err)
+static int sample_rows(struct rows *r, const struct stack_tree *stacks,
+		       const struct profile_sample *s, row_fn emit, void *arg, struct error *err)
 {
 	uint64_t start = r->info->host.start_ns;
 	struct row row = {
 		.time_ns = (int64_t)(s->time_ns - start),
 		.wall_delta_ns = s->time_ns - (r->have_prev ? r->prev_ns : start),
 		.sample = s,
+		.stacks = stacks,
 	};
 
 	if (s->time_ns < (r->have_prev ? r->prev_ns : start))
@@ -212,6 +213,7 @@ static int sample_rows(struct rows *r, const struct profile_sample *s, row_fn em
 		row.pc = t->pc;
 		row.cpu_delta_ns = t->cpu_delta_ns;
 		row.thread = i;
+		row.chain = t->chain;
 		if (emit(arg, &row, err) < 0)
 			return -1;
 	}
@@ -220,8 +222,8 @@ static int sample_rows(struct rows *r, const struct profile_sample *s, row_fn em
 
 /* The exit row: CPU time and counts since the last sample, at the last
  * sampled PC; no wall interval, no per-sample readings (energy 0). */
-static int exit_row(struct rows *r, const struct profile_exit *e, row_fn emit, void *arg,
-		    struct error *err)
+static int exit_row(struct rows *r, const struct stack_tree *stacks, const struct profile_exit *e,
+		    row_fn emit, void *arg, struct error *err)
 {
 	struct row row = {
 		.time_ns = (int64_t)(e->time_ns - r->info->host.start_ns),
@@ -231,11 +233,23 @@ static int exit_row(struct rows *r, const struct profile_exit *e, row_fn emit, v
 		.pc = e->last_pc,
 		.cpu_delta_ns = e->cpu_delta_ns,
 		.exit_rec = e,
+		.stacks = stacks,
+		.chain = e->last_chain,
 	};
 
 	if (!e->final)
 		return 0;	/* the thread was gone before it could be read */
 	return emit(arg, &row, err);
+}
+
+int rows_stack(struct rows *r, const struct row *row, struct stack_text *text,
+	       struct error *err)
+{
+	uint32_t n = profile_stack_frames(row->stacks, row->chain, r->frames, PROFILE_MAX_FRAMES);
+
+	if (stack_text_build(text, r->symbols, NULL, row->pid, row->pc, r->frames, n) < 0)
+		return error_set(err, "out of memory for a call stack");
+	return 0;
 }
 
 static int add_map(struct rows *r, const struct profile_map *m, struct error *err)
@@ -252,9 +266,9 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 {
 	switch (rec->type) {
 	case PROFILE_REC_SAMPLE:
-		return sample_rows(r, &rec->sample, emit, arg, err);
+		return sample_rows(r, rec->stacks, &rec->sample, emit, arg, err);
 	case PROFILE_REC_EXIT:
-		return exit_row(r, &rec->exit, emit, arg, err);
+		return exit_row(r, rec->stacks, &rec->exit, emit, arg, err);
 	case PROFILE_REC_MAP:
 		return add_map(r, &rec->map, err);
 	case PROFILE_REC_EXEC:

@@ -23,6 +23,7 @@
 
 #include "export.h"
 #include "../common/idmap.h"
+#include "stackfmt.h"
 #include "symbols.h"
 
 struct rows {
@@ -35,6 +36,7 @@ struct rows {
 	uint32_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
 	bool collect;			/* collect the processes as they come */
+	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */
 	struct idmap procs;		/* (rows_write_processes) */
 };
 
@@ -50,6 +52,10 @@ struct row {
 	const struct profile_sample *sample;
 	uint32_t thread;
 	const struct profile_exit *exit_rec;
+	/* profiles with stacks: the thread's call stack (an exit row: its
+	 * last), for profile_stack_frames */
+	const struct stack_tree *stacks;
+	uint32_t chain;
 };
 
 /* A row's channel cell: missing (an empty CSV cell), an integer count, or
@@ -79,6 +85,11 @@ enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch
 /* The row's DSO and function (symbols.h; needs --symbols). */
 void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol);
+
+/* The row's call stack as text (stackfmt.h: names with --symbols, else
+ * addresses), outermost first.  -1: err set. */
+int rows_stack(struct rows *r, const struct row *row, struct stack_text *text,
+	       struct error *err);
 
 /* The text lines both outputs start with, after their magic line: host,
  * channels, and the processes of a first pass over input (none when input

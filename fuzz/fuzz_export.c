@@ -1,10 +1,10 @@
 /* fuzz_export - libFuzzer target over the profile reader and every exporter.
  *
  * Each input is a would-be profile (any format, plain or bzip2).  It is
- * exported to perf.data (file and pipe mode), CSV and columns with symbols and the
- * --info summary, all written to /dev/null: the reader must reject or cut
- * short bad input cleanly and the exporters must cope with whatever records
- * come out (maps naming any file included).
+ * exported to perf.data (file and pipe mode), CSV and columns with symbols,
+ * folded stacks and the --info summary, all written to /dev/null: the
+ * reader must reject or cut short bad input cleanly and the exporters must
+ * cope with whatever records come out (maps naming any file included).
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -57,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	export_to_null(&csv_exporter, path, "/dev/null", true);
 	export_to_null(&columns_exporter, path, "/dev/null", true);
 	export_to_null(&info_exporter, path, "/dev/null", false);
+	export_to_null(&folded_exporter, path, "/dev/null", false);
 	close(fd);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "profile.h"
+#include "stacktree.h"
 #include "stream.h"
 
 struct writer_ops {
@@ -48,6 +49,7 @@ struct profile_reader {
 	struct error failure;		/* repeated by later calls after an error */
 	bool truncated;
 	uint64_t good_bytes;
+	const struct stack_tree *stacks;	/* NULL: the format keeps no stacks */
 };
 
 /* Back-ends: allocate, fill and return the head (NULL, err set). */

@@ -2,7 +2,7 @@
 PROFILE_OBJS := $(BUILD)/profile/profile.o $(BUILD)/profile/native.o \
 	$(BUILD)/profile/pperf.o $(BUILD)/profile/stream.o \
 	$(BUILD)/profile/codec.o $(BUILD)/profile/tidtable.o \
-	$(BUILD)/profile/textform.o
+	$(BUILD)/profile/textform.o $(BUILD)/profile/stacktree.o
 LDLIBS += -lbz2 -lm
 
 PROGRAMS += $(BUILD)/sampler-profile

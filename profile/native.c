@@ -17,11 +17,13 @@
 #include <string.h>
 
 #include "codec.h"
+#include "stacktree.h"
 #include "tidtable.h"
 
 /* Version 2 added the name record; version 1 files read as before. */
 #define NATIVE_VERSION 2
 #define HEADER_SIZE 16
+#define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
 #define CHUNK_HEADER 8
 #define CHUNK_TARGET (64 * 1024)		/* flush when a chunk reaches this */
 #define CHUNK_MAX (64u * 1024 * 1024)		/* the reader refuses longer chunks */
@@ -36,6 +38,12 @@
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5
 #define SAMPLE_TIME_BITS 3
+/* A thread-sample's stack code: how the stack ended in the low bits, then
+ * what follows: 0 the thread's previous stack, 1 new nodes, 2 + id. */
+#define STACK_END_BITS 3
+#define STACK_SAME 0
+#define STACK_NEW 1
+#define STACK_ID_BASE 2
 
 /* ---- writer ----------------------------------------------------------- */
 
@@ -49,6 +57,7 @@ struct native_writer {
 	uint32_t nprev;
 	size_t prev_cap;
 	struct tid_table threads;
+	struct stack_tree stacks;	/* info.stacks: every stack written */
 };
 
 static struct native_writer *to_native_writer(struct profile_writer *w)
@@ -339,13 +348,68 @@ static uint8_t *put_pc(uint8_t *p, struct tid_state *st, uint64_t pc)
 	return put_varint_flag(p, zigzag((int64_t)delta), alt);
 }
 
+/* The thread-sample's stack: the node of a stack written before, or the
+ * nodes it adds to the deepest one that is (its outer frames). */
+static uint8_t *put_stack(struct native_writer *nw, uint8_t *p, struct tid_state *st,
+			  const struct profile_thread_sample *t)
+{
+	struct stack_tree *tree = &nw->stacks;
+	unsigned end = t->stack_end < PROFILE_STACK_NENDS ? t->stack_end : PROFILE_STACK_DROPPED;
+	uint32_t node = 0, i = t->nframes, parent;
+	uint64_t prev;
+
+	while (i > 0) {
+		uint32_t child = stack_tree_find(tree, node, t->frames[i - 1]);
+
+		if (!child)
+			break;
+		node = child;
+		i--;
+	}
+	if (i && (uint64_t)stack_tree_count(tree) + i > PROFILE_MAX_STACK_NODES) {
+		i = 0;		/* no room: the outer frames known, marked */
+		end = PROFILE_STACK_DROPPED;
+	}
+	if (!i) {
+		uint64_t sel = node == st->chain ? STACK_SAME : STACK_ID_BASE + (uint64_t)node;
+
+		st->chain = node;
+		return put_varint(p, sel << STACK_END_BITS | end);
+	}
+	p = put_varint(p, STACK_NEW << STACK_END_BITS | end);
+	p = put_varint(p, stack_tree_count(tree) - node);
+	p = put_varint(p, i);
+	parent = node;
+	prev = stack_tree_addr(tree, parent);
+	while (i-- > 0) {
+		p = put_varint(p, zigzag((int64_t)(t->frames[i] - prev)));
+		prev = t->frames[i];
+		node = stack_tree_add(tree, node, prev);
+	}
+	st->chain = node;
+	return p;
+}
+
+/* Stacks within the format's limits (the reader refuses others). */
+static int check_stacks(const struct profile_sample *s, size_t *frames, struct error *err)
+{
+	*frames = 0;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if (s->threads[i].nframes > PROFILE_MAX_FRAMES)
+			return error_set(err, "stack of %u frames exceeds the profile limit of %d",
+					 s->threads[i].nframes, PROFILE_MAX_FRAMES);
+		*frames += s->threads[i].nframes;
+	}
+	return 0;
+}
+
 static int native_sample(struct profile_writer *w, const struct profile_sample *s,
 			 struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
 	uint32_t nc = w->info.nthread_channels;
 	uint64_t residual;
-	size_t max;
+	size_t max, frames = 0;
 	uint8_t *p;
 	bool same;
 
@@ -361,8 +425,12 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 		nw->prev_tids = tids;
 		nw->prev_cap = s->nthreads;
 	}
+	if (w->info.stacks && check_stacks(s, &frames, err) < 0)
+		return -1;
 	max = 1 + 2 * VARINT_MAX + (size_t)s->nthreads * VARINT_MAX * (3 + nc) +
 	      8 * (size_t)w->info.nsample_channels;
+	if (w->info.stacks)
+		max += (size_t)s->nthreads * 3 * VARINT_MAX + frames * VARINT_MAX;
 	p = record_begin(nw, max, err);
 	if (!p)
 		return -1;
@@ -383,6 +451,8 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 			return too_many_threads(err);
 		p = put_pc(p, st, t->pc);
 		p = put_thread_deltas(nw, p, st, t->cpu_ns, t->counters);
+		if (w->info.stacks)
+			p = put_stack(nw, p, st, t);
 	}
 	for (uint32_t j = 0; j < w->info.nsample_channels; j++)
 		p = put_double(p, s->values[j]);
@@ -448,6 +518,7 @@ static int native_finish(struct profile_writer *w, const struct profile_stats *s
 	obuf_free(&nw->chunk);
 	free(nw->prev_tids);
 	tid_table_free(&nw->threads);
+	stack_tree_free(&nw->stacks);
 	return ret;
 }
 
@@ -480,6 +551,7 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 	nw->period_ns = profile_period_ns(info->host.target_hz);
 	nw->prev_time = nw->flush_time = info->host.start_ns;
 	tid_table_init(&nw->threads, nw->head.info.nthread_channels, PROFILE_MAX_THREADS);
+	stack_tree_init(&nw->stacks, true);
 	if (obuf_reserve(&nw->chunk, CHUNK_TARGET + CHUNK_HEADER) < 0) {
 		error_set(err, "cannot create %s: out of memory", outfile_name(out));
 		outfile_abandon(out);
@@ -490,7 +562,7 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 		goto out_free;
 	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	put_le32(header + 8, NATIVE_VERSION);
-	put_le32(header + 12, 0);
+	put_le32(header + 12, info->stacks ? HEADER_STACKS : 0);
 	/* The header and info go out at once, and the file takes its name
 	 * then: it is readable from the start, whenever the sampler dies. */
 	if (sink_write(&nw->head.sink, header, sizeof(header), false, err) < 0 ||
@@ -523,6 +595,7 @@ struct native_reader {
 	uint64_t *counters;		/* per thread: nc cumulative, nc deltas */
 	double *values;
 	struct tid_table threads;
+	struct stack_tree stacks;	/* info.stacks: every stack read */
 	bool stats_seen;
 	uint32_t version;		/* of the file */
 	bool disabled;		/* after a window record that switched sampling off */
@@ -796,6 +869,8 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 			return corrupt(nr, cursor_offset(c), err, "more than %d live threads",
 				       PROFILE_MAX_THREADS);
 		e->last_pc = st->pc;
+		e->last_chain = st->chain;
+		e->last_stack_end = st->stack_end;
 		if (read_thread_deltas(nr, c, st, &e->cpu_delta_ns, &e->cpu_ns, e->counter_deltas,
 				       e->counters, err) < 0)
 			return -1;
@@ -935,6 +1010,62 @@ static int read_tids(struct native_reader *nr, struct cursor *c, struct error *e
 	return 0;
 }
 
+/* The reading side of put_stack: every id and node checked against the
+ * stacks read so far and the limits. */
+static int read_stack(struct native_reader *nr, struct cursor *c, struct tid_state *st,
+		      struct profile_thread_sample *t, struct error *err)
+{
+	struct stack_tree *tree = &nr->stacks;
+	uint64_t code, sel, delta, k, prev;
+	uint64_t start = cursor_offset(c);
+	uint32_t node, nodes = stack_tree_count(tree);
+
+	GET(c, cur_varint, &code, "thread stack");
+	t->stack_end = code & ((1 << STACK_END_BITS) - 1);
+	sel = code >> STACK_END_BITS;
+	if (sel == STACK_SAME) {
+		node = st->chain;
+	} else if (sel >= STACK_ID_BASE) {
+		if (sel - STACK_ID_BASE >= nodes)
+			return corrupt(nr, start, err, "stack %llu not defined (%u so far)",
+				       (unsigned long long)(sel - STACK_ID_BASE), nodes);
+		node = (uint32_t)(sel - STACK_ID_BASE);
+	} else {
+		GET(c, cur_varint, &delta, "stack parent");
+		GET(c, cur_varint, &k, "stack length");
+		if (delta == 0 || delta > nodes)
+			return corrupt(nr, start, err, "stack parent %llu back of %u stack nodes",
+				       (unsigned long long)delta, nodes);
+		node = nodes - (uint32_t)delta;
+		if (k == 0)
+			return corrupt(nr, start, err, "stack with an empty run of new frames");
+		if (k > PROFILE_MAX_FRAMES || k + stack_tree_depth(tree, node) > PROFILE_MAX_FRAMES)
+			return corrupt(nr, start, err, "stack of %llu frames (at most %d)",
+				       (unsigned long long)(k + stack_tree_depth(tree, node)), PROFILE_MAX_FRAMES);
+		if (k > cursor_left(c))
+			return corrupt(nr, start, err, "stack of %llu new frames does not fit in the %zu bytes left in its chunk",
+				       (unsigned long long)k, cursor_left(c));
+		if (nodes + k > PROFILE_MAX_STACK_NODES)
+			return corrupt(nr, start, err, "more than %u distinct stack nodes (the reader's limit)",
+				       PROFILE_MAX_STACK_NODES);
+		prev = stack_tree_addr(tree, node);
+		while (k--) {
+			GET(c, cur_varint, &delta, "stack frame");
+			prev += (uint64_t)unzigzag(delta);
+			node = stack_tree_add(tree, node, prev);
+			if (!node)
+				return error_set(err, "cannot read %s: out of memory for its call stacks",
+						 nr->head.src.path);
+		}
+	}
+	st->chain = node;
+	st->stack_end = t->stack_end;
+	t->chain = node;
+	t->nframes = stack_tree_depth(tree, node);
+	t->frames = NULL;
+	return 0;
+}
+
 static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
 			      struct profile_thread_sample *t, struct error *err)
 {
@@ -953,8 +1084,10 @@ static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32
 	t->tid = tid;
 	t->pid = st->pid;
 	t->pc = st->pc;
-	return read_thread_deltas(nr, c, st, &t->cpu_delta_ns, &t->cpu_ns, t->counter_deltas,
-				  t->counters, err);
+	if (read_thread_deltas(nr, c, st, &t->cpu_delta_ns, &t->cpu_ns, t->counter_deltas,
+			       t->counters, err) < 0)
+		return -1;
+	return nr->head.info.stacks ? read_stack(nr, c, st, t, err) : 0;
 }
 
 static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags,
@@ -1069,6 +1202,7 @@ static void native_close(struct profile_reader *r)
 	free(nr->counters);
 	free(nr->values);
 	tid_table_free(&nr->threads);
+	stack_tree_free(&nr->stacks);
 }
 
 static const struct reader_ops native_reader_ops = {
@@ -1091,9 +1225,10 @@ static int read_header(struct native_reader *nr, struct error *err)
 		return error_set(err, "%s: profile format version %u, this reader knows versions 1-%d (use a matching sampler release)",
 				 nr->head.src.path, version, NATIVE_VERSION);
 	nr->version = version;
-	if (get_le32(header + 12) != 0)
+	if (get_le32(header + 12) & ~HEADER_STACKS)
 		return error_set(err, "%s: corrupt profile at byte offset 12: unknown header flags 0x%08x",
 				 nr->head.src.path, get_le32(header + 12));
+	nr->head.info.stacks = get_le32(header + 12) & HEADER_STACKS;
 	return 0;
 }
 
@@ -1125,6 +1260,8 @@ struct profile_reader *native_reader_open(struct source *src, struct error *err)
 	nr->period_ns = profile_period_ns(info->host.target_hz);
 	nr->prev_time = info->host.start_ns;
 	tid_table_init(&nr->threads, info->nthread_channels, PROFILE_MAX_THREADS);
+	stack_tree_init(&nr->stacks, false);
+	nr->head.stacks = &nr->stacks;
 	if (info->nsample_channels) {
 		nr->values = calloc(info->nsample_channels, sizeof(*nr->values));
 		if (!nr->values) {

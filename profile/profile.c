@@ -45,6 +45,12 @@ struct profile_writer *profile_writer_open_out(struct outfile *out, enum profile
 	case PROFILE_FORMAT_NATIVE:
 		return native_writer_open(out, info, compress, err);
 	case PROFILE_FORMAT_PPERF:
+		if (info->stacks) {
+			error_set(err, "cannot create %s: the pperf layout keeps no call stacks (use the native format)",
+				  outfile_name(out));
+			outfile_abandon(out);
+			return NULL;
+		}
 		return pperf_writer_open(out, info, compress, err);
 	}
 	error_set(err, "cannot create %s: unknown profile format %d", outfile_name(out),
@@ -275,6 +281,7 @@ const struct profile_info *profile_reader_info(const struct profile_reader *r)
 
 int profile_read_next(struct profile_reader *r, struct profile_record *rec, struct error *err)
 {
+	rec->stacks = r->stacks;
 	return r->ops->next(r, rec, err);
 }
 
@@ -283,6 +290,28 @@ bool profile_reader_truncated(const struct profile_reader *r, uint64_t *good_byt
 	if (r->truncated && good_bytes)
 		*good_bytes = r->good_bytes;
 	return r->truncated;
+}
+
+uint32_t profile_stack_frames(const struct stack_tree *stacks, uint32_t chain,
+			      uint64_t *frames, uint32_t max)
+{
+	return stacks ? stack_tree_frames(stacks, chain, frames, max) : 0;
+}
+
+const char *profile_stack_end_name(unsigned end)
+{
+	static const char *const names[PROFILE_STACK_NENDS] = {
+		[PROFILE_STACK_COMPLETE] = "complete",
+		[PROFILE_STACK_NO_CFI] = "no-cfi",
+		[PROFILE_STACK_COPY_SHORT] = "copy-short",
+		[PROFILE_STACK_UNKNOWN_MAP] = "unknown-map",
+		[PROFILE_STACK_MAX_DEPTH] = "max-depth",
+		[PROFILE_STACK_BAD_FRAME] = "bad-frame",
+		[PROFILE_STACK_UNREADABLE] = "unreadable",
+		[PROFILE_STACK_DROPPED] = "dropped",
+	};
+
+	return end < PROFILE_STACK_NENDS ? names[end] : NULL;
 }
 
 void profile_reader_close(struct profile_reader *r)

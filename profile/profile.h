@@ -32,6 +32,27 @@
  * input cannot make it allocate without bound; the writer refuses more so
  * that it never writes what the reader would refuse. */
 #define PROFILE_MAX_THREADS 65536
+/* Call stacks (profiles recorded with -g): at most this many callers per
+ * thread-sample, and at most this many distinct stack nodes per profile
+ * (each node is one (caller chain, address) pair; docs/FORMAT.md). */
+#define PROFILE_MAX_FRAMES 1024
+#define PROFILE_MAX_STACK_NODES (1u << 21)
+
+/* How a thread-sample's call stack ended (3 bits in the format). */
+enum profile_stack_end {
+	PROFILE_STACK_COMPLETE = 0,	/* unwound to the outermost frame */
+	PROFILE_STACK_NO_CFI,		/* no unwind information for a frame */
+	PROFILE_STACK_COPY_SHORT,	/* ran past the stack copy (raise SIZE) */
+	PROFILE_STACK_UNKNOWN_MAP,	/* a frame outside every file mapping (JIT) */
+	PROFILE_STACK_MAX_DEPTH,	/* --max-stack reached */
+	PROFILE_STACK_BAD_FRAME,	/* a frame pointer left the stack */
+	PROFILE_STACK_UNREADABLE,	/* registers or stack could not be read */
+	PROFILE_STACK_DROPPED,		/* the profile's stack table was full */
+	PROFILE_STACK_NENDS
+};
+
+/* "complete", "no-cfi", "copy-short", ... (NULL for an unknown value). */
+const char *profile_stack_end_name(unsigned end);
 
 enum profile_format {
 	PROFILE_FORMAT_NATIVE,
@@ -114,6 +135,8 @@ struct profile_exit {
 	uint64_t cpu_delta_ns;
 	uint64_t counter_deltas[PROFILE_MAX_CHANNELS];
 	uint64_t last_pc;
+	uint32_t last_chain;		/* and that sample's stack (with stacks) */
+	uint8_t last_stack_end;
 };
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at
@@ -145,6 +168,16 @@ struct profile_thread_sample {
 	 * counts since the thread's previous sample. */
 	uint64_t *counters;
 	uint64_t *counter_deltas;
+	/* Call stack, in profiles with stacks (info.stacks) only.  The writer
+	 * takes frames[0..nframes-1]: the callers of pc, innermost first,
+	 * each the address of its call instruction (return address - 1).
+	 * The reader gives chain instead, the stack's id in the profile (0:
+	 * no callers), which profile_reader_stack() expands; frames is then
+	 * NULL.  stack_end (enum profile_stack_end) says how it ended. */
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint32_t chain;
+	uint8_t stack_end;
 };
 
 /* One synchronous snapshot of all threads. */
@@ -196,6 +229,7 @@ struct profile_stats {
 struct profile_info {
 	enum profile_format format;
 	bool compressed;
+	bool stacks;			/* thread-samples carry call stacks (native only) */
 	struct profile_host host;
 	uint32_t nchannels;
 	struct channel_desc channels[PROFILE_MAX_CHANNELS];
@@ -264,8 +298,20 @@ enum profile_record_type {
 	PROFILE_REC_WINDOW = 10,
 };
 
+/* The call stacks a reader has read so far (opaque). */
+struct stack_tree;
+
+/* The call stack whose id is chain (a thread-sample's chain, an exit's
+ * last_chain): the callers, innermost first, into frames[0..max-1].
+ * Returns how many (at most PROFILE_MAX_FRAMES; the reader checked every
+ * id and node). */
+uint32_t profile_stack_frames(const struct stack_tree *stacks, uint32_t chain,
+			      uint64_t *frames, uint32_t max);
+
 struct profile_record {
 	enum profile_record_type type;
+	const struct stack_tree *stacks;	/* profiles with stacks: for
+						 * profile_stack_frames; else NULL */
 	union {
 		struct profile_process process;
 		struct profile_exec exec;

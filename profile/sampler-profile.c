@@ -25,8 +25,9 @@
 
 static void dump_info(FILE *out, const struct profile_info *info)
 {
-	fprintf(out, "format name=%s compressed=%d\n",
-		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed);
+	fprintf(out, "format name=%s compressed=%d%s\n",
+		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed,
+		info->stacks ? " stacks=1" : "");
 	fputs("host", out);
 	textform_host_fields(out, &info->host);
 	putc('\n', out);
@@ -48,7 +49,21 @@ static void dump_map(FILE *out, const struct profile_map *m)
 	putc('\n', out);
 }
 
-static void dump_sample(FILE *out, const struct profile_info *info, const struct profile_sample *s)
+/* A thread-sample's call stack: its callers, innermost first. */
+static void dump_stack(FILE *out, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t)
+{
+	static uint64_t frames[PROFILE_MAX_FRAMES];
+	uint32_t n = profile_stack_frames(stacks, t->chain, frames, PROFILE_MAX_FRAMES);
+
+	fputs(" stack=", out);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(out, i ? ",0x%" PRIx64 : "0x%" PRIx64, frames[i]);
+	fprintf(out, " stack_end=%s", profile_stack_end_name(t->stack_end));
+}
+
+static void dump_sample(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
+			const struct profile_sample *s)
 {
 	uint32_t nc = info->nthread_channels;
 
@@ -62,6 +77,8 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 			t->tid, t->pid, t->pc, t->cpu_ns, t->cpu_delta_ns);
 		textform_u64s(out, "counters", t->counters, nc);
 		textform_u64s(out, "dcounters", t->counter_deltas, nc);
+		if (info->stacks)
+			dump_stack(out, stacks, t);
 		putc('\n', out);
 	}
 }
@@ -118,7 +135,7 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 		dump_map(out, &rec->map);
 		break;
 	case PROFILE_REC_SAMPLE:
-		dump_sample(out, info, &rec->sample);
+		dump_sample(out, info, rec->stacks, &rec->sample);
 		break;
 	case PROFILE_REC_STATS:
 		dump_stats(out, &rec->stats);
@@ -356,6 +373,7 @@ struct builder {
 	uint32_t pending;		/* ts lines still expected */
 	uint32_t cap;
 	uint64_t *counters;
+	uint64_t *frames;		/* PROFILE_MAX_FRAMES per thread of the sample */
 	double values[PROFILE_MAX_CHANNELS];
 	bool finished;
 	struct profile_map map;		/* large records, parsed in place */
@@ -546,18 +564,58 @@ static int build_sample(struct builder *b, struct line *l, struct error *err)
 	if (s->nthreads > b->cap) {
 		struct profile_thread_sample *ts = realloc(s->threads, s->nthreads * sizeof(*ts));
 		uint64_t *counters = ts ? realloc(b->counters, (size_t)s->nthreads * (nc + 1) * sizeof(*counters)) : NULL;
+		uint64_t *frames = NULL;
 
 		if (ts)
 			s->threads = ts;
 		if (counters)
 			b->counters = counters;
-		if (!ts || !counters)
+		if (counters && b->info.stacks) {
+			frames = realloc(b->frames, (size_t)s->nthreads * PROFILE_MAX_FRAMES * sizeof(*frames));
+			if (frames)
+				b->frames = frames;
+		}
+		if (!ts || !counters || (b->info.stacks && !frames))
 			return error_set(err, "line %lu: out of memory", l->number);
 		b->cap = s->nthreads;
 	}
 	s->values = b->values;
 	b->pending = s->nthreads;
 	return s->nthreads ? 0 : profile_write_sample(b->w, s, err);
+}
+
+/* stack=ADDR,... (callers, innermost first) and stack_end=NAME. */
+static int get_stack(struct line *l, struct profile_thread_sample *t, uint64_t *frames,
+		     struct error *err)
+{
+	const char *s = field(l, "stack"), *end = field(l, "stack_end");
+	uint32_t n = 0;
+
+	t->frames = frames;
+	while (s && *s) {
+		char *next;
+
+		if (n == PROFILE_MAX_FRAMES)
+			return error_set(err, "line %lu: stack= lists more than %d frames",
+					 l->number, PROFILE_MAX_FRAMES);
+		errno = 0;
+		frames[n++] = strtoull(s, &next, 0);
+		if (errno || next == s || *s == '-' || (*next && *next != ',') ||
+		    (*next == ',' && !next[1]))
+			return error_set(err, "line %lu: stack= must list addresses separated by commas",
+					 l->number);
+		s = *next ? next + 1 : next;
+	}
+	t->nframes = n;
+	for (unsigned e = 0; end && e < PROFILE_STACK_NENDS; e++)
+		if (strcmp(end, profile_stack_end_name(e)) == 0) {
+			t->stack_end = (uint8_t)e;
+			return 0;
+		}
+	if (end)
+		return error_set(err, "line %lu: stack_end=%s is not complete, no-cfi, copy-short, unknown-map, max-depth, bad-frame, unreadable or dropped",
+				 l->number, end);
+	return 0;
 }
 
 static int build_ts(struct builder *b, struct line *l, struct error *err)
@@ -574,7 +632,10 @@ static int build_ts(struct builder *b, struct line *l, struct error *err)
 	t->counters = b->counters + (size_t)(s->nthreads - b->pending) * (nc + 1);
 	if (get_u32(l, "tid", &t->tid, err) < 0 || get_u64(l, "pc", &t->pc, err) < 0 ||
 	    get_u64(l, "cpu", &t->cpu_ns, err) < 0 ||
-	    get_list(l, "counters", nc, NULL, t->counters, err) < 0 || check_fields(l, err) < 0)
+	    get_list(l, "counters", nc, NULL, t->counters, err) < 0 ||
+	    (b->info.stacks &&
+	     get_stack(l, t, b->frames + (size_t)(s->nthreads - b->pending) * PROFILE_MAX_FRAMES, err) < 0) ||
+	    check_fields(l, err) < 0)
 		return -1;
 	if (--b->pending)
 		return 0;
@@ -653,9 +714,23 @@ static const struct record_builder record_builders[] = {
 	{ "window", build_window },
 };
 
+/* The format line's stacks=1 makes a profile with call stacks; the rest
+ * of it (and the truncated line) describes the input, not the output. */
+static int build_format(struct builder *b, struct line *l, struct error *err)
+{
+	const char *stacks = field(l, "stacks");
+
+	if (b->w)
+		return error_set(err, "line %lu: format line after the first record", l->number);
+	b->info.stacks = stacks && strcmp(stacks, "0") != 0;
+	return 0;
+}
+
 static int build_line(struct builder *b, struct line *l, struct error *err)
 {
-	if (!l->word || strcmp(l->word, "format") == 0 || strcmp(l->word, "truncated") == 0)
+	if (l->word && strcmp(l->word, "format") == 0)
+		return build_format(b, l, err);
+	if (!l->word || strcmp(l->word, "truncated") == 0)
 		return 0;
 	if (b->finished)
 		return error_set(err, "line %lu: %s after the stats line (stats ends a profile)",
@@ -721,6 +796,7 @@ static int cmd_build(const char *path, enum profile_format format)
 		profile_writer_abandon(b->w);
 	free(b->sample.threads);
 	free(b->counters);
+	free(b->frames);
 	free(b);
 	if (ret < 0) {
 		error_print(PROG, &err);

@@ -23,6 +23,8 @@ struct tid_state {
 	uint64_t pc;			/* the previous PC */
 	uint64_t pc_alt;		/* the previous PC of another code region */
 	uint64_t cpu;
+	uint32_t chain;			/* stack of the previous sample (profiles with stacks) */
+	uint8_t stack_end;		/* and how it ended */
 };
 
 /* PCs are coded as deltas from the nearer of a thread's two last code

@@ -76,6 +76,7 @@ struct engine {
 	double hz;
 	uint64_t period_ns;
 	struct pmu_set *pmus;
+	struct callstack *stacks;	/* NULL: no call stacks (-g) */
 	struct profile_writer *writer;	/* NULL: nothing (more) is written */
 	bool write_failed;
 	struct error write_err;
@@ -326,20 +327,24 @@ static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 	free(rec);
 }
 
-/* Re-read the maps of p; write them when they changed (or always). */
-static void refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always)
+/* Re-read the maps of p; write them when they changed (or always).
+ * True when they changed. */
+static bool refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always)
 {
 	struct map_list fresh;
 
 	if (procfs_read_maps(p->pid, &fresh, NULL) < 0)
-		return;
+		return false;
 	if (!always && map_list_equal(&fresh, &p->maps)) {
 		map_list_free(&fresh);
-		return;
+		return false;
 	}
 	map_list_free(&p->maps);
 	p->maps = fresh;
+	if (e->stacks)
+		callstack_maps_changed(e->stacks, p->pid);
 	emit_maps(e, p, now);
+	return true;
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -550,35 +555,32 @@ static bool interrupted_syscall(int64_t ret, int64_t nr)
 	return nr >= 0 && (ret == -EINTR || (ret >= -516 && ret <= -512));
 }
 
-/* The PC of a stopped thread, and whether the stop found it blocked in a
+/* The registers of a stopped thread (*len: the bytes filled, fewer for a
+ * 32-bit tracee), its PC, and whether the stop found it blocked in a
  * system call (sleeping, waiting) rather than running or runnable. */
-static int read_regs(pid_t tid, uint64_t *pc, bool *blocked)
+static int read_regs(pid_t tid, struct user_regs_struct *regs, size_t *len, uint64_t *pc,
+		     bool *blocked)
 {
-#if defined(__x86_64__)
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
+	struct iovec iov = { regs, sizeof(*regs) };
 
 	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
 		return -1;
-	if (iov.iov_len == sizeof(regs)) {
-		*pc = regs.rip;
-		*blocked = interrupted_syscall((int64_t)regs.rax, (int64_t)regs.orig_rax);
+	*len = iov.iov_len;
+#if defined(__x86_64__)
+	if (iov.iov_len == sizeof(*regs)) {
+		*pc = regs->rip;
+		*blocked = interrupted_syscall((int64_t)regs->rax, (int64_t)regs->orig_rax);
 	} else {	/* a 32-bit tracee: eax, orig_eax, eip are words 6, 11, 12 */
-		const int32_t *w = (const int32_t *)&regs;
+		const int32_t *w = (const int32_t *)regs;
 
 		*pc = (uint32_t)w[12];
 		*blocked = interrupted_syscall(w[6], w[11]);
 	}
 #elif defined(__aarch64__)
-	struct user_regs_struct regs;	/* glibc: regs[31], sp, pc, pstate */
-	struct iovec iov = { &regs, sizeof(regs) };
-
-	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
-		return -1;
-	*pc = regs.pc;
+	*pc = regs->pc;		/* glibc: regs[31], sp, pc, pstate */
 	/* no syscall number in this regset: x0 holding a restart code is
 	 * taken as one (user code seldom holds exactly those values) */
-	*blocked = interrupted_syscall((int64_t)regs.regs[0], 0);
+	*blocked = interrupted_syscall((int64_t)regs->regs[0], 0);
 #else
 #error "sampler: reading the PC is implemented for x86-64 and aarch64 only"
 #endif
@@ -593,6 +595,8 @@ static bool is_stop_signal(int sig)
 static void on_stop(struct engine *e, struct task *t, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
+	struct user_regs_struct regs;
+	size_t regs_len;
 	bool blocked;
 
 	switch (event) {
@@ -609,7 +613,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 			/* It cannot stop again until the child execs or exits;
 			 * meanwhile samples show it where it waits. */
 			t->in_vfork = true;
-			read_regs(t->tid, &t->pc, &blocked);
+			read_regs(t->tid, &regs, &regs_len, &t->pc, &blocked);
 		}
 		break;
 	case PTRACE_EVENT_VFORK_DONE:
@@ -707,7 +711,9 @@ static int drain(struct engine *e)
  * quiet.h under block/wake churn without a statistical test. */
 static void check_carried(struct engine *e, struct task *t)
 {
+	struct user_regs_struct regs;
 	uint64_t pc = 0;
+	size_t regs_len;
 	bool blocked;
 	int status;
 
@@ -720,7 +726,7 @@ static void check_carried(struct engine *e, struct task *t)
 		return;
 	}
 	e->st.carried_checked++;
-	if (read_regs(t->tid, &pc, &blocked) == 0 && pc != t->pc)
+	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0 && pc != t->pc)
 		e->st.carried_wrong++;
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
 }
@@ -791,6 +797,8 @@ static int grow_snapshot(struct engine *e)
 	struct profile_thread_sample *ts;
 	uint64_t *c;
 
+	if (e->stacks && callstack_reserve(e->stacks, want) < 0)
+		return -1;
 	if (want <= e->ts_alloc)
 		return 0;
 	want = want * 2;
@@ -809,19 +817,26 @@ static int grow_snapshot(struct engine *e)
 /* Read one stopped thread into the snapshot (a thread waiting in vfork
  * cannot be stopped, but cannot move either: its PC is the one it had at
  * its vfork event; a carried thread did not run since quiet_sample read
- * its PC and CPU time, off CPU). */
-static int snap_thread(struct engine *e, struct task *t, struct profile_thread_sample *out,
-		       uint64_t *counters)
+ * its PC and CPU time, off CPU).  With call stacks, copy its stack into
+ * slot (then no thread is carried: its registers are needed). */
+static int snap_thread(struct engine *e, struct task *t, size_t slot,
+		       struct profile_thread_sample *out, uint64_t *counters)
 {
 	bool blocked = true;	/* waiting in vfork, or carried */
+	struct user_regs_struct regs;
+	size_t regs_len = 0;
 
 	if (t->carried) {
 		e->st.carried++;
 	} else {
-		if (t->state == TASK_STOPPED && read_regs(t->tid, &t->pc, &blocked) < 0)
+		if (t->state == TASK_STOPPED &&
+		    read_regs(t->tid, &regs, &regs_len, &t->pc, &blocked) < 0)
 			return -1;
 		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	}
+	if (e->stacks)
+		callstack_capture(e->stacks, slot, t->tid, regs_len ? &regs : NULL, regs_len,
+				  &t->proc->maps);
 	if (blocked)
 		e->st.blocked_thread_samples++;
 	read_counters(e, t, counters);
@@ -832,7 +847,17 @@ static int snap_thread(struct engine *e, struct task *t, struct profile_thread_s
 	return 0;
 }
 
-/* A PC outside every known map: something was mapped since (dlopen, JIT). */
+/* An address outside every known map of p: something was mapped since
+ * (the libraries the loader maps after exec, dlopen, JIT).  Re-read the
+ * maps, at most once every MAP_REFRESH_EVERY samples; true if they changed. */
+static bool refresh_unknown(struct engine *e, struct process *p, uint64_t now)
+{
+	if (p->last_refresh && e->st.samples + 1 - p->last_refresh < MAP_REFRESH_EVERY)
+		return false;
+	p->last_refresh = e->st.samples + 1;
+	return refresh_maps(e, p, now, false);
+}
+
 static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
 		       size_t n, uint64_t now)
 {
@@ -840,12 +865,26 @@ static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
 		struct task *t = tasks_find(&e->tasks, (pid_t)ts[i].tid);
 		struct process *p = t ? t->proc : NULL;
 
-		if (!p || map_list_find(&p->maps, ts[i].pc))
+		if (p && !map_list_find(&p->maps, ts[i].pc))
+			refresh_unknown(e, p, now);
+	}
+}
+
+/* The stacks copied in the snapshot, unwound now that the threads run.
+ * A frame in no known map may be in one mapped since: then again with
+ * fresh maps. */
+static void unwind_all(struct engine *e, size_t n, uint64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct process *p = tasks_find_process(&e->tasks, (pid_t)e->ts[i].pid);
+
+		if (!p) {
+			e->ts[i].stack_end = PROFILE_STACK_UNREADABLE;
 			continue;
-		if (p->last_refresh && e->st.samples + 1 - p->last_refresh < MAP_REFRESH_EVERY)
-			continue;
-		p->last_refresh = e->st.samples + 1;
-		refresh_maps(e, p, now, false);
+		}
+		callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
+		if (e->ts[i].stack_end == PROFILE_STACK_UNKNOWN_MAP && refresh_unknown(e, p, now))
+			callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
 	}
 }
 
@@ -900,7 +939,7 @@ static void take_sample(struct engine *e)
 			else
 				t->carried = false;	/* it stopped meanwhile: read it */
 			if ((t->state == TASK_STOPPED || t->state == TASK_IN_VFORK || t->carried) &&
-			    snap_thread(e, t, &e->ts[n], e->ts_counters + n * nc) == 0)
+			    snap_thread(e, t, n, &e->ts[n], e->ts_counters + n * nc) == 0)
 				n++;
 		}
 	}
@@ -926,6 +965,8 @@ static void take_sample(struct engine *e)
 	e->st.samples++;
 	e->st.thread_samples += n;
 	check_maps(e, e->ts, n, snap);
+	if (e->stacks)
+		unwind_all(e, n, snap);
 	if (!e->writer)
 		return;
 	s = (struct profile_sample){
@@ -1162,6 +1203,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->hz = cfg->hz;
 	e->period_ns = engine_period_ns(cfg->hz);
 	e->pmus = cfg->pmus;
+	e->stacks = cfg->stacks;
 	e->writer = cfg->writer;
 	e->follow_cpu = cfg->follow_cpu;
 	e->stop_every = cfg->stop_every;

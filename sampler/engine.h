@@ -18,6 +18,7 @@
 #include "../profile/profile.h"
 #include "attach.h"
 #include "window.h"
+#include "callstack.h"
 
 /* The sampling period is a whole number of nanoseconds within these
  * bounds: 10 us (100 kHz; even one thread takes longer to stop) to 1000 s
@@ -47,6 +48,7 @@ struct engine_config {
 	/* when to sample (NULL: all the time); outside its windows the target
 	 * runs untouched and nothing it does is counted (struct profile_window) */
 	struct window *window;
+	struct callstack *stacks;	/* call stacks to take (-g); stays the caller's; NULL: none */
 };
 
 /* What a run measured, beyond what the profile's stats record holds. */

@@ -20,6 +20,7 @@
 #include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "callstack.h"
 #include "engine.h"
 #include "attach.h"
 #include "host.h"
@@ -47,6 +48,7 @@ struct options {
 	pid_t attach_ids[ATTACH_MAX_IDS];	/* --pid or --tid */
 	size_t nattach;
 	bool attach_threads;		/* --tid */
+	struct callstack_options stacks;
 	char **command;
 };
 
@@ -54,6 +56,7 @@ struct options {
 struct context {
 	struct options opt;
 	struct pmu_set pmus;
+	struct callstack *stacks;	/* -g: NULL without */
 	struct profile_info info;
 	struct outfile *out;		/* opened before the target starts */
 	struct job job;
@@ -84,6 +87,11 @@ static void usage(FILE *out)
 		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
 		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
 		"  -d, --debug           print run statistics on stderr at the end\n"
+		"  -g                    record call stacks (--call-graph dwarf)\n"
+		"      --call-graph MODE[,SIZE]  record call stacks, unwound with frame\n"
+		"                        pointers (fp) or with CFI (dwarf) from SIZE bytes of\n"
+		"                        stack copied per thread (default %d, at most %d)\n"
+		"      --max-stack N     at most N frames per stack (default %d)\n"
 		"      --format FORMAT   native (default) or pperf (the original tool's layout)\n"
 		"      --fifo PRIO       run the sampler at SCHED_FIFO PRIO (default when permitted: %d)\n"
 		"      --rr PRIO         run the sampler at SCHED_RR PRIO\n"
@@ -115,6 +123,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: the command's own, 128+N if it died of signal N, 125 if the\n"
 		"sampler failed, 126 if the command is not executable, 127 if not found.\n",
+		CALLSTACK_DEFAULT_SIZE, CALLSTACK_MAX_SIZE, CALLSTACK_DEFAULT_MAX_STACK,
 		TUNE_DEFAULT_PRIO);
 }
 
@@ -145,7 +154,8 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_STOP_ALL, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID };
+       OPT_FORCE, OPT_STOP_ALL, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
+       OPT_CALL_GRAPH, OPT_MAX_STACK };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -173,6 +183,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -180,8 +192,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 	opt->hz = 1000;
 	opt->format = PROFILE_FORMAT_NATIVE;
 	tune_default(&opt->tune);
+	callstack_default(&opt->stacks);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:f:p:dhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:f:p:dghV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opt->output = optarg;
@@ -204,6 +217,17 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case 'd':
 			opt->debug = true;
+			break;
+		case 'g':
+			callstack_enable(&opt->stacks);
+			break;
+		case OPT_CALL_GRAPH:
+			if (callstack_parse_mode(&opt->stacks, optarg, err) < 0)
+				return -1;
+			break;
+		case OPT_MAX_STACK:
+			if (callstack_parse_max_stack(&opt->stacks, optarg, err) < 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -272,6 +296,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			return error_set(err, "unknown option '%s' (see sampler --help)", argv[optind - 1]);
 		}
 	}
+	if (opt->stacks.enabled && opt->format == PROFILE_FORMAT_PPERF)
+		return error_set(err, "--format pperf keeps no call stacks (drop -g or --call-graph, or use the native format)");
 	if (opt->nattach) {
 		if (optind < argc)
 			return error_set(err, "both --pid/--tid and a command '%s' given (profile either a running process or a new command)",
@@ -345,6 +371,7 @@ static int open_writer(struct context *ctx, struct error *err)
 	host_fill(&info->host, ctx->argc, ctx->argv, ctx->opt.hz);
 	info->host.start_ns = host_now_ns();
 	info->format = ctx->opt.format;
+	info->stacks = ctx->opt.stacks.enabled;
 	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
 	profile_info_index_channels(info);
 	memcpy(info->host.rank, ctx->job.rank, sizeof(info->host.rank));
@@ -387,10 +414,12 @@ static int run(struct context *ctx)
 		.root = ctx->target, .hz = ctx->opt.hz, .start_ns = ctx->info.host.start_ns,
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
-		.stop_every = ctx->opt.stop_all,
+		/* a stack needs the thread's registers: no thread is carried */
+		.stop_every = ctx->opt.stop_all || ctx->stacks,
 		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,
+		.stacks = ctx->stacks,
 	};
 	struct summary_run sum = {
 		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,
@@ -415,6 +444,8 @@ static int run(struct context *ctx)
 	if (sum.written)
 		sum.bytes = file_size(ctx->output);
 	summary_print(PROG, &sum, &st);
+	if (ctx->opt.debug && ctx->stacks)
+		callstack_print_stats(ctx->stacks, stderr);
 	if (sum.failed) {
 		error_print(PROG, &err);
 		return EXIT_SAMPLER_FAILED;
@@ -440,6 +471,8 @@ int main(int argc, char **argv)
 	if (setup_pmus(&ctx, &err) < 0 || name_output(&ctx, &err) < 0 ||
 	    open_output(&ctx, &err) < 0)
 		goto out_fail;
+	if (ctx.opt.stacks.enabled && !(ctx.stacks = callstack_new(&ctx.opt.stacks, &err)))
+		goto out_fail;
 	/* The target starts with the mask and dispositions the sampler was
 	 * given (signals.h says what the sampler does with each signal). */
 	signals_block(&old);
@@ -452,6 +485,7 @@ int main(int argc, char **argv)
 		error_print(PROG, &err);
 		outfile_abandon(ctx.out);
 		window_close(&ctx.window);
+		callstack_free(ctx.stacks);
 		pmu_set_release(&ctx.pmus);
 		free(ctx.output);
 		return status;
@@ -465,6 +499,7 @@ int main(int argc, char **argv)
 	attach_free(&ctx.attached);
 	window_close(&ctx.window);
 	free(ctx.output);
+	callstack_free(ctx.stacks);
 	pmu_set_release(&ctx.pmus);
 	if (ctx.tuned.qos_fd >= 0)
 		close(ctx.tuned.qos_fd);
@@ -479,6 +514,7 @@ out_fail:
 	attach_free(&ctx.attached);
 	window_close(&ctx.window);
 	free(ctx.output);
+	callstack_free(ctx.stacks);
 	pmu_set_release(&ctx.pmus);
 	return EXIT_SAMPLER_FAILED;
 }

@@ -1,11 +1,12 @@
 # sampler - the recorder.  Its objects live in build/sampler-objs/, because
 # build/sampler is the program itself.
-SAMPLER_SRCS := main engine tasks procfs host launch signals summary tune quiet job window attach
+SAMPLER_SRCS := main engine tasks procfs host launch signals summary tune quiet job window attach \
+	callstack unwind
 SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 
 PROGRAMS += $(BUILD)/sampler
 $(BUILD)/sampler: $(SAMPLER_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -lm
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -ldw -lelf -lm
 
 $(BUILD)/sampler-objs/%.o: sampler/%.c
 	@mkdir -p $(dir $@)

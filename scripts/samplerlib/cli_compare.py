@@ -3,7 +3,7 @@
 import math
 import os
 
-from . import agg, cli, job, metrics, stats, table
+from . import agg, callpaths, cli, job, metrics, stats, table
 
 PROG = "sampler-compare"
 
@@ -26,7 +26,12 @@ The profiles of a parallel job (one per rank: sampler -o app.%r.prof) are
 one run together: give them all, e.g. --base-runs 4 old.*.prof new.*.prof.
 On each side the ranked profiles of one job id add up (each host's node
 energy counted once and split between its ranks by CPU time); profiles of
-several jobs on one side are runs of it."""
+several jobs on one side are runs of it.
+
+--tree (one BASE and one NEW, recorded with -g): the same per call path,
+inclusive: the CPU time and energy spent in each path and everything it
+calls, base and new, the change and its flag; paths below --min-share
+(default 1%% here) of the samples in both are left out."""
 
 METRICS = (("cpu_s", "time", "s", "%.3f"),)
 
@@ -66,7 +71,7 @@ def parse_args(argv):
     p.add_argument(
         "--min-share",
         type=cli.percent,
-        default=0.0,
+        default=None,
         metavar="PCT",
         help="hide functions below PCT %% of samples in both",
     )
@@ -78,6 +83,9 @@ def parse_args(argv):
         help="change (largest absolute time change, default), name, or a column name of --csv",
     )
     p.add_argument("--changed", action="store_true", help="show only flagged rows")
+    p.add_argument(
+        "--tree", action="store_true", help="per call path, inclusive (profiles recorded with -g)"
+    )
     cli.add_table_options(p)
     args = p.parse_args(argv)
     profiles = [args.base] + args.new
@@ -212,8 +220,61 @@ def text_header(args, base, new):
     )
 
 
+def run_tree(args):
+    """--tree: inclusive changes per call path of two profiles."""
+    if len(args.base_profiles) != 1 or len(args.new_profiles) != 1:
+        raise cli.SamplerError("--tree compares one BASE with one NEW profile")
+    base, channels = callpaths.load(args.base_profiles[0], PROG)
+    new, new_channels = callpaths.load(args.new_profiles[0], PROG)
+    if [c["name"] for c in channels] != [c["name"] for c in new_channels]:
+        raise cli.SamplerError("the two profiles have different energy channels")
+    quantities = ["cpu"] + [c["name"] for c in channels]
+    min_share = 0.01 if args.min_share is None else args.min_share / 100
+    rows = callpaths.compare(
+        callpaths.tree_of(base),
+        callpaths.tree_of(new),
+        quantities,
+        stats.z_of(args.confidence),
+        args.min_change,
+        min_share,
+    )
+    if args.changed:
+        rows = [r for r in rows if r["changed"]]
+    if args.top:
+        rows = rows[: args.top]
+    fields = ["depth", "name", "path", "base_share", "new_share"]
+    cols = [("name", "call path (inclusive)", lambda r: "  " * r["depth"] + r["name"])]
+    for q in quantities:
+        unit = "s" if q == "cpu" else "J"
+        fields += ["base_" + q, "new_" + q, q + "_delta", q + "_rel", q + "_flag"]
+        tag = "" if q == "cpu" else q + " "
+        cols += [
+            ("base_" + q, tag + "base " + unit, "%.3f"),
+            ("new_" + q, tag + "new " + unit, "%.3f"),
+            (q + "_delta", tag + "Δ" + unit, "%+.3f"),
+            (q + "_rel", tag + "Δ%", _rel(q)),
+            (q + "_flag", "!", "%s"),
+        ]
+    table.emit(
+        args,
+        fields + ["changed"],
+        rows,
+        lambda: {
+            "base": args.base_profiles,
+            "new": args.new_profiles,
+            "view": "call tree",
+            "confidence": args.confidence,
+            "min_change": args.min_change,
+        },
+        lambda: text_header(args, 1, 1) + table.text(cols, rows),
+    )
+    return 0
+
+
 def run(argv):
     args = parse_args(argv)
+    if args.tree:
+        return run_tree(args)
     base = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.base_profiles]
     new = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.new_profiles]
     agg.check_same_channels(base + new)
@@ -230,7 +291,7 @@ def run(argv):
     rows = [
         r
         for r in sort_rows(rows, args.sort)
-        if max(r["base_share"], r["new_share"]) >= args.min_share
+        if max(r["base_share"], r["new_share"]) >= (args.min_share or 0.0)
         and (r["changed"] or not args.changed)
     ]
     if args.top:

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import agg, blockagg, cli, csvprof, fileio, metrics
+from . import agg, blockagg, callpaths, cli, csvprof, fileio, metrics
 from .fileio import Progress
 from .textview import unescape
 
@@ -28,6 +28,11 @@ different moments (or on different hosts) line up.
 and energy of the hottest functions across runs; bars show the mean with
 the standard deviation as error bars, violins the distribution.
 
+--kind flame (one PROFILE recorded with -g): a flame graph, every call path
+as wide as its share of --weight: cpu (default), samples, or energy (the
+first energy channel; energy:CHANNEL names one).  In SVG each frame shows
+its name, value and share when the pointer rests on it.
+
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
 compressed)."""
 
@@ -42,7 +47,13 @@ def parse_args(argv):
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf"
     )
-    p.add_argument("--kind", choices=("timeline", "bars", "violin"), default="timeline")
+    p.add_argument("--kind", choices=("timeline", "bars", "violin", "flame"), default="timeline")
+    p.add_argument(
+        "--weight",
+        default="cpu",
+        metavar="W",
+        help="flame: cpu (default), samples, energy or energy:CHANNEL",
+    )
     p.add_argument(
         "--top",
         type=cli.positive_int,
@@ -66,6 +77,8 @@ def parse_args(argv):
         raise cli.SamplerError(
             "%s: unknown image format (name it .png, .svg or .pdf)" % args.output
         )
+    if args.kind == "flame" and len(args.profiles) != 1:
+        raise cli.SamplerError("--kind flame takes one PROFILE")
     return args
 
 
@@ -389,7 +402,10 @@ def save(fig, args, plt):
     buf = io.BytesIO()
     fig.savefig(buf, format=args.format, dpi=100, bbox_inches="tight")
     plt.close(fig)
-    data = buf.getvalue()
+    save_bytes(buf.getvalue(), args)
+
+
+def save_bytes(data, args):
     if args.output.endswith(".bz2"):
         data = bz2.compress(data)
     tmp = None
@@ -404,8 +420,49 @@ def save(fig, args, plt):
         raise fileio.cannot_write(args.output, e)
 
 
+# ---- flame graph ---------------------------------------------------------
+
+
+def flame_weight(weight, channels):
+    """(key, unit, label) of --weight among the profile's energy channels."""
+    if weight == "cpu":
+        return "cpu", "s", "CPU time"
+    if weight == "samples":
+        return "samples", "samples", "thread-samples"
+    if weight == "energy" or weight.startswith("energy:"):
+        name = weight[7:] or (channels[0]["name"] if channels else None)
+        for ch in channels:
+            if ch["name"] == name:
+                return name, "J", "energy of %s" % name
+        have = ", ".join(ch["name"] for ch in channels) or "none"
+        raise cli.SamplerError(
+            "--weight %s: no such energy channel in the profile (it has: %s)" % (weight, have)
+        )
+    raise cli.SamplerError(
+        "unknown --weight %r (use cpu, samples, energy or energy:CHANNEL)" % weight
+    )
+
+
+def plot_flame(args, plt):
+    """The flame graph: SVG text of our own (tooltips), or a figure."""
+    stacks, channels = callpaths.load(args.profiles[0], PROG)
+    key, unit, label = flame_weight(args.weight, channels)
+    root = callpaths.tree_of(stacks)
+    title = args.title or "%s of %s" % (label, os.path.basename(args.profiles[0]))
+    if args.format == "svg":
+        return callpaths.flame_svg(root, key, title, unit).encode("utf-8")
+    return callpaths.flame_plot(root, key, title, unit, plt)
+
+
 def run(argv):
     args = parse_args(argv)
+    if args.kind == "flame":
+        out = plot_flame(args, None if args.format == "svg" else pyplot())
+        if isinstance(out, bytes):
+            save_bytes(out, args)
+        else:
+            save(out, args, pyplot())
+        return 0
     plt = pyplot()
     if args.kind != "timeline":
         fig = plot_distribution(args, plt)

@@ -2,7 +2,7 @@
 
 import os
 
-from . import agg, cli, job, metrics, table
+from . import agg, callpaths, cli, job, metrics, stats, table
 
 PROG = "sampler-report"
 
@@ -32,7 +32,14 @@ between its ranks by CPU time.
 
 PROFILE is a sampler profile (native or original layout, plain or .bz2) or a
 CSV written by `sampler-export --format csv --symbols`.  Results are cached
-per profile content under ~/.cache/sampler/report (--no-cache to skip)."""
+per profile content under ~/.cache/sampler/report (--no-cache to skip).
+
+Profiles recorded with -g (one PROFILE): --tree prints the call tree, each
+call path with its inclusive share (samples, CPU time, energy; intervals as
+above) and self share; --callers FUNC the paths that lead to FUNC (FUNC at
+the top, its callers below it), --callees FUNC what FUNC calls (merged over
+every call of FUNC; a recursion counts once).  Paths below --min-share
+(default 1%% here) are left out."""
 
 
 def parse_args(argv):
@@ -50,10 +57,14 @@ def parse_args(argv):
         help="group by function (default), dso, thread or process; rank, host or profile "
         "(the profiles of a job); or one of each, e.g. rank,function",
     )
+    tree = p.add_mutually_exclusive_group()
+    tree.add_argument("--tree", action="store_true", help="call tree (profiles recorded with -g)")
+    tree.add_argument("--callers", metavar="FUNC", help="the call paths that lead to FUNC")
+    tree.add_argument("--callees", metavar="FUNC", help="what FUNC calls, merged over its calls")
     p.add_argument(
         "--min-share",
         type=cli.percent,
-        default=0.0,
+        default=None,
         metavar="PCT",
         help="hide rows whose sample, CPU-time and energy shares are all below PCT %%",
     )
@@ -127,7 +138,7 @@ def sort_rows(rows, key, runs):
 
 def filter_rows(rows, args, runs):
     shares = ["share", "cpu_share"] + [c + "_share" for c in runs[0].channel_names()]
-    kept = [r for r in rows if max(r[s] for s in shares) >= args.min_share]
+    kept = [r for r in rows if max(r[s] for s in shares) >= (args.min_share or 0.0)]
     return kept[: args.top] if args.top else kept
 
 
@@ -258,6 +269,45 @@ def report_job(args, runs):
     return 0
 
 
+def run_tree(args):
+    """--tree, --callers, --callees: the call paths of one profile."""
+    if len(args.profiles) != 1:
+        raise cli.SamplerError("--tree, --callers and --callees take one PROFILE")
+    stacks, channels = callpaths.load(args.profiles[0], PROG)
+    if args.callers is not None:
+        root, what = callpaths.callers(stacks, args.callers), "callers of " + args.callers
+    elif args.callees is not None:
+        root, what = callpaths.callees(stacks, args.callees), "callees of " + args.callees
+    else:
+        root, what = callpaths.tree_of(stacks), "call tree"
+    if (args.callers or args.callees) and not root.children:
+        raise cli.SamplerError(
+            "%s: no stack holds the function %r (names as sampler-report lists them)"
+            % (args.profiles[0], args.callers or args.callees)
+        )
+    min_share = 0.01 if args.min_share is None else args.min_share / 100
+    rows = callpaths.rows_of(root, channels, stats.z_of(args.confidence), min_share)
+    if args.top:
+        rows = rows[: args.top]
+    total = root.incl.get("samples", 0)
+    table.emit(
+        args,
+        callpaths.fields_of(channels),
+        rows,
+        lambda: {
+            "profiles": args.profiles,
+            "view": what,
+            "confidence": args.confidence,
+            "channels": channels,
+            "thread_samples": total,
+        },
+        lambda: "# %s: %s, %d thread-samples; shares of all of them (%g%% intervals)\n"
+        % (args.profiles[0], what, total, 100 * args.confidence)
+        + callpaths.text_of(rows, channels, args.confidence),
+    )
+    return 0
+
+
 def meta(args, first, **extra):
     """The JSON document's fields besides the rows (first: a run)."""
     doc = {
@@ -299,6 +349,8 @@ def report_cross(args, runs):
 
 def run(argv):
     args = parse_args(argv)
+    if args.tree or args.callers is not None or args.callees is not None:
+        return run_tree(args)
     runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
     agg.check_same_channels(runs)
     if args.job_by and args.row_by:

@@ -44,6 +44,7 @@ READINGS = ("current", "voltage")  # channels reported as mean readings
 BLOCK = 4 << 20  # bytes of CSV text parsed at once
 LINE_MAX = 16 << 20  # a longer line is damage, not data
 NAME_WIDTH = 64  # first guess of the dso/symbol width (grows)
+STACK_WIDTH = 256  # and of the stack column's
 _TYPES = {
     "time_ns": "i8",
     "pid": "i8",
@@ -82,10 +83,12 @@ class Profile:
 
     blocks() yields record arrays of rows (fields time_ns, pid, tid, kind,
     pc, cpu_delta_ns, wall_delta_ns, c0, c1, ... per channel, dso, symbol;
-    kind is b"sample" or b"exit"; empty cells are NaN).  After it is
-    exhausted, stats holds the `# stats` fields (or {})."""
+    kind is b"sample" or b"exit"; empty cells are NaN; with stacks=True also
+    stack, of profiles recorded with -g: frames joined by ';', outermost
+    first, %-escaped; has_stacks says whether the profile has them).  After
+    it is exhausted, stats holds the `# stats` fields (or {})."""
 
-    def __init__(self, path, symbols=True, name=None):
+    def __init__(self, path, symbols=True, name=None, stacks=False):
         self.path = name or path
         self.host = {}
         self.channels = []
@@ -94,7 +97,8 @@ class Profile:
         self.header = None
         self.version = None
         self.col = {}
-        self.dso_col = self.symbol_col = None
+        self.dso_col = self.symbol_col = self.stack_col = None
+        self._want_stacks = stacks
         self._proc = None
         self._line = 0
         self.truncated = False
@@ -183,25 +187,35 @@ class Profile:
             ch.field = "c%d" % k
         self.dso_col = self.col.get("dso")
         self.symbol_col = self.col.get("symbol")
+        self.stack_col = self.col.get("stack")
         self._names = {}
         for i, name in enumerate(row):
             if i < len(fixed):
                 self._names[i] = name
-            elif i in (self.dso_col, self.symbol_col):
+            elif i in (self.dso_col, self.symbol_col, self.stack_col):
                 self._names[i] = name
         for ch in self.channels:
             self._names[ch.column] = ch.field
+        # The stack column is parsed only when asked for: it is long.
+        self._usecols = [i for i in range(len(row)) if i != self.stack_col or self._want_stacks]
         self._width = NAME_WIDTH
+        self._stack_width = STACK_WIDTH
         self._dtype = self._make_dtype()
+
+    @property
+    def has_stacks(self):
+        return self.stack_col is not None
 
     def _make_dtype(self):
         fields = []
-        for i in range(len(self.header)):
+        for i in self._usecols:
             name = self._names.get(i, "x%d" % i)
             if name in _TYPES:
                 fields.append((name, _TYPES[name]))
             elif name in ("dso", "symbol"):
                 fields.append((name, "S%d" % self._width))
+            elif name == "stack":
+                fields.append((name, "S%d" % self._stack_width))
             else:
                 fields.append((name, "f8"))
         return np.dtype(fields)
@@ -294,15 +308,21 @@ class Profile:
                     comments=None,
                     encoding="latin-1",
                     ndmin=1,
+                    usecols=self._usecols,
                 )
             except ValueError:
                 self._diagnose(data, first_line)
                 raise
-            if not self._names_cut(arr):
+            cut = self._names_cut(arr)
+            if not cut:
                 self._check_kinds(arr, first_line)
                 self._line += len(arr)  # (+ the comment lines, counted as taken)
                 return arr
-            self._width *= 4  # a longer name than any so far: parse again, wider
+            # a longer name or stack than any so far: parse again, wider
+            if "stack" in cut:
+                self._stack_width *= 4
+            if cut - {"stack"}:
+                self._width *= 4
             self._dtype = self._make_dtype()
 
     def _check_kinds(self, arr, first_line):
@@ -316,13 +336,15 @@ class Profile:
             )
 
     def _names_cut(self, arr):
-        """True when a dso or symbol may have been cut to the field width."""
-        for name in ("dso", "symbol"):
+        """The text columns (dso, symbol, stack) whose values may have been
+        cut to the field width."""
+        cut = set()
+        for name in ("dso", "symbol", "stack"):
             if name in arr.dtype.names:
                 last = np.ascontiguousarray(arr[name]).view(np.uint8).reshape(len(arr), -1)[:, -1]
                 if last.any():
-                    return True
-        return False
+                    cut.add(name)
+        return cut
 
     def _take_comments(self, data):
         kept = []
@@ -346,8 +368,9 @@ class Profile:
                     "line %d: %d fields, expected %d (the file is damaged)"
                     % (n, len(cells), width)
                 )
-            for i, cell in enumerate(cells):
-                kind = self._dtype[i].kind
+            for k, i in enumerate(self._usecols):
+                cell = cells[i]
+                kind = self._dtype[k].kind
                 if kind not in "if" or (kind == "f" and cell in (b"", b"nan")):
                     continue
                 try:

@@ -1,0 +1,74 @@
+/* stackfmt.c - call stacks as collapsed text (see stackfmt.h). */
+#include "stackfmt.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stack_text_free(struct stack_text *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *stack_frame_name(struct symbolizer *s, uint32_t pid, uint64_t pc, char *buf,
+			     size_t size)
+{
+	const char *dso, *sym, *base;
+
+	symbolizer_lookup(s, pid, pc, &dso, &sym);
+	if (strcmp(sym, SYMBOL_UNKNOWN) != 0 && strncmp(sym, "0x", 2) != 0)
+		return sym;
+	if (strcmp(dso, SYMBOL_UNKNOWN) == 0 || dso[0] == '[')
+		return dso;	/* [unknown], [vdso], [heap] ... */
+	if (!dso[0])
+		return SYMBOL_UNKNOWN;	/* anonymous memory */
+	base = strrchr(dso, '/');
+	snprintf(buf, size, "[%s]", base ? base + 1 : dso);
+	return buf;
+}
+
+static int append(struct stack_text *t, const char *s, char sep)
+{
+	size_t n = strlen(s);
+
+	if (t->len + n + 2 > t->cap) {
+		size_t cap = (t->len + n + 2) * 2;
+		char *buf = realloc(t->buf, cap);
+
+		if (!buf)
+			return -1;
+		t->buf = buf;
+		t->cap = cap;
+	}
+	if (sep && t->len)
+		t->buf[t->len++] = sep;
+	/* the separators of the form may not appear inside a frame */
+	for (size_t i = 0; i < n; i++)
+		t->buf[t->len++] = s[i] == ';' ? ':' : s[i] == '\n' ? ' ' : s[i];
+	t->buf[t->len] = '\0';
+	return 0;
+}
+
+int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
+		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n)
+{
+	char buf[PROFILE_PATH_MAX + 2];
+
+	t->len = 0;
+	if (append(t, "", 0) < 0 || (prefix && append(t, prefix, ';') < 0))
+		return -1;
+	for (uint32_t i = n + 1; i-- > 0;) {
+		uint64_t addr = i ? callers[i - 1] : pc;
+		const char *name = buf;
+
+		if (s)
+			name = stack_frame_name(s, pid, addr, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		if (append(t, name, ';') < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,285 @@
+/* callstack.c - the recorder's side of call stacks: options, the copy
+ * taken while a thread is stopped, and unwinding once it runs again. */
+#include "callstack.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <time.h>
+
+/* One thread's copy: registers, and the top of its stack. */
+struct slot {
+	bool readable;
+	struct unwind_regs regs;
+	struct unwind_stack stack;
+};
+
+struct callstack {
+	struct callstack_options opt;
+	struct unwinder *unwinder;
+	struct slot *slots;
+	uint8_t *data;			/* copy_size bytes per slot */
+	uint64_t *frames;		/* max_stack - 1 callers per slot */
+	size_t nslots;
+	struct callstack_stats st;
+};
+
+/* ---- options ---------------------------------------------------------- */
+
+void callstack_default(struct callstack_options *o)
+{
+	*o = (struct callstack_options){
+		.enabled = false, .mode = UNWIND_DWARF,
+		.copy_size = CALLSTACK_DEFAULT_SIZE, .max_stack = CALLSTACK_DEFAULT_MAX_STACK,
+	};
+}
+
+void callstack_enable(struct callstack_options *o)
+{
+	o->enabled = true;
+}
+
+static int parse_uint(const char *arg, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int callstack_parse_mode(struct callstack_options *o, const char *arg, struct error *err)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	unsigned long size = CALLSTACK_DEFAULT_SIZE;
+
+	if (len == 2 && strncmp(arg, "fp", 2) == 0)
+		o->mode = UNWIND_FP;
+	else if (len == 5 && strncmp(arg, "dwarf", 5) == 0)
+		o->mode = UNWIND_DWARF;
+	else
+		return error_set(err, "unknown call-graph mode '%.*s' (use --call-graph fp or --call-graph dwarf[,SIZE])",
+				 (int)len, arg);
+	if (comma && parse_uint(comma + 1, 8, CALLSTACK_MAX_SIZE, &size) < 0)
+		return error_set(err, "bad stack copy size '%s' (use --call-graph %.*s,SIZE with 8 <= SIZE <= %d bytes)",
+				 comma + 1, (int)len, arg, CALLSTACK_MAX_SIZE);
+	o->copy_size = (uint32_t)size & ~7u;
+	o->enabled = true;
+	return 0;
+}
+
+int callstack_parse_max_stack(struct callstack_options *o, const char *arg, struct error *err)
+{
+	unsigned long n;
+
+	if (parse_uint(arg, 2, PROFILE_MAX_FRAMES + 1, &n) < 0)
+		return error_set(err, "bad --max-stack '%s' (use a number of frames, 2 <= N <= %d)",
+				 arg, PROFILE_MAX_FRAMES + 1);
+	o->max_stack = (uint32_t)n;
+	return 0;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+struct callstack *callstack_new(const struct callstack_options *o, struct error *err)
+{
+	struct callstack *cs = calloc(1, sizeof(*cs));
+
+#if !defined(__x86_64__)
+	free(cs);
+	error_set(err, "call stacks (-g) are implemented for x86-64 only (record without -g)");
+	return NULL;
+#endif
+	if (!cs) {
+		error_set(err, "out of memory for call stacks");
+		return NULL;
+	}
+	cs->opt = *o;
+	cs->unwinder = unwinder_new(o->mode, o->max_stack - 1);
+	if (!cs->unwinder) {
+		free(cs);
+		error_set(err, "out of memory for call stacks");
+		return NULL;
+	}
+	return cs;
+}
+
+void callstack_free(struct callstack *cs)
+{
+	if (!cs)
+		return;
+	unwinder_free(cs->unwinder);
+	free(cs->slots);
+	free(cs->data);
+	free(cs->frames);
+	free(cs);
+}
+
+int callstack_reserve(struct callstack *cs, size_t nthreads)
+{
+	size_t n = nthreads * 2, callers = cs->opt.max_stack - 1;
+	struct slot *slots;
+	uint8_t *data;
+	uint64_t *frames;
+
+	if (nthreads == 0 || nthreads <= cs->nslots)
+		return 0;
+	slots = realloc(cs->slots, n * sizeof(*slots));
+	if (!slots)
+		return -1;
+	cs->slots = slots;
+	data = realloc(cs->data, n * cs->opt.copy_size);
+	if (!data)
+		return -1;
+	cs->data = data;
+	frames = realloc(cs->frames, n * callers * sizeof(*frames));
+	if (!frames)
+		return -1;
+	cs->frames = frames;
+	cs->nslots = n;
+	return 0;
+}
+
+/* ---- while stopped ---------------------------------------------------- */
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+/* PTRACE_GETREGSET's layout in DWARF order; false for a 32-bit thread. */
+static bool dwarf_regs(const void *raw, size_t len, struct unwind_regs *out)
+{
+	const struct user_regs_struct *r = raw;
+
+	if (len != sizeof(*r))
+		return false;
+	*out = (struct unwind_regs){ .r = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->rip,
+	} };
+	return true;
+}
+#else
+static bool dwarf_regs(const void *raw, size_t len, struct unwind_regs *out)
+{
+	(void)raw;
+	(void)len;
+	(void)out;
+	return false;
+}
+#endif
+
+void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void *regs,
+		       size_t regs_len, const struct map_list *maps)
+{
+	struct slot *s = &cs->slots[slot];
+	uint8_t *data = cs->data + slot * cs->opt.copy_size;
+	const struct map_entry *m;
+	struct iovec local, remote;
+	uint64_t sp, len = cs->opt.copy_size, t0;
+	ssize_t got;
+
+	s->readable = regs && dwarf_regs(regs, regs_len, &s->regs);
+	if (!s->readable)
+		return;
+	sp = s->regs.r[UNWIND_REG_SP];
+	/* Clip at the end of the stack's mapping; a mapping not known yet (a
+	 * new thread's stack) ends the copy where its pages do. */
+	m = map_list_find(maps, sp);
+	if (m && m->end - sp < len)
+		len = m->end - sp;
+	local = (struct iovec){ data, len };
+	remote = (struct iovec){ (void *)(uintptr_t)sp, len };
+	t0 = wall_ns();
+	got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	cs->st.copy_ns += wall_ns() - t0;
+	cs->st.copies++;
+	s->stack = (struct unwind_stack){
+		.start = sp, .end = m ? m->end : 0, .len = got > 0 ? (size_t)got : 0, .data = data,
+	};
+	if (got < (ssize_t)len && !m)
+		s->stack.end = sp + s->stack.len;	/* the pages end there */
+	cs->st.copied += s->stack.len;
+	s->readable = got > 0;
+}
+
+/* ---- after resuming --------------------------------------------------- */
+
+/* The sampler's CPU time: unwinding throughput is per core, whatever else
+ * runs on the machine. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
+		      struct profile_thread_sample *ts)
+{
+	struct slot *s = &cs->slots[slot];
+	uint64_t *frames = cs->frames + slot * (cs->opt.max_stack - 1);
+	enum profile_stack_end end = PROFILE_STACK_UNREADABLE;
+	uint64_t t0 = cpu_ns();
+	unsigned n = 0;
+
+	if (s->readable)
+		n = unwind_thread(cs->unwinder, pid, maps, &s->regs, &s->stack, frames, &end);
+	ts->frames = frames;
+	ts->nframes = n;
+	ts->stack_end = (uint8_t)end;
+	cs->st.unwind_ns += cpu_ns() - t0;
+	cs->st.stacks++;
+	cs->st.frames += n;
+	cs->st.ends[end]++;
+}
+
+void callstack_maps_changed(struct callstack *cs, pid_t pid)
+{
+	unwinder_forget(cs->unwinder, pid);
+}
+
+const struct callstack_stats *callstack_stats(const struct callstack *cs)
+{
+	return &cs->st;
+}
+
+void callstack_print_stats(const struct callstack *cs, FILE *out)
+{
+	const struct callstack_stats *st = &cs->st;
+	double per = st->stacks ? (double)st->unwind_ns / (double)st->stacks : 0;
+	bool any = false;
+
+	fprintf(out, "sampler: call stacks: %s, %u bytes copied per thread, %" PRIu64
+		" stacks, %.1f frames each, %.2f us CPU each to unwind (%.0f stacks/s)\n",
+		cs->opt.mode == UNWIND_FP ? "fp" : "dwarf", cs->opt.copy_size, st->stacks,
+		st->stacks ? (double)st->frames / (double)st->stacks : 0, per / 1e3,
+		per > 0 ? 1e9 / per : 0);
+	fprintf(out, "sampler: call stacks copied: %.1f KiB per thread-sample, %.2f us each while stopped\n",
+		st->copies ? (double)st->copied / (double)st->copies / 1024 : 0,
+		st->copies ? (double)st->copy_ns / (double)st->copies / 1e3 : 0);
+	fputs("sampler: call stacks truncated:", out);
+	for (unsigned e = 1; e < PROFILE_STACK_NENDS; e++) {
+		if (!st->ends[e])
+			continue;
+		fprintf(out, " %s %" PRIu64, profile_stack_end_name(e), st->ends[e]);
+		any = true;
+	}
+	fputs(any ? "\n" : " none\n", out);
+}

@@ -1,0 +1,83 @@
+/* callstack.h - call stacks for the recorder (-g, --call-graph).
+ *
+ * Two steps per thread-sample, so that the target is held only for the
+ * copy: while the thread is stopped, callstack_capture keeps its
+ * registers (already read) and copies the top of its user stack with one
+ * process_vm_readv; after every thread runs again, callstack_unwind
+ * unwinds that copy (unwind.h) into the thread-sample's frames.
+ */
+#ifndef SAMPLER_CALLSTACK_H
+#define SAMPLER_CALLSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../common/error.h"
+#include "../profile/profile.h"
+#include "procfs.h"
+#include "unwind.h"
+
+#define CALLSTACK_DEFAULT_SIZE 8192	/* bytes of stack copied per thread */
+#define CALLSTACK_MAX_SIZE 65528	/* as perf record --call-graph dwarf */
+#define CALLSTACK_DEFAULT_MAX_STACK 127	/* frames, as perf's default */
+
+struct callstack_options {
+	bool enabled;
+	enum unwind_mode mode;
+	uint32_t copy_size;
+	uint32_t max_stack;		/* frames per stack, the sampled PC included */
+};
+
+/* Off; -g turns on the default mode (dwarf, 8192 bytes). */
+void callstack_default(struct callstack_options *o);
+/* -g */
+void callstack_enable(struct callstack_options *o);
+/* --call-graph MODE[,SIZE]: fp or dwarf, SIZE bytes (8..65528, rounded
+ * down to 8).  -1 and err for anything else. */
+int callstack_parse_mode(struct callstack_options *o, const char *arg, struct error *err);
+/* --max-stack N: 2..PROFILE_MAX_FRAMES + 1 frames. */
+int callstack_parse_max_stack(struct callstack_options *o, const char *arg, struct error *err);
+
+struct callstack_stats {
+	uint64_t stacks;		/* stacks unwound */
+	uint64_t frames;		/* callers found, in all */
+	uint64_t copied;		/* bytes of stack copied */
+	uint64_t copies;		/* stacks copied */
+	uint64_t copy_ns;		/* time spent copying, while the target was held */
+	uint64_t unwind_ns;		/* CPU time spent unwinding */
+	uint64_t ends[PROFILE_STACK_NENDS];
+};
+
+struct callstack;
+
+struct callstack *callstack_new(const struct callstack_options *o, struct error *err);
+void callstack_free(struct callstack *cs);
+
+/* Room for the threads of one sample; -1 when out of memory. */
+int callstack_reserve(struct callstack *cs, size_t nthreads);
+
+/* Thread tid is stopped and its registers are regs (as PTRACE_GETREGSET
+ * NT_PRSTATUS gave them, regs_len bytes): keep them and copy the top of
+ * its stack, clipped at the end of its mapping in maps, into slot.
+ * regs NULL: nothing can be read (the stack is then "unreadable"). */
+void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void *regs,
+		       size_t regs_len, const struct map_list *maps);
+
+/* After the threads were let go: unwind slot's copy for a thread of pid
+ * and set ts's frames, nframes and stack_end (frames stay valid until the
+ * next capture into slot). */
+void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
+		      struct profile_thread_sample *ts);
+
+/* The maps of pid changed: stop using what was derived from them. */
+void callstack_maps_changed(struct callstack *cs, pid_t pid);
+
+const struct callstack_stats *callstack_stats(const struct callstack *cs);
+
+/* The -d lines: stacks, frames, unwinding throughput, truncations. */
+void callstack_print_stats(const struct callstack *cs, FILE *out);
+
+#endif

@@ -1,0 +1,470 @@
+/* unwind.c - frame-pointer and DWARF (libdwfl) unwinding of stack copies.
+ *
+ * DWARF: one Dwfl per process, built from its maps the first time one of
+ * its threads is unwound and kept until its maps change: every executable
+ * file mapping is reported with dwfl_report_elf at the load bias its
+ * program headers give, the vDSO from a memory file holding the sampler's
+ * own (the same kernel maps the same image into every process).  The Dwfl
+ * is attached (dwfl_attach_state) with callbacks that serve the thread
+ * being unwound: its registers, and memory from its stack copy only.  CFI
+ * parsed for a module stays with the Dwfl, so a process pays for it once.
+ * At most UNWIND_PROCS processes are kept; the least recently used goes.
+ */
+#include "unwind.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Processes whose Dwfl is kept (each holds the CFI of its libraries). */
+#define UNWIND_PROCS 32
+
+/* The thread being unwound: what the callbacks read and fill. */
+struct unwind_job {
+	const struct unwind_regs *regs;
+	const struct unwind_stack *stack;
+	Dwfl *dwfl;
+	uint64_t *frames;
+	unsigned n, max;
+	bool leaf_seen;		/* the first frame is the sample's own PC */
+	bool max_hit;
+	bool read_past_copy;	/* a read above the copy, inside the stack */
+	bool unknown_pc;	/* a frame in no reported module */
+};
+
+struct unwind_proc {
+	pid_t pid;		/* 0: free */
+	uint64_t used;		/* LRU stamp */
+	Dwfl *dwfl;		/* NULL: could not be built (then failed) */
+	bool failed;
+	struct unwind_job *job;
+};
+
+struct unwinder {
+	enum unwind_mode mode;
+	unsigned max_frames;
+	uint64_t clock;
+	struct unwind_proc procs[UNWIND_PROCS];
+	int vdso_fd;		/* memfd with the sampler's vDSO image, or -1 */
+	uint64_t vdso_len;
+	Dwfl_Callbacks callbacks;
+};
+
+/* ---- frame pointers --------------------------------------------------- */
+
+static bool stack_word(const struct unwind_stack *s, uint64_t addr, uint64_t *out)
+{
+	if (addr < s->start || addr - s->start > s->len || s->len - (addr - s->start) < 8)
+		return false;
+	memcpy(out, s->data + (addr - s->start), 8);
+	return true;
+}
+
+/* Is the frame at fp above the copy but inside the stack's mapping? */
+static bool beyond_copy(const struct unwind_stack *s, uint64_t addr)
+{
+	uint64_t copy_end = s->start + s->len;
+
+	return addr >= copy_end - 16 && (!s->end || addr < s->end);
+}
+
+/* Code at pc: in an executable mapping, and is that a file's? */
+static bool executable(const struct map_list *maps, uint64_t pc, bool *file)
+{
+	const struct map_entry *m = map_list_find(maps, pc);
+
+	if (!m || !(m->prot & PROT_EXEC))
+		return false;
+	*file &= m->path[0] == '/' || strcmp(m->path, "[vdso]") == 0;
+	return true;
+}
+
+/* x86-64 frames: [fp] the caller's fp, [fp + 8] the return address.  The
+ * walk ends where the chain does (fp 0: _start and clone clear it), and
+ * stops at anything that cannot be a frame of this stack.  Code outside
+ * every file (a JIT's) is walked through, but marks the stack. */
+static unsigned unwind_fp(const struct unwinder *u, const struct map_list *maps,
+			  const struct unwind_regs *regs, const struct unwind_stack *s,
+			  uint64_t *frames, enum profile_stack_end *end)
+{
+	uint64_t fp = regs->r[UNWIND_REG_FP], next, ret;
+	bool in_files = true;
+	unsigned n = 0;
+
+	*end = PROFILE_STACK_COMPLETE;
+	if (!executable(maps, regs->r[UNWIND_REG_PC], &in_files)) {
+		*end = PROFILE_STACK_UNKNOWN_MAP;
+		return 0;
+	}
+	while (fp) {
+		if ((fp & 7) || fp < s->start) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (!stack_word(s, fp, &next) || !stack_word(s, fp + 8, &ret)) {
+			*end = beyond_copy(s, fp) ? PROFILE_STACK_COPY_SHORT : PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (!ret)
+			break;
+		if (!executable(maps, ret, &in_files)) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (n == u->max_frames) {
+			*end = PROFILE_STACK_MAX_DEPTH;
+			break;
+		}
+		frames[n++] = ret - 1;
+		if (next && next <= fp) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		fp = next;
+	}
+	if (!in_files && *end != PROFILE_STACK_MAX_DEPTH)
+		*end = PROFILE_STACK_UNKNOWN_MAP;
+	return n;
+}
+
+/* ---- libdwfl callbacks ------------------------------------------------ */
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return dwfl_pid(dwfl);
+}
+
+/* Any tid of the process: the one being unwound. */
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwind_job *job = ((struct unwind_proc *)arg)->job;
+	uint64_t word;
+
+	(void)dwfl;
+	if (stack_word(job->stack, addr, &word)) {
+		*result = word;
+		return true;
+	}
+	if (beyond_copy(job->stack, addr))
+		job->read_past_copy = true;
+	return false;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind_job *job = ((struct unwind_proc *)arg)->job;
+
+	return dwfl_thread_state_registers(thread, 0, UNWIND_NREGS, job->regs->r);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* Each frame after the first: keep its PC (inside the call instruction,
+ * unless the frame was interrupted, as by a signal). */
+static int cb_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_job *job = arg;
+	bool activation;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (!job->leaf_seen) {
+		job->leaf_seen = true;
+		return DWARF_CB_OK;
+	}
+	if (!activation)
+		pc--;
+	if (!dwfl_addrmodule(job->dwfl, pc))
+		job->unknown_pc = true;
+	if (job->n == job->max) {
+		job->max_hit = true;
+		return DWARF_CB_ABORT;
+	}
+	job->frames[job->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+/* ---- modules from maps ------------------------------------------------ */
+
+/* The load bias of the file mapped by m: the address of its first byte
+ * minus the link-time address there, from the PT_LOAD that maps pgoff. */
+static bool load_bias(Elf *elf, const struct map_entry *m, uint64_t *bias)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	GElf_Ehdr ehdr;
+	size_t phnum;
+
+	if (!gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	if (ehdr.e_type == ET_EXEC) {
+		*bias = 0;
+		return true;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if ((ph.p_offset & ~(page - 1)) == m->pgoff) {
+			*bias = m->start - (ph.p_vaddr & ~(page - 1));
+			return true;
+		}
+	}
+	return false;
+}
+
+static void report_file(Dwfl *dwfl, const struct map_entry *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	const char *name = strrchr(m->path, '/');
+	struct stat sb;
+	uint64_t bias;
+	bool ok;
+	Elf *elf;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_ino != m->inode) {
+		close(fd);	/* not the file that was mapped (replaced since) */
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ok = elf && load_bias(elf, m, &bias);
+	elf_end(elf);
+	/* On success the module owns fd. */
+	if (!ok || !dwfl_report_elf(dwfl, name ? name + 1 : m->path, m->path, fd, bias, true))
+		close(fd);
+}
+
+static void report_vdso(struct unwinder *u, Dwfl *dwfl, const struct map_entry *m)
+{
+	int fd;
+
+	if (u->vdso_fd < 0 || m->end - m->start != u->vdso_len)
+		return;		/* not our image (a 32-bit process) */
+	fd = dup(u->vdso_fd);
+	if (fd >= 0 && !dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, m->start, true))
+		close(fd);
+}
+
+static void report_modules(struct unwinder *u, Dwfl *dwfl, const struct map_list *maps)
+{
+	const char *last = NULL;
+
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct map_entry *m = &maps->maps[i];
+
+		if (!(m->prot & PROT_EXEC))
+			continue;
+		if (strcmp(m->path, "[vdso]") == 0)
+			report_vdso(u, dwfl, m);
+		else if (m->path[0] == '/' && (!last || strcmp(last, m->path) != 0))
+			report_file(dwfl, m);
+		last = m->path;
+	}
+}
+
+/* No separate debug files: CFI comes from the mapped files themselves
+ * (.eh_frame, or .debug_frame of an unstripped file).  libdw tries debug
+ * files for any PC without an FDE (a new thread's first instruction in
+ * clone3 has none, by design), and opening libc's from libc6-dbg
+ * decompresses all of its DWARF: half a second and 100 MB per process. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+static void proc_release(struct unwind_proc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+static Dwfl *proc_build(struct unwinder *u, struct unwind_proc *p, const struct map_list *maps)
+{
+	Dwfl *dwfl = dwfl_begin(&u->callbacks);
+
+	if (!dwfl)
+		return NULL;
+	dwfl_report_begin(dwfl);
+	report_modules(u, dwfl, maps);
+	if (dwfl_report_end(dwfl, NULL, NULL) != 0 ||
+	    !dwfl_attach_state(dwfl, NULL, p->pid, &thread_callbacks, p)) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+/* The cached state of pid, built when absent (the least recently used
+ * entry makes room). */
+static struct unwind_proc *proc_get(struct unwinder *u, pid_t pid, const struct map_list *maps)
+{
+	struct unwind_proc *p = NULL, *oldest = &u->procs[0];
+
+	for (size_t i = 0; i < UNWIND_PROCS; i++) {
+		struct unwind_proc *q = &u->procs[i];
+
+		if (q->pid == pid) {
+			p = q;
+			break;
+		}
+		if (q->used < oldest->used)
+			oldest = q;
+	}
+	if (!p) {
+		p = oldest;
+		proc_release(p);
+		p->pid = pid;
+		p->dwfl = proc_build(u, p, maps);
+		p->failed = !p->dwfl;
+	}
+	p->used = ++u->clock;
+	return p;
+}
+
+static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_list *maps,
+			     const struct unwind_regs *regs, const struct unwind_stack *s,
+			     uint64_t *frames, enum profile_stack_end *end)
+{
+	struct unwind_proc *p = proc_get(u, pid, maps);
+	struct unwind_job job = {
+		.regs = regs, .stack = s, .frames = frames, .max = u->max_frames,
+	};
+	int rc;
+
+	if (p->failed) {
+		*end = PROFILE_STACK_UNKNOWN_MAP;	/* no module at all */
+		return 0;
+	}
+	job.dwfl = p->dwfl;
+	if (!dwfl_addrmodule(p->dwfl, regs->r[UNWIND_REG_PC]))
+		job.unknown_pc = true;
+	p->job = &job;
+	rc = dwfl_getthread_frames(p->dwfl, pid, cb_frame, &job);
+	p->job = NULL;
+	/* libdwfl ends a stack quietly when it cannot read a return address:
+	 * a read above the copy means the copy was too small. */
+	if (job.max_hit)
+		*end = PROFILE_STACK_MAX_DEPTH;
+	else if (job.unknown_pc)
+		*end = PROFILE_STACK_UNKNOWN_MAP;
+	else if (job.read_past_copy)
+		*end = PROFILE_STACK_COPY_SHORT;
+	else if (rc == 0)
+		*end = PROFILE_STACK_COMPLETE;
+	else
+		*end = PROFILE_STACK_NO_CFI;
+	return job.n;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+/* A memory file with the sampler's own vDSO, which the kernel maps into
+ * every process of the same ABI: libdwfl reads its CFI from there. */
+static void vdso_open(struct unwinder *u)
+{
+	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct map_list self;
+	const struct map_entry *m;
+	int fd;
+
+	u->vdso_fd = -1;
+	if (!image || procfs_read_maps(getpid(), &self, NULL) < 0)
+		return;
+	m = map_list_find(&self, (uint64_t)(uintptr_t)image);
+	if (m && strcmp(m->path, "[vdso]") == 0) {
+		fd = memfd_create("sampler-vdso", MFD_CLOEXEC);
+		if (fd >= 0 && write(fd, image, m->end - m->start) == (ssize_t)(m->end - m->start)) {
+			u->vdso_fd = fd;
+			u->vdso_len = m->end - m->start;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	map_list_free(&self);
+}
+
+struct unwinder *unwinder_new(enum unwind_mode mode, unsigned max_frames)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->mode = mode;
+	u->max_frames = max_frames < PROFILE_MAX_FRAMES ? max_frames : PROFILE_MAX_FRAMES;
+	u->vdso_fd = -1;
+	/* Modules come with their files (reported with a descriptor). */
+	u->callbacks = (Dwfl_Callbacks){
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = no_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	if (mode == UNWIND_DWARF) {
+		elf_version(EV_CURRENT);
+		vdso_open(u);
+	}
+	return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < UNWIND_PROCS; i++)
+		proc_release(&u->procs[i]);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
+	free(u);
+}
+
+void unwinder_forget(struct unwinder *u, pid_t pid)
+{
+	for (size_t i = 0; i < UNWIND_PROCS; i++)
+		if (u->procs[i].pid == pid)
+			proc_release(&u->procs[i]);
+}
+
+unsigned unwind_thread(struct unwinder *u, pid_t pid, const struct map_list *maps,
+		       const struct unwind_regs *regs, const struct unwind_stack *stack,
+		       uint64_t *frames, enum profile_stack_end *end)
+{
+	if (u->mode == UNWIND_FP)
+		return unwind_fp(u, maps, regs, stack, frames, end);
+	return unwind_dwarf(u, pid, maps, regs, stack, frames, end);
+}

@@ -1,0 +1,85 @@
+# callstack-lib.sh - helpers for the call-stack tests, sourced after lib.sh.
+# The workload examples/calltree prints the shares it measured itself;
+# path_shares computes the same figures from collapsed stacks.
+
+PY=/usr/bin/python3
+
+# A sanitizer build of the sampler unwinds ten times slower: at 2 kHz a
+# deep stack then delays the next sample past its slot, so sample times
+# depend on where the program was, and shares drift by several points.
+# The accuracy of the shares is checked on the plain build only.
+SANITIZED=
+if grep -q __asan_init "$SAMPLER" 2>/dev/null; then
+	SANITIZED=1
+fi
+
+# measured OUT [wall]: the workload's own "a=.. b=.. ..." line (its CPU
+# time shares, or of wall-clock time).
+measured() {
+	sed -n "s/^${2:-share} //p" "$1"
+}
+
+# path_shares FOLDED: inclusive shares (percent) of the main thread's call
+# paths, as the workload measures them: a, b, leaf via a (leaf_a), leaf via
+# b (leaf_b), a's self time, rec, sort; of the main thread's weight (every
+# stack without a frame of the signal thread).  Also, on
+# stderr: the weight counted, the deepest recursion, the share of the
+# comparator's weight with a qsort frame between sorter and cmp, the
+# handler's share of the signal thread, and the share of the handler's
+# weight whose stack crosses the signal frame down to signal_thread.
+path_shares() {
+	$PY - "$1" <<-'PYEOF'
+	import sys
+	groups = dict.fromkeys(("a", "b", "leaf_a", "leaf_b", "a_self", "rec", "sort"), 0.0)
+	total = depth = cmp_all = cmp_qsort = sig = handler = handler_ok = 0.0
+	for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape"):
+	    stack, weight = line.rstrip("\n").rsplit(" ", 1)
+	    frames, w = stack.split(";")[1:], float(weight)
+	    depth = max(depth, frames.count("rec"))
+	    if {"signal_thread", "outside", "handler", "handler_work"} & set(frames):
+	        sig += w
+	        if "handler" in frames:
+	            handler += w
+	            h = frames.index("handler")
+	            if frames[:h][-3:] == ["signal_thread", "outside", "__restore_rt"]:
+	                handler_ok += w
+	        continue
+	    total += w
+	    if "a" in frames:
+	        groups["a"] += w
+	        groups["leaf_a"] += w if "leaf" in frames[frames.index("a"):] else 0
+	        groups["a_self"] += w if frames[-1] == "a" else 0
+	    if "b" in frames:
+	        groups["b"] += w
+	        groups["leaf_b"] += w if "leaf" in frames[frames.index("b"):] else 0
+	    groups["rec"] += w if "rec" in frames else 0
+	    groups["sort"] += w if "sorter" in frames else 0
+	    if "cmp" in frames:
+	        cmp_all += w
+	        between = frames[frames.index("sorter") + 1:frames.index("cmp")] if "sorter" in frames else []
+	        cmp_qsort += w if any("qsort" in f for f in between) else 0
+	pct = lambda x, t: 100.0 * x / t if t else 0.0
+	print(" ".join("%s=%.2f" % (k, pct(v, total)) for k, v in groups.items()))
+	print("weight=%g depth=%d cmp_qsort=%.1f handler=%.2f handler_ok=%.1f" %
+	      (total, depth, pct(cmp_qsort, cmp_all), pct(handler, sig), pct(handler_ok, handler)),
+	      file=sys.stderr)
+	PYEOF
+}
+
+# value KEY LINE: the number after KEY= in LINE.
+value() {
+	echo "$2" | sed -n "s/.*\<$1=\([0-9.]*\).*/\1/p"
+}
+
+# compare_paths MEASURED PROFILED POINTS [KEYS]: each share within POINTS
+# (not on a sanitizer build).
+compare_paths() {
+	if [ -n "$SANITIZED" ]; then
+		echo "sanitizer build: shares not compared"
+		return 0
+	fi
+	for k in ${4:-a b leaf_a leaf_b}; do
+		expect_near "$(value $k "$1")" "$(value $k "$2")" "$3" \
+			"share of $k (%), measured by the workload $(value $k "$1")" || return 1
+	done
+}

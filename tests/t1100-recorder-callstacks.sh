@@ -1,0 +1,127 @@
+#!/bin/bash
+# Call stacks (-g): examples/calltree measures the CPU time of its call
+# paths itself; the recorded stacks must give the same inclusive shares
+# (within 3 points) for a, b, leaf via a and leaf via b: with CFI (dwarf)
+# whether the program keeps frame pointers or not, with frame pointers (fp)
+# when it does.  Runs give >= 2000 main-thread samples, so that sampling
+# error (about 1 point for a 35% share) stays well inside the 3 points.
+# (A sanitizer build checks everything but the shares: callstack-lib.sh.)
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/recorder-lib.sh"
+. "$ROOT/tests/callstack-lib.sh"
+
+# record MODE PROGRAM [SAMPLER OPTIONS]: p.prof, out (the workload's own
+# shares), p.folded (CPU-weighted stacks), dbg (-d), paths (its shares).
+record() {
+	mode=$1 prog=$2
+	shift 2
+	"$SAMPLER" -d -f 2000 --call-graph "$mode" "$@" -o p.prof -- "$EXAMPLES/$prog" 3 >out 2>dbg &&
+	"$EXPORT" --format folded --weight cpu p.prof >p.folded &&
+	path_shares p.folded >paths 2>paths.more &&
+	echo "measured: $(measured out)" && echo "profiled: $(cat paths) $(cat paths.more)"
+}
+
+more() {	# KEY: a figure path_shares gave on stderr
+	value "$1" "$(cat paths.more)"
+}
+
+test_expect_success 'dwarf, program with frame pointers: path shares within 3 points of its own' '
+	record dwarf calltree &&
+	compare_paths "$(measured out)" "$(cat paths)" 3
+'
+
+test_expect_success 'dwarf: qsort frames between the caller and the comparator, 50-deep recursion, a signal handler' '
+	expect_ge 99 "$(more cmp_qsort)" "% of the comparator'"'"'s weight under sorter;...qsort...;cmp" &&
+	expect_ge 51 "$(more depth)" "rec frames in the deepest stack" &&
+	expect_ge 99 "$(more handler_ok)" "% of the handler'"'"'s weight under signal_thread;outside;__restore_rt" &&
+	{ [ -n "$SANITIZED" ] ||
+	  expect_near "$(sed -n "s/^signal handler=//p" out)" "$(more handler)" 5 "handler share of the signal thread (%)"; }
+'
+
+test_expect_success 'dwarf, program without frame pointers (as Debian builds libc): the same within 3 points' '
+	record dwarf calltree-nofp &&
+	compare_paths "$(measured out)" "$(cat paths)" 3 &&
+	expect_ge 99 "$(more cmp_qsort)" "% of the comparator under qsort" &&
+	expect_ge 99 "$(more handler_ok)" "% of the handler under the signal frame"
+'
+
+test_expect_success 'fp, program with frame pointers: path shares within 3 points' '
+	record fp calltree &&
+	compare_paths "$(measured out)" "$(cat paths)" 3
+'
+
+test_expect_success 'fp loses what libc (no frame pointers) hides: why -g means dwarf' '
+	expect_le 1 "$(more cmp_qsort)" "% of the comparator under qsort with fp" &&
+	record fp calltree-nofp &&
+	expect_le 5 "$(value b "$(cat paths)")" "share of b (%) found by fp without frame pointers" &&
+	expect_grep "call stacks truncated:.* bad-frame" dbg
+'
+
+test_expect_success '-g is --call-graph dwarf with 8192 bytes of stack and 127 frames' '
+	"$SAMPLER" -d -g -o g.prof -- "$EXAMPLES/calltree" 0.3 >/dev/null 2>dbg &&
+	expect_grep "^sampler: call stacks: dwarf, 8192 bytes copied per thread" dbg &&
+	dump g.prof &&
+	expect_grep "^format name=native compressed=0 stacks=1$" g.prof.txt &&
+	expect_eq 0 "$(grep "^ts " g.prof.txt | grep -vc " stack_end=")" "thread-samples without a stack"
+'
+
+test_expect_success '--max-stack 10: at most 9 callers, marked max-depth' '
+	"$SAMPLER" -d --call-graph dwarf --max-stack 10 -o m.prof -- "$EXAMPLES/calltree" 0.5 >/dev/null 2>dbg &&
+	dump m.prof &&
+	longest=$(sed -n "s/.* stack=\([^ ]*\) .*/\1/p" m.prof.txt | awk -F, "{ if (NF > n) n = NF } END { print n }") &&
+	expect_eq 9 "$longest" "most callers in a stack" &&
+	expect_grep "stack_end=max-depth" m.prof.txt
+'
+
+test_expect_success 'a stack copy of 256 bytes: deep stacks cut short and marked copy-short' '
+	"$SAMPLER" -d --call-graph dwarf,256 -o c.prof -- "$EXAMPLES/calltree" 0.5 >/dev/null 2>dbg &&
+	dump c.prof &&
+	expect_grep "^sampler: call stacks: dwarf, 256 bytes" dbg &&
+	expect_ge 50 "$(grep -c "stack_end=copy-short" c.prof.txt)" "stacks marked copy-short" &&
+	"$EXPORT" --format folded c.prof >c.folded 2>err &&
+	expect_eq "" "$(cat err)" "export stderr"
+'
+
+test_expect_success 'a stripped program without CFI: no crash, stacks marked no-cfi' '
+	"$SAMPLER" -d -g -o s.prof -- "$EXAMPLES/calltree-stripped" 0.5 >out 2>dbg &&
+	expect_grep "^share a=" out &&
+	dump s.prof &&
+	expect_ge 100 "$(grep -c "stack_end=no-cfi" s.prof.txt)" "stacks marked no-cfi"
+'
+
+test_expect_success 'code in an anonymous executable mapping (a JIT): marked unknown-map, fp and dwarf' '
+	for mode in fp dwarf; do
+		"$SAMPLER" -d --call-graph $mode -o j.prof -- "$EXAMPLES/jit" 0.5 2>dbg &&
+		dump j.prof &&
+		expect_ge 100 "$(grep -c "stack_end=unknown-map" j.prof.txt)" "$mode stacks marked unknown-map" || exit 1
+	done
+'
+
+# forkexec's main keeps two PATH_MAX buffers: its caller lies beyond 8 KiB.
+test_expect_success 'across fork and exec, unprivileged: every process gets its stacks' '
+	mkdir nobody && chown $NOBODY:$NOBODY nobody &&
+	as_nobody "$SAMPLER" --call-graph dwarf,16384 -o nobody/f.prof -- "$EXAMPLES/forkexec" 0.6 &&
+	"$EXPORT" --format folded nobody/f.prof >f.folded &&
+	cat f.folded &&
+	expect_grep "^forkexec;_start;.*;__libc_start_call_main;main [0-9]" f.folded &&
+	expect_grep "^busy;_start;.*;__libc_start_call_main;main [0-9]" f.folded
+'
+
+test_expect_success 'with the perf plug-in: its counter per call path (task-clock) as the CPU time' '
+	"$SAMPLER" -f 2000 -g -p perf:perf::TASK-CLOCK -o k.prof -- "$EXAMPLES/calltree" 3 1 >out &&
+	"$EXPORT" --format folded --weight perf::TASK-CLOCK k.prof >k.folded &&
+	path_shares k.folded >paths 2>/dev/null &&
+	echo "measured: $(measured out); task-clock: $(cat paths)" &&
+	compare_paths "$(measured out)" "$(cat paths)" 3
+'
+
+test_expect_success 'bad call-graph options: one error line each' '
+	for bad in "--call-graph foo" "--call-graph dwarf,70000" "--call-graph dwarf,x" \
+		   "--max-stack 1" "--max-stack 5000" "-g --format pperf"; do
+		run_status "$SAMPLER" $bad -- true 2>err &&
+		expect_eq 125 "$rc" "exit status of sampler $bad" &&
+		one_error_line err || exit 1
+	done
+'
+
+test_done

@@ -1,0 +1,111 @@
+#!/bin/sh
+# t4610-scripts-callstacks.sh - the scripts on a profile recorded with -g:
+# sampler-report --tree/--callers/--callees, sampler-plot --kind flame and
+# sampler-compare --tree agree with the exporter's own sums of the stacks
+# (CPU shares within 0.1 point: the folded export adds each thread's CPU
+# time after its last sample, which a CSV without exit rows lacks).
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+REPORT="$PY $ROOT/scripts/sampler-report"
+PLOT="$PY $ROOT/scripts/sampler-plot"
+COMPARE="$PY $ROOT/scripts/sampler-compare"
+export SAMPLER_BIN_DIR=$BUILD
+if ! $PY -c 'import numpy' 2>/dev/null; then
+	test_skip 'scripts on call stacks' 'python3-numpy is not installed'
+	test_done
+	exit
+fi
+
+# csv_field CSV PATH FIELD: FIELD of the row whose path is PATH.
+csv_field() {
+	$PY - "$@" <<-'PYEOF'
+	import csv, sys
+	rows = list(csv.DictReader(open(sys.argv[1])))
+	for r in rows:
+	    if r["path"] == sys.argv[2]:
+	        print(r[sys.argv[3]])
+	        break
+	PYEOF
+}
+
+# folded_share FOLDED PREFIX: the share (%) of the weight of stacks that
+# begin with PREFIX (a call path), as the exporter sums them.
+folded_share() {
+	awk -v p="$2" '{ w = $NF; s = substr($0, 1, length($0) - length(w) - 1); total += w
+		if (s == p || index(s, p ";") == 1) hit += w }
+		END { printf "%.3f\n", 100 * hit / total }' "$1"
+}
+
+
+test_expect_success 'setup: calltree with -g' '
+	"$SAMPLER" -f 1000 -g -o p.prof -- "$EXAMPLES/calltree" 1 >/dev/null &&
+	"$EXPORT" --format folded --weight cpu p.prof >cpu.folded &&
+	"$EXPORT" --format folded p.prof >samples.folded
+'
+
+test_expect_success 'report --tree: the inclusive shares of the exporter'"'"'s stack sums' '
+	$REPORT --tree --min-share 0 --csv p.prof >tree.csv &&
+	MAIN=$(awk -F, "\$2 == \"timed\" { print \$3; exit }" tree.csv) &&
+	expect_grep "^calltree;_start;.*;main;timed$" "$(echo "$MAIN" >main.path; echo main.path)" &&
+	for path in "$MAIN;a" "$MAIN;a;leaf" "$MAIN;b;leaf" "$MAIN;rec50"; do
+		expect_near "$(folded_share cpu.folded "$path")" "$(csv_field tree.csv "$path" cpu_share)" 0.1 "cpu share of $path" &&
+		expect_near "$(folded_share samples.folded "$path")" "$(csv_field tree.csv "$path" share)" 0.01 "sample share of $path" || exit 1
+	done &&
+	lo=$(csv_field tree.csv "$MAIN;a" share_lo) && hi=$(csv_field tree.csv "$MAIN;a" share_hi) &&
+	share=$(csv_field tree.csv "$MAIN;a" share) &&
+	expect_le "$hi" "$share" "share within its interval" && expect_ge "$lo" "$share" "share within its interval" &&
+	expect_ge 0.1 "$(awk -v a="$lo" -v b="$hi" "BEGIN { print b - a }")" "interval width"
+'
+
+test_expect_success 'report --tree as text: the call path indented, heaviest first' '
+	$REPORT --tree p.prof >tree.txt &&
+	cat tree.txt &&
+	expect_grep "^# p.prof: call tree, [0-9]* thread-samples" tree.txt &&
+	expect_grep "incl%.*95%ci.*self%.*cpu%.*call path$" tree.txt &&
+	expect_grep " calltree$" tree.txt &&
+	expect_grep "^ .*               leaf$" tree.txt
+'
+
+test_expect_success 'report --callers leaf: a and b, and nothing else' '
+	$REPORT --callers leaf --min-share 0 --csv p.prof >callers.csv &&
+	a=$(csv_field callers.csv "leaf;a" share) && b=$(csv_field callers.csv "leaf;b" share) &&
+	expect_near 100 "$(awk -v a="$a" -v b="$b" "BEGIN { print a + b }")" 0.01 "leaf via a + via b (%)" &&
+	expect_eq 2 "$(awk -F, "\$1 == 1" callers.csv | wc -l)" "callers of leaf"
+'
+
+test_expect_success 'report --callees main: everything under timed; an unknown function is one error' '
+	$REPORT --callees main --csv p.prof >callees.csv &&
+	expect_ge 95 "$(csv_field callees.csv "main;timed" share)" "share of main;timed (the rest: main'"'"'s clock reads)" &&
+	run_status $REPORT --callees no_such_function p.prof 2>err &&
+	expect_eq 1 "$rc" "exit status" &&
+	expect_grep "^sampler-report: error: .*no stack holds the function .no_such_function." err
+'
+
+test_expect_success 'plot --kind flame: an SVG with a frame per path, its share in the tooltip' '
+	$PLOT --kind flame p.prof -o flame.svg &&
+	$PY -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" flame.svg &&
+	expect_grep "<title>calltree (.* s, 100.00%)</title>" flame.svg &&
+	expect_grep "<title>leaf (" flame.svg &&
+	$PLOT --kind flame --weight samples p.prof -o flame.png &&
+	expect_eq PNG "$(head -c 4 flame.png | tail -c 3)" "PNG magic" &&
+	run_status $PLOT --kind flame --weight energy p.prof -o e.svg 2>err &&
+	expect_eq 1 "$rc" "exit status without an energy channel" &&
+	expect_grep "no such energy channel" err
+'
+
+test_expect_success 'compare --tree of a profile with itself: no change anywhere' '
+	$COMPARE --tree --csv p.prof p.prof >same.csv &&
+	expect_ge 5 "$(tail -n +2 same.csv | wc -l)" "paths compared" &&
+	expect_eq 0 "$($PY -c "import csv,sys; print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if r[\"changed\"] or float(r[\"cpu_delta\"])))" same.csv)" "changed paths"
+'
+
+test_expect_success 'a profile without stacks: --tree and flame say how to get them' '
+	"$SAMPLER" -o plain.prof -- "$EXAMPLES/calltree" 0.2 >/dev/null &&
+	run_status $REPORT --tree plain.prof 2>err &&
+	expect_eq 1 "$rc" "exit status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
+	expect_grep "has no call stacks (record it with sampler -g)" err &&
+	$REPORT plain.prof >/dev/null
+'
+
+test_done
