@@ -31,5 +31,5 @@ $(BUILD)/examples/calltree-nofp: examples/calltree.c examples/workload.h
 TEST_PROGRAMS += $(BUILD)/examples/calltree-stripped
 $(BUILD)/examples/calltree-stripped: examples/calltree.c examples/workload.h
 	@mkdir -p $(dir $@)
-	$(CC) $(EXAMPLE_CFLAGS) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
-		-fno-unwind-tables -g0 -s -o $@ $< -lm
+	$(CC) -o $@ $(EXAMPLE_CFLAGS) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -g0 -s $< -lm

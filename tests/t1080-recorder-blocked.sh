@@ -134,12 +134,15 @@ test_expect_success 'block/wake churn: the busy split within 3 points of the tru
 		compare strict quiet && break
 		[ $attempt = 2 ] && return 1
 	done
+	# Every thread-sample comes from a stop or is carried; a thread that
+	# stopped by itself (an event) is read without a stop of ours, and one
+	# that ended after its stop was asked is not read: a few either way.
 	read stopped carried total checked wrong <quiet.counts &&
 	expect_ge 1 "$carried" "thread-samples taken without a stop" &&
-	expect_eq "$total" "$((stopped + carried))" "thread-samples = stops + carried" &&
+	expect_near "$total" "$((stopped + carried))" "$((total / 100 + 2))" "thread-samples = stops + carried" &&
 	read stopped carried total checked wrong <strict.counts &&
 	expect_eq 0 "$carried" "--stop-all: thread-samples taken without a stop" &&
-	expect_eq "$total" "$stopped" "--stop-all: stops = thread-samples"
+	expect_near "$total" "$stopped" "$((total / 100 + 2))" "--stop-all: stops = thread-samples"
 '
 
 test_expect_success 'blocked threads are not stopped: most thread-samples are carried' '
