@@ -48,12 +48,12 @@ echo "== sampler -g $energy -o $out/stacks.prof -- demo-workload"
 SAMPLER_SYSFS_ROOT=${fake:-/sys} "$build/sampler" -g $energy -o "$out/stacks.prof" -- "$build/examples/demo-workload"
 echo
 echo "== sampler-report --tree --min-share 3 (inclusive and self shares of each call path)"
-"$top/scripts/sampler-report" --tree --min-share 3 "$out/stacks.prof"
+"${PYTHON:-/usr/bin/python3}" "$top/scripts/sampler-report" --tree --min-share 3 "$out/stacks.prof"
 weight=cpu
 [ -n "$energy" ] && weight=energy
 echo
 echo "== sampler-plot --kind flame --weight $weight -o $out/flame.svg"
-"$top/scripts/sampler-plot" --kind flame --weight $weight -o "$out/flame.svg" \
+"${PYTHON:-/usr/bin/python3}" "$top/scripts/sampler-plot" --kind flame --weight $weight -o "$out/flame.svg" \
 	--title "demo-workload: $weight by call path" "$out/stacks.prof"
 "$build/sampler-export" --format folded --weight $weight -o "$out/stacks.folded" "$out/stacks.prof"
 echo
