@@ -135,7 +135,7 @@ static void *signal_thread(void *arg)
 }
 
 /* Run fn; its CPU time, and its wall-clock time added to *wall. */
-static double timed(void (*fn)(void), double *wall)
+NOINLINE double timed(void (*fn)(void), double *wall)
 {
 	double t0 = cpu_now(), w0 = now_s();
 
