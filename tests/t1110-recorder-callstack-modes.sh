@@ -98,9 +98,9 @@ test_skip 'exec from a second thread: its CPU time counted once' \
 
 # What the engine asks of the kernel per thread-sample (strace on the
 # sampler alone): one process_vm_readv copies the stack; never a word at a
-# time with PTRACE_PEEKDATA.
+# time with PTRACE_PEEKDATA.  (LeakSanitizer cannot run under ptrace.)
 test_expect_success STRACE 'one process_vm_readv per thread-sample copies the stack, no PTRACE_PEEKDATA' '
-	strace -o st.log -e trace=ptrace,process_vm_readv -e signal=none \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -o st.log -e trace=ptrace,process_vm_readv -e signal=none \
 		"$SAMPLER" -g -f 200 -o st.prof -- "$EXAMPLES/calltree" 1 >/dev/null 2>st.err &&
 	dump st.prof &&
 	n=$(records st.prof.txt ts) &&
