@@ -44,7 +44,6 @@ struct folded_writer {
 	const struct profile_info *info;
 	enum weight_kind kind;
 	uint32_t channel;		/* the profile channel weighed (energy, counter) */
-	double to_unit;			/* energy channel value -> uJ */
 	struct rows rows;		/* the rows, with a symbolizer */
 	struct idmap comms;		/* pid -> folded_comm: the process's name */
 	struct idmap names;		/* tid -> folded_comm: the thread's, once known */
@@ -56,15 +55,17 @@ struct folded_writer {
 
 /* ---- the weight ------------------------------------------------------- */
 
-/* The profile channel of scope named name (NULL: the first), energy
- * channels only if energy_only. */
+#define ANY_KIND -1
+
+/* The profile channel of scope named name (NULL: the first), of kind
+ * (ANY_KIND: of any). */
 static int find_channel(const struct profile_info *info, const char *name, enum channel_scope scope,
-			bool energy_only, uint32_t *channel)
+			int kind, uint32_t *channel)
 {
 	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
 		const struct channel_desc *c = &info->channels[i];
 
-		if (c->scope != scope || (energy_only && c->kind != CHANNEL_ENERGY))
+		if (c->scope != scope || (kind != ANY_KIND && (int)c->kind != kind))
 			continue;
 		if (!name || strcmp(c->name, name) == 0) {
 			*channel = i;
@@ -86,15 +87,14 @@ static int parse_weight(struct folded_writer *w, const char *spec, struct error 
 		w->kind = WEIGHT_WALL;
 	} else if (strcmp(spec, "energy") == 0 || strncmp(spec, "energy:", 7) == 0) {
 		const char *name = spec[6] ? spec + 7 : NULL;
-		const struct channel_desc *c;
 
-		if (find_channel(info, name, CHANNEL_PER_SAMPLE, true, &w->channel) < 0)
-			return error_set(err, "--weight %s: the profile has no %s%s energy channel (record with an energy plug-in such as -p rapl; --info lists the channels)",
+		/* an energy meter's channel, else a power meter's (scpi, sensors) */
+		if (find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_ENERGY, &w->channel) < 0 &&
+		    find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_POWER, &w->channel) < 0)
+			return error_set(err, "--weight %s: the profile has no %s%s energy or power channel (record with an energy plug-in such as -p rapl; --info lists the channels)",
 					 spec, name ? "'" : "", name ? name : "");
-		c = &info->channels[w->channel];
 		w->kind = WEIGHT_ENERGY;
-		w->to_unit = (c->scale > 0 && isfinite(c->scale) ? c->scale : 1e-6) * 1e6;
-	} else if (find_channel(info, spec, CHANNEL_PER_THREAD, false, &w->channel) == 0) {
+	} else if (find_channel(info, spec, CHANNEL_PER_THREAD, ANY_KIND, &w->channel) == 0) {
 		w->kind = WEIGHT_COUNTER;
 	} else {
 		return error_set(err, "unknown --weight '%s' (use samples, cpu, wall, energy[:CHANNEL] or a counter channel of the profile)",
@@ -184,9 +184,8 @@ static double row_weight(const struct folded_writer *w, const struct row *row)
 	case WEIGHT_WALL:
 		return (double)row->wall_delta_ns;
 	case WEIGHT_ENERGY:
-		if (rows_cell(&w->rows, row, w->channel, &count, &value) != ROW_CELL_VALUE)
-			return 0;
-		return value * w->to_unit;
+		value = rows_energy(&w->rows, row, w->channel) * 1e6;	/* uJ */
+		return isnan(value) ? 0 : value;
 	case WEIGHT_COUNTER:
 		if (rows_cell(&w->rows, row, w->channel, &count, &value) != ROW_CELL_COUNT)
 			return 0;

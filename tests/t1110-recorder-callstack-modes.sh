@@ -101,11 +101,11 @@ test_skip 'exec from a second thread: its CPU time counted once' \
 # time with PTRACE_PEEKDATA.  (LeakSanitizer cannot run under ptrace.)
 test_expect_success STRACE 'one process_vm_readv per thread-sample copies the stack, no PTRACE_PEEKDATA' '
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -o st.log -e trace=ptrace,process_vm_readv -e signal=none \
-		"$SAMPLER" -g -f 200 -o st.prof -- "$EXAMPLES/calltree" 1 >/dev/null 2>st.err &&
+		"$SAMPLER" -g -f 200 -o st.prof -- "$EXAMPLES/calltree" 2 >/dev/null 2>st.err &&
 	dump st.prof &&
 	n=$(records st.prof.txt ts) &&
 	copies=$(grep -c "^process_vm_readv(" st.log) &&
-	expect_ge 100 "$n" "thread-samples" &&
+	expect_ge 20 "$n" "thread-samples (strace slows the sampler: few under load)" &&
 	expect_le "$n" "$copies" "process_vm_readv calls" &&
 	expect_ge $((n * 95 / 100)) "$copies" "process_vm_readv calls (95% of the thread-samples)" &&
 	expect_eq 0 "$(grep -c "PTRACE_PEEK" st.log)" "PTRACE_PEEK* calls"
@@ -135,13 +135,18 @@ test_expect_success '-p rapl: stacks, and the energy of the call paths adds up t
 	within_percent "$total" "$(folded_total r.energy)" 1 "energy of the call paths (uJ)"
 '
 
-test_expect_success '-p scpi (a power meter): stacks, and a reading in every sample' '
+test_expect_success '-p scpi (a power meter): stacks, a reading in every sample, the energy of the call paths' '
 	"$SAMPLER" -g -f 500 -p "scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=2000" -o s.prof -- \
 		"$EXAMPLES/calltree" 3 >out &&
 	check_stacks s.prof out &&
 	expect_grep "^channel name=scpi source=scpi unit=W .*kind=power" s.prof.txt &&
 	expect_eq 0 "$(sample_nan s.prof.txt 1)" "samples without a reading" &&
-	expect_ge 100 "$(records s.prof.txt sample)" "samples"
+	expect_ge 100 "$(records s.prof.txt sample)" "samples" &&
+	start=$(field_values s.prof.txt host start_ns) &&
+	last=$(field_values s.prof.txt sample time | tail -n 1) &&
+	"$EXPORT" --format folded --weight energy:scpi s.prof >s.energy &&
+	within_percent "$(awk -v t=$((last - start)) "BEGIN { printf \"%.0f\", 12.5 * t / 1e3 }")" \
+		"$(folded_total s.energy)" 1 "energy of the call paths (uJ): 12.5 W over the samples'"'"' intervals"
 '
 
 test_expect_success '-p perf: stacks, and the counter of the call paths adds up to the profile'"'"'s' '
