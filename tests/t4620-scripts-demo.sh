@@ -19,6 +19,9 @@ test_expect_success 'examples/demo.sh: report, call tree, flame graph, with anot
 	expect_grep "^== sampler-report --tree" demo.out &&
 	expect_grep " run_integrate$" demo.out &&
 	expect_grep " __sin_fma$" demo.out &&
+	if [ "$(id -u)" = 0 ]; then
+		expect_grep "^incl%.*cpu%.*E%.*E95%ci.*E self%  call path$" demo.out
+	fi &&
 	expect_no_grep "not the python" demo.err
 '
 
