@@ -1,4 +1,4 @@
-/* calltree [SECONDS [THREADS]] - a known call tree that measures its own truth, for
+/* calltree [SECONDS [THREADS [fork]]] - a known call tree that measures its own truth, for
  * the call-stack tests (built twice: calltree with frame pointers,
  * calltree-nofp without).
  *
@@ -10,7 +10,9 @@
  *              lie between sorter and cmp
  * A second thread spins in outside() and takes a per-thread timer signal
  * whose handler() works in handler_work(), so samples catch it inside a
- * signal handler (THREADS 1: no such thread; default 2).  At the end it
+ * signal handler (THREADS 1: no such thread; default 2).  With "fork" the
+ * process forks first and its child (the same image, no exec) does all
+ * this while the parent waits for it.  At the end it
  * prints the measured shares (percent):
  *     share a=34.7 b=34.7 leaf_a=17.3 leaf_b=34.6 a_self=17.3 rec=17.4 sort=13.1
  *     signal handler=15.0
@@ -24,6 +26,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,6 +159,19 @@ static void rec50(void)
 	sink += rec(DEPTH);
 }
 
+/* "fork": the child goes on, the parent ends with its status. */
+static void fork_first(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid <= 0)
+		return;		/* the child (or no fork: go on alone) */
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		exit(1);
+	exit(WEXITSTATUS(status));
+}
+
 int main(int argc, char **argv)
 {
 	double end = now_s() + arg_double(argc, argv, 1, 2.0);
@@ -164,6 +180,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	pthread_t thread;
 
+	if (argc > 3 && strcmp(argv[3], "fork") == 0)
+		fork_first();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigaction(SIGUSR1, &sa, NULL);

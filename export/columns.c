@@ -4,10 +4,12 @@
  * The text head is the CSV's host and channel lines; then the records, in
  * frames of whole samples (COLUMNS_FRAME_ROWS rows at most, unless a sample
  * has more threads); then a text tail: the processes (known at the end, so
- * the profile is read once), the interned (dso, symbol) pairs the records
- * name by number, the stats and an end line.  A PC is symbolized once
- * (symbols.c caches it) and its pair is interned once, so a row costs a
- * few stores, not a formatted line.
+ * the profile is read once), the interned (dso, symbol) pairs and call
+ * stacks the records name by number, the stats and an end line.  A PC is
+ * symbolized once (symbols.c caches it) and its pair is interned once; a
+ * stack is made into text once per (pid, chain, pc) while the maps stay
+ * the same, and its text interned once: a row costs a few stores, not a
+ * formatted line.
  */
 #include <endian.h>
 #include <errno.h>
@@ -22,10 +24,11 @@
 #include "textout.h"
 #include "../profile/textform.h"
 
-#define COLUMNS_VERSION 1
+#define COLUMNS_VERSION 2
 #define COLUMNS_FRAME_ROWS 65536	/* rows per frame, unless one sample has more */
 #define COLUMNS_FIXED 56		/* bytes before the channel values */
 #define COLUMNS_NO_SYMBOL 0xffffffffu	/* without --symbols */
+#define COLUMNS_NO_STACK 0xffffffffu	/* profiles without stacks */
 
 /* Interned pairs of 64-bit words: a (dso, symbol) pair by its pointers
  * (what the symbolizer hands out, fast) or by its text (pointers differ,
@@ -58,6 +61,14 @@ struct columns_writer {
 	uint32_t nsymbols;
 	const char **names;		/* [2 * id]: dso, symbol */
 	uint32_t names_cap;
+	/* profiles with stacks: (pid << 32 | chain, pc) -> stack id, valid
+	 * while the maps stay as they are; the stacks' texts by text */
+	struct pair_table by_chain;
+	struct pair_table stack_ids;
+	uint32_t nstacks;
+	char **stacks;			/* [id]: the text */
+	uint32_t stacks_cap;
+	struct stack_text stack;
 };
 
 static uint64_t text_hash(const char *dso, const char *symbol)
@@ -205,6 +216,65 @@ static int key_id(struct columns_writer *c, const struct row *row, uint32_t symb
 	return 0;
 }
 
+/* A new stack text: the next id, a copy kept for the tail. */
+static int new_stack(struct columns_writer *c, const char *text, uint32_t *id)
+{
+	char *copy;
+
+	if (c->nstacks == c->stacks_cap) {
+		uint32_t cap = c->stacks_cap ? 2 * c->stacks_cap : 256;
+		char **p = realloc(c->stacks, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		c->stacks = p;
+		c->stacks_cap = cap;
+	}
+	copy = strdup(text);
+	if (!copy)
+		return -1;
+	*id = c->nstacks;
+	c->stacks[c->nstacks++] = copy;
+	return pair_add(&c->stack_ids, (uintptr_t)copy, (uintptr_t)"", *id);
+}
+
+/* The row's stack: the id of its text (the CSV's stack column), made
+ * once per (pid, chain, pc) until the maps change. */
+static int stack_id(struct columns_writer *c, const struct row *row, uint32_t *id,
+		    struct error *err)
+{
+	uint64_t a = (uint64_t)row->pid << 32 | row->chain;
+	int64_t known;
+
+	if (!c->rows.info->stacks) {
+		*id = COLUMNS_NO_STACK;
+		return 0;
+	}
+	known = pair_get(&c->by_chain, a, row->pc);
+	if (known >= 0) {
+		*id = (uint32_t)known;
+		return 0;
+	}
+	if (rows_stack(&c->rows, row, &c->stack, err) < 0)
+		return -1;
+	known = pair_get(&c->stack_ids, (uintptr_t)c->stack.buf, (uintptr_t)"");
+	if (known >= 0)
+		*id = (uint32_t)known;
+	else if (new_stack(c, c->stack.buf, id) < 0)
+		return error_set(err, "out of memory for %" PRIu32 " call stacks", c->nstacks);
+	if (pair_add(&c->by_chain, a, row->pc, *id) < 0)
+		return error_set(err, "out of memory for %" PRIu32 " call stacks", c->nstacks);
+	return 0;
+}
+
+/* New maps may name the same addresses differently: make the texts again. */
+static void forget_chains(struct columns_writer *c)
+{
+	if (c->by_chain.count)
+		memset(c->by_chain.slots, 0, ((size_t)1 << c->by_chain.bits) * sizeof(*c->by_chain.slots));
+	c->by_chain.count = 0;
+}
+
 static void put_u64(unsigned char *p, uint64_t v)
 {
 	v = htole64(v);
@@ -241,9 +311,10 @@ static int put_row(void *arg, const struct row *row, struct error *err)
 {
 	struct columns_writer *c = arg;
 	unsigned char *p = c->frame + c->nframe * c->record_size;
-	uint32_t id = COLUMNS_NO_SYMBOL, key = 0;
+	uint32_t id = COLUMNS_NO_SYMBOL, key = 0, stack = COLUMNS_NO_STACK;
 
-	if (symbol_id(c, row, &id, err) < 0 || key_id(c, row, id, &key, err) < 0)
+	if (symbol_id(c, row, &id, err) < 0 || key_id(c, row, id, &key, err) < 0 ||
+	    stack_id(c, row, &stack, err) < 0)
 		return -1;
 	put_u64(p, (uint64_t)row->time_ns);
 	put_u32(p + 8, row->pid);
@@ -255,7 +326,7 @@ static int put_row(void *arg, const struct row *row, struct error *err)
 	p[41] = p[42] = p[43] = 0;
 	put_u32(p + 44, id);
 	put_u32(p + 48, key);
-	put_u32(p + 52, 0);
+	put_u32(p + 52, stack);
 	for (uint32_t i = 0; i < c->nchannels; i++) {
 		uint64_t count;
 		double value = NAN;
@@ -296,6 +367,12 @@ static void columns_free(struct columns_writer *c)
 	free(c->by_text.slots);
 	free(c->keys.slots);
 	free(c->names);
+	free(c->by_chain.slots);
+	free(c->stack_ids.slots);
+	for (uint32_t i = 0; i < c->nstacks; i++)
+		free(c->stacks[i]);
+	free(c->stacks);
+	stack_text_free(&c->stack);
 	free(c);
 }
 
@@ -314,6 +391,7 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 	}
 	c->path = opt->output;
 	c->by_text.by_text = true;
+	c->stack_ids.by_text = true;
 	c->nchannels = info->nchannels < PROFILE_MAX_CHANNELS ? info->nchannels
 							       : PROFILE_MAX_CHANNELS;
 	c->record_size = COLUMNS_FIXED + 8 * (size_t)c->nchannels;
@@ -332,8 +410,9 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 		textout_close(c->f, c->path, NULL);
 		goto fail;
 	}
-	fprintf(c->f, "# records size=%zu channels=%" PRIu32 " symbols=%d frame=%d\n# rows\n",
-		c->record_size, c->nchannels, c->rows.symbols != NULL, COLUMNS_FRAME_ROWS);
+	fprintf(c->f, "# records size=%zu channels=%" PRIu32 " symbols=%d stacks=%d frame=%d\n# rows\n",
+		c->record_size, c->nchannels, c->rows.symbols != NULL, info->stacks,
+		COLUMNS_FRAME_ROWS);
 	return c;
 fail:
 	columns_free(c);
@@ -348,6 +427,9 @@ static int columns_record(void *state, const struct profile_record *rec, struct 
 
 	if (frame_room(c, need, err) < 0)
 		return -1;
+	if (rec->type == PROFILE_REC_MAP || rec->type == PROFILE_REC_EXEC ||
+	    rec->type == PROFILE_REC_PROCESS)
+		forget_chains(c);
 	return rows_record(&c->rows, rec, put_row, c, err);
 }
 
@@ -365,6 +447,11 @@ static int columns_finish(void *state, const struct export_result *result, struc
 		fprintf(c->f, "# symbol id=%" PRIu32, id);
 		textform_str(c->f, "dso", c->names[2 * id]);
 		textform_str(c->f, "symbol", c->names[2 * id + 1]);
+		putc('\n', c->f);
+	}
+	for (uint32_t id = 0; id < c->nstacks; id++) {
+		fprintf(c->f, "# stack id=%" PRIu32, id);
+		textform_str(c->f, "stack", c->stacks[id]);
 		putc('\n', c->f);
 	}
 	ret = rows_write_processes(c->f, &c->rows, err);

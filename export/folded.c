@@ -3,7 +3,9 @@
  * which flamegraph.pl, inferno and speedscope read.  The weight of a
  * thread-sample is chosen with --weight (docs/EXPORT.md): samples, cpu
  * (ns), wall (ns), energy[:CHANNEL] (uJ, attributed by the one rule of
- * attribution.h) or a per-thread counter's delta.  Lines are summed per
+ * attribution.h) or a per-thread counter's delta: the values of the rows
+ * of rows.h, so that the folded weights are the CSV's columns (the wall
+ * interval of a window's first sample included).  Lines are summed per
  * distinct text in a hash table (memory grows with the distinct stacks,
  * not with the samples) and written sorted at the end.
  */
@@ -13,11 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attribution.h"
 #include "export.h"
 #include "../common/idmap.h"
+#include "rows.h"
 #include "stackfmt.h"
-#include "symbols.h"
 #include "textout.h"
 
 enum weight_kind {
@@ -42,15 +43,10 @@ struct folded_writer {
 	bool force;			/* --force: no PATH.old */
 	const struct profile_info *info;
 	enum weight_kind kind;
-	uint32_t slot;			/* sample channel (energy) or thread channel */
-	double to_unit;			/* energy channel value -> uJ */
-	struct symbolizer *symbols;
+	uint32_t channel;		/* the profile channel weighed (energy, counter) */
+	struct rows rows;		/* the rows, with a symbolizer */
 	struct idmap comms;		/* pid -> folded_comm: the process's name */
 	struct idmap names;		/* tid -> folded_comm: the thread's, once known */
-	uint64_t prev_ns;
-	bool have_prev;
-	double *shares;
-	uint32_t shares_cap;
 	uint64_t frames[PROFILE_MAX_FRAMES];
 	struct stack_text text;
 	struct folded_line *lines;	/* open addressing on the text */
@@ -59,19 +55,20 @@ struct folded_writer {
 
 /* ---- the weight ------------------------------------------------------- */
 
+#define ANY_KIND -1
+
+/* The profile channel of scope named name (NULL: the first), of kind
+ * (ANY_KIND: of any). */
 static int find_channel(const struct profile_info *info, const char *name, enum channel_scope scope,
-			bool energy_only, uint32_t *slot)
+			int kind, uint32_t *channel)
 {
-	const uint32_t *index = scope == CHANNEL_PER_SAMPLE ? info->sample_channel : info->thread_channel;
-	uint32_t n = scope == CHANNEL_PER_SAMPLE ? info->nsample_channels : info->nthread_channels;
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		const struct channel_desc *c = &info->channels[i];
 
-	for (uint32_t k = 0; k < n; k++) {
-		const struct channel_desc *c = &info->channels[index[k]];
-
-		if (energy_only && c->kind != CHANNEL_ENERGY)
+		if (c->scope != scope || (kind != ANY_KIND && (int)c->kind != kind))
 			continue;
 		if (!name || strcmp(c->name, name) == 0) {
-			*slot = k;
+			*channel = i;
 			return 0;
 		}
 	}
@@ -90,15 +87,14 @@ static int parse_weight(struct folded_writer *w, const char *spec, struct error 
 		w->kind = WEIGHT_WALL;
 	} else if (strcmp(spec, "energy") == 0 || strncmp(spec, "energy:", 7) == 0) {
 		const char *name = spec[6] ? spec + 7 : NULL;
-		const struct channel_desc *c;
 
-		if (find_channel(info, name, CHANNEL_PER_SAMPLE, true, &w->slot) < 0)
-			return error_set(err, "--weight %s: the profile has no %s%s energy channel (record with an energy plug-in such as -p rapl; --info lists the channels)",
+		/* an energy meter's channel, else a power meter's (scpi, sensors) */
+		if (find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_ENERGY, &w->channel) < 0 &&
+		    find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_POWER, &w->channel) < 0)
+			return error_set(err, "--weight %s: the profile has no %s%s energy or power channel (record with an energy plug-in such as -p rapl; --info lists the channels)",
 					 spec, name ? "'" : "", name ? name : "");
-		c = &info->channels[info->sample_channel[w->slot]];
 		w->kind = WEIGHT_ENERGY;
-		w->to_unit = (c->scale > 0 && isfinite(c->scale) ? c->scale : 1e-6) * 1e6;
-	} else if (find_channel(info, spec, CHANNEL_PER_THREAD, false, &w->slot) == 0) {
+	} else if (find_channel(info, spec, CHANNEL_PER_THREAD, ANY_KIND, &w->channel) == 0) {
 		w->kind = WEIGHT_COUNTER;
 	} else {
 		return error_set(err, "unknown --weight '%s' (use samples, cpu, wall, energy[:CHANNEL] or a counter channel of the profile)",
@@ -174,86 +170,46 @@ static const char *comm_of(struct folded_writer *w, uint32_t pid, uint32_t tid)
 	return c ? c->comm : "";
 }
 
-static int add_stack(struct folded_writer *w, const struct stack_tree *stacks, uint32_t pid,
-		     uint32_t tid, uint64_t pc, uint32_t chain, double weight, struct error *err)
+/* What a row weighs; exit rows weigh only CPU time and counts. */
+static double row_weight(const struct folded_writer *w, const struct row *row)
 {
-	uint32_t n = profile_stack_frames(stacks, chain, w->frames, PROFILE_MAX_FRAMES);
+	uint64_t count = 0;
+	double value = 0;
 
-	if (!(weight > 0))
-		return 0;
-	if (stack_text_build(&w->text, w->symbols, comm_of(w, pid, tid), pid, pc, w->frames, n) < 0)
-		return error_set(err, "out of memory for a call stack");
-	return add_line(w, w->text.buf, weight, err);
-}
-
-static int ensure_shares(struct folded_writer *w, uint32_t n, struct error *err)
-{
-	double *shares;
-
-	if (n <= w->shares_cap)
-		return 0;
-	shares = realloc(w->shares, n * sizeof(*shares));
-	if (!shares)
-		return error_set(err, "out of memory for a sample of %u threads", n);
-	w->shares = shares;
-	w->shares_cap = n;
-	return 0;
-}
-
-static double thread_weight(const struct folded_writer *w, const struct profile_thread_sample *t,
-			    uint32_t i, uint64_t wall)
-{
 	switch (w->kind) {
 	case WEIGHT_SAMPLES:
-		return 1;
+		return row->exit ? 0 : 1;
 	case WEIGHT_CPU:
-		return (double)t->cpu_delta_ns;
+		return (double)row->cpu_delta_ns;
 	case WEIGHT_WALL:
-		return (double)wall;
+		return (double)row->wall_delta_ns;
 	case WEIGHT_ENERGY:
-		return w->shares[i] * w->to_unit;
+		value = rows_energy(&w->rows, row, w->channel) * 1e6;	/* uJ */
+		return isnan(value) ? 0 : value;
 	case WEIGHT_COUNTER:
-		return (double)t->counter_deltas[w->slot];
+		if (rows_cell(&w->rows, row, w->channel, &count, &value) != ROW_CELL_COUNT)
+			return 0;
+		return (double)count;
 	}
 	return 0;
 }
 
-static int on_sample(struct folded_writer *w, const struct stack_tree *stacks,
-		     const struct profile_sample *s, struct error *err)
+/* One row: its weight on the line of its stack.  An exit row (CPU time
+ * and counts after the thread's last sample) goes to its last stack; a
+ * thread never sampled has none. */
+static int add_row(void *arg, const struct row *row, struct error *err)
 {
-	uint64_t start = w->info->host.start_ns;
-	uint64_t wall = w->have_prev ? s->time_ns - w->prev_ns :
-			s->time_ns > start ? s->time_ns - start : 0;
+	struct folded_writer *w = arg;
+	double weight = row_weight(w, row);
+	uint32_t n;
 
-	w->prev_ns = s->time_ns;
-	w->have_prev = true;
-	if (w->kind == WEIGHT_ENERGY) {
-		if (ensure_shares(w, s->nthreads, err) < 0)
-			return -1;
-		attribute_energy(s, s->values[w->slot], w->shares);
-	}
-	for (uint32_t i = 0; i < s->nthreads; i++) {
-		const struct profile_thread_sample *t = &s->threads[i];
-
-		if (add_stack(w, stacks, t->pid, t->tid, t->pc, t->chain, thread_weight(w, t, i, wall),
-			      err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* CPU time and counts after a thread's last sample, at its last stack. */
-static int on_exit_tail(struct folded_writer *w, const struct stack_tree *stacks,
-			const struct profile_exit *e, struct error *err)
-{
-	double weight = w->kind == WEIGHT_CPU ? (double)e->cpu_delta_ns :
-			w->kind == WEIGHT_COUNTER ? (double)e->counter_deltas[w->slot] : 0;
-	int ret = 0;
-
-	if (e->final && e->last_pc)
-		ret = add_stack(w, stacks, e->pid, e->tid, e->last_pc, e->last_chain, weight, err);
-	idmap_remove(&w->names, e->tid);	/* a later thread may reuse the tid */
-	return ret;
+	if (!(weight > 0) || (row->exit && !row->pc))
+		return 0;
+	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
+	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
+			     row->pc, w->frames, n) < 0)
+		return error_set(err, "out of memory for a call stack");
+	return add_line(w, w->text.buf, weight, err);
 }
 
 static int on_process(struct folded_writer *w, const struct profile_process *p, struct error *err)
@@ -264,16 +220,12 @@ static int on_process(struct folded_writer *w, const struct profile_process *p, 
 
 	if (parent && p->ppid)	/* a fork child is its parent until exec */
 		inherited = *parent;
-	if (p->ppid && symbolizer_fork(w->symbols, p->pid, p->ppid) < 0)
-		goto nomem;
 	c = idmap_get(&w->comms, p->pid, &created);
 	if (!c)
-		goto nomem;
+		return error_set(err, "out of memory for process %" PRIu32, p->pid);
 	if (created || inherited.comm[0])
 		*c = inherited;
 	return 0;
-nomem:
-	return error_set(err, "out of memory for process %" PRIu32, p->pid);
 }
 
 static int on_exec(struct folded_writer *w, const struct profile_exec *e, struct error *err)
@@ -298,33 +250,30 @@ static int on_name(struct folded_writer *w, const struct profile_name *n, struct
 	return 0;
 }
 
-static int on_map(struct folded_writer *w, const struct profile_map *m, struct error *err)
-{
-	if (symbolizer_add_map(w->symbols, m) < 0)
-		return error_set(err, "out of memory for the maps of process %" PRIu32, m->pid);
-	return 0;
-}
-
+/* The names first (the rows are named by them), then the rows. */
 static int folded_record(void *state, const struct profile_record *rec, struct error *err)
 {
 	struct folded_writer *w = state;
+	int ret = 0;
 
 	switch (rec->type) {
-	case PROFILE_REC_SAMPLE:
-		return on_sample(w, rec->stacks, &rec->sample, err);
-	case PROFILE_REC_EXIT:
-		return on_exit_tail(w, rec->stacks, &rec->exit, err);
 	case PROFILE_REC_PROCESS:
-		return on_process(w, &rec->process, err);
+		ret = on_process(w, &rec->process, err);
+		break;
 	case PROFILE_REC_EXEC:
-		return on_exec(w, &rec->exec, err);
+		ret = on_exec(w, &rec->exec, err);
+		break;
 	case PROFILE_REC_NAME:
-		return on_name(w, &rec->name, err);
-	case PROFILE_REC_MAP:
-		return on_map(w, &rec->map, err);
+		ret = on_name(w, &rec->name, err);
+		break;
 	default:
-		return 0;
+		break;
 	}
+	if (ret < 0 || rows_record(&w->rows, rec, add_row, w, err) < 0)
+		return -1;
+	if (rec->type == PROFILE_REC_EXIT)
+		idmap_remove(&w->names, rec->exit.tid);	/* a later thread may reuse the tid */
+	return 0;
 }
 
 /* ---- open and finish -------------------------------------------------- */
@@ -334,11 +283,10 @@ static void folded_free(struct folded_writer *w)
 	for (size_t i = 0; i < w->cap; i++)
 		free(w->lines[i].text);
 	free(w->lines);
-	free(w->shares);
 	stack_text_free(&w->text);
 	idmap_free(&w->comms);
 	idmap_free(&w->names);
-	symbolizer_free(w->symbols);
+	rows_free(&w->rows);
 	free(w);
 }
 
@@ -346,6 +294,7 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 			 struct error *err)
 {
 	struct folded_writer *w = calloc(1, sizeof(*w));
+	struct export_options symbolized = *opt;	/* frames are always named */
 
 	if (!w) {
 		error_set(err, "out of memory for the folded writer");
@@ -356,13 +305,15 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 	w->force = opt->force;
 	idmap_init(&w->comms, sizeof(struct folded_comm));
 	idmap_init(&w->names, sizeof(struct folded_comm));
+	symbolized.symbols = true;
+	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
+		idmap_free(&w->comms);
+		idmap_free(&w->names);
+		free(w);
+		return NULL;
+	}
 	if (parse_weight(w, opt->weight, err) < 0)
 		goto fail;
-	if (!(w->symbols = symbolizer_new()) ||
-	    symbolizer_set_cache(w->symbols, opt->symbol_cache) < 0) {
-		error_set(err, "out of memory for the symbolizer");
-		goto fail;
-	}
 	return w;
 fail:
 	folded_free(w);

@@ -166,8 +166,11 @@ void rows_free(struct rows *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Each per-sample energy channel's share for each thread, by the one rule. */
-static int attribute_sample(struct rows *r, const struct profile_sample *s, struct error *err)
+/* Each per-sample energy channel's share for each thread, by the one rule;
+ * a power channel's too, of its reading times the wall interval (the
+ * energy of the interval, rows_energy). */
+static int attribute_sample(struct rows *r, const struct profile_sample *s, uint64_t wall_ns,
+			    struct error *err)
 {
 	const struct profile_info *info = r->info;
 	uint32_t need = s->nthreads * info->nsample_channels;
@@ -182,8 +185,13 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, stru
 		r->shares_cap = need;
 	}
 	for (uint32_t k = 0; k < info->nsample_channels; k++) {
-		if (info->channels[info->sample_channel[k]].kind == CHANNEL_ENERGY)
+		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
+
+		if (kind == CHANNEL_ENERGY)
 			attribute_energy(s, s->values[k], r->shares + k * s->nthreads);
+		else if (kind == CHANNEL_POWER)
+			attribute_energy(s, s->values[k] * (double)wall_ns * 1e-9,
+					 r->shares + k * s->nthreads);
 	}
 	return 0;
 }
@@ -203,7 +211,7 @@ static int sample_rows(struct rows *r, const struct stack_tree *stacks,
 		row.wall_delta_ns = 0;
 	r->prev_ns = s->time_ns;
 	r->have_prev = true;
-	if (attribute_sample(r, s, err) < 0)
+	if (attribute_sample(r, s, row.wall_delta_ns, err) < 0)
 		return -1;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
@@ -343,4 +351,26 @@ void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol)
 {
 	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, symbol);
+}
+
+double rows_energy(const struct rows *r, const struct row *row, uint32_t ch)
+{
+	const struct profile_info *info = r->info;
+	const struct channel_desc *desc = &info->channels[ch];
+	const struct profile_sample *s = row->sample;
+	double scale = desc->scale > 0 && isfinite(desc->scale) ? desc->scale :
+		       desc->kind == CHANNEL_ENERGY ? 1e-6 : 1;	/* uJ, W: as perf.data */
+	uint32_t ks = 0;
+
+	if (desc->scope != CHANNEL_PER_SAMPLE ||
+	    (desc->kind != CHANNEL_ENERGY && desc->kind != CHANNEL_POWER))
+		return NAN;
+	if (row->exit)
+		return 0;	/* after the last sample: no reading */
+	for (uint32_t i = 0; i < ch; i++)
+		if (info->channels[i].scope == CHANNEL_PER_SAMPLE)
+			ks++;
+	if (isnan(s->values[ks]))
+		return NAN;
+	return r->shares[ks * s->nthreads + row->thread] * scale;
 }

@@ -82,6 +82,12 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch,
 			uint64_t *count, double *value);
 
+/* The row's energy of channel ch in joules, by the one rule of
+ * attribution.h: an energy channel's reading, or a power channel's reading
+ * times the sample's wall interval.  0 for an exit row; NAN for a missing
+ * reading or a channel that is neither. */
+double rows_energy(const struct rows *r, const struct row *row, uint32_t ch);
+
 /* The row's DSO and function (symbols.h; needs --symbols). */
 void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol);

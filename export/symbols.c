@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,6 +174,12 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 	struct mapping map;
 
 	if (!m->path[0] || m->len == 0 || m->start + m->len < m->start)
+		return 0;
+	/* Code runs only in executable mappings: a PC in another one lies in
+	 * memory mapped anew since the maps were read (a JIT's code where
+	 * ld.so.cache was), so it is unknown, as in perf.data (perfdata.c
+	 * writes executable maps only) and to the unwinder. */
+	if (!(m->prot & PROT_EXEC))
 		return 0;
 	pm = idmap_get(&s->processes, m->pid, NULL);
 	if (!pm)

@@ -103,6 +103,19 @@ test_expect_success '--control FIFO: enable and disable from the program, two wi
 	expect_le $((total + 20000000)) "$(cpu_in c.prof.txt)" "CPU time in the profile (windows: $total ns)"
 '
 
+# (d.prof has no stacks: one frame per line, the same weights.)
+test_expect_success 'folded --weight wall: the wall time of the windows, as the CSV'"'"'s rows' '
+	for p in d c; do
+		"$EXPORT" --format csv $p.prof | grep -v "^#" |
+			awk -F, "NR > 1 { s += \$7 } END { printf \"%.0f\", s }" >$p.csv-wall &&
+		"$EXPORT" --format folded --weight wall $p.prof >$p.folded &&
+		folded=$(awk "{ s += \$NF } END { printf \"%.0f\", s }" $p.folded) &&
+		expect_near "$(cat $p.csv-wall)" "$folded" "$(wc -l <$p.folded)" "$p: wall ns of the folded lines (rounded per line)" || return 1
+	done &&
+	total=$(awk "{ s += \$2 - \$1 } END { print s }" win.txt) &&
+	expect_le $((2 * total + 50000000)) "$folded" "c: wall ns of its two threads (sh, busy) in the windows ($total ns each)"
+'
+
 test_expect_success '--control: an unknown command is one warning, sampling goes on' '
 	mkfifo ctl2 &&
 	"$SAMPLER" --control ctl2 -o u.prof -- sh -c "echo bogus >ctl2; \"$EXAMPLES/busy\" 0.2" 2>err &&

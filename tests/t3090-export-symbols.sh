@@ -79,4 +79,31 @@ test_expect_success PERF 'the demo: every thread-sample gets the name perf repor
 	diff perf.demo ours.demo
 '
 
+# A JIT's code mapped where ld.so.cache was read (the loader unmaps it, the
+# JIT's anonymous mapping takes the address) while the recorder's maps still
+# hold the cache: the sampled PC and its caller lie in no executable
+# mapping and are unknown, as perf shows them, not "[ld.so.cache]".
+test_expect_success 'a PC in a mapping that is not executable is [unknown], in CSV, columns and folded' '
+	{
+	echo "format name=native compressed=0 stacks=1"
+	echo "host hostname=fixture os_release=6.1.0-fix os_version=%231 arch=x86_64 cpu_desc=CPU cpu_id=x nr_cpus_online=1 nr_cpus_avail=1 total_mem_kb=1 sampler_version=0.1.0 cmdline=sampler realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=100"
+	echo "process pid=100 ppid=0 time=1000000000"
+	echo "exec pid=100 time=1000000000 comm=jit argv=./jit"
+	echo "thread tid=100 pid=100 time=1000000000"
+	map_lines 100 "$LIBC" $LIBC_BASE
+	echo "map pid=100 time=1000000000 start=0x7f3000000000 len=0x10000 pgoff=0x0 dev=08:01 inode=5 prot=r-- path=/etc/ld.so.cache"
+	echo "sample time=1010000000 nthreads=1 values="
+	printf "ts tid=100 pid=100 pc=0x7f3000000100 cpu=1000000 stack=0x7f3000000200,0x%x stack_end=unknown-map\n" $((LIBC_BASE + 0x1000))
+	echo "stats wall=10000000 latency=0 samples=1 thread_samples=1 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals="
+	} >jit.txt &&
+	"$PROFILE_TOOL" build jit.prof <jit.txt &&
+	"$EXPORT" --format folded jit.prof >jit.folded &&
+	cat jit.folded &&
+	expect_grep "^jit;[^;]*;\[unknown\];\[unknown\] 1\$" jit.folded &&
+	"$EXPORT" --format csv --symbols jit.prof | grep -v "^#" | tail -n 1 >jit.row &&
+	expect_grep ",\[unknown\],[^,]*,[^;]*;\[unknown\];\[unknown\]\$" jit.row &&
+	"$EXPORT" --format columns --symbols -o jit.cols jit.prof &&
+	expect_no_grep "ld.so.cache" jit.cols
+'
+
 test_done

@@ -171,6 +171,30 @@ else
 	test_skip 'energy per call path' 'the fake RAPL PMU needs root (system-wide perf events)'
 fi
 
+# A counter event gets its stacks as cpu-time and wall-time do; each
+# event's samples are printed with their stacks.
+test_expect_success 'every event carries the call chain: cpu-time, wall-time and a counter (perf plug-in)' '
+	"$SAMPLER" -f 1000 -g -p perf:perf::TASK-CLOCK -o k.prof -- "$EXAMPLES/calltree" 2 >/dev/null &&
+	"$EXPORT" -o k.data k.prof 2>err &&
+	expect_eq "" "$(cat err)" "export stderr" &&
+	perf script -i k.data -F event,ip,sym >k.script 2>err &&
+	expect_eq "" "$(cat err)" "perf script stderr" &&
+	awk "/: *\$/ { ev = \$1; n[ev]++; getline f; getline c
+			if (f ~ / leaf\$/) { leaf[ev]++; if (c ~ / (a|b)\$/) ok[ev]++ } }
+	     END { for (e in n) print e, n[e], leaf[e] + 0, ok[e] + 0 }" k.script | sort >k.events &&
+	cat k.events &&
+	expect_eq "cpu-time: perf::TASK-CLOCK: wall-time:" "$(cut -d" " -f1 k.events | tr "\n" " " | sed "s/ \$//")" "events" &&
+	while read ev n leaf ok; do
+		expect_ge 100 "$leaf" "$ev samples in leaf" &&
+		expect_eq "$leaf" "$ok" "$ev samples in leaf called from a or b" || exit 1
+	done <k.events &&
+	perf report -i k.data --stdio --children --sort symbol -g none >k.txt 2>err &&
+	expect_eq "" "$(cat err)" "perf report stderr" &&
+	"$EXPORT" --format folded --weight perf::TASK-CLOCK k.prof >k.folded &&
+	expect_near "$(folded_children k.folded leaf)" "$(children k.txt perf::TASK-CLOCK leaf)" 0.5 \
+		"task-clock children share of leaf in perf report (%)"
+'
+
 test_expect_success 'truncated, stripped and JIT stacks export without a warning' '
 	"$SAMPLER" --call-graph dwarf,256 -o t.prof -- "$EXAMPLES/calltree" 0.3 >/dev/null &&
 	"$SAMPLER" -g -o s.prof -- "$EXAMPLES/calltree-stripped" 0.3 >/dev/null &&

@@ -262,19 +262,19 @@ def _number(v):
 
 
 def load(path, prog):
-    """The per-stack sums of a profile recorded with -g, through the CSV
-    export's stack column: (stacks, energy channels).  A stack starts with
+    """The per-stack sums of a profile recorded with -g, through the
+    exporter's columns (a CSV file: its stack column): (stacks, energy
+    channels).  A stack starts with
     its process's name (as the folded export's do); its sums are those of
     the module doc: samples (the `sample` rows), cpu (s; the `exit` rows'
     tails too, so that totals are the profile's), and per energy or power
     channel its name (J, by the exporter's rule of attribution)."""
     import numpy as np
 
-    from . import blockagg, csvprof
+    from . import blockagg, colprof, csvprof
     from .fileio import Progress
-    from .textview import unescape
 
-    profile = csvprof.Profile(path, symbols=True, stacks=True)
+    profile = colprof.open_profile(path, symbols=True, stacks=True)
     if not profile.has_stacks:
         profile._close_quietly()
         raise SamplerError(
@@ -319,7 +319,7 @@ def load(path, prog):
     names = ["cpu"] + [ch.name for ch in channels]
     for (pid, stack), row in sums.items():
         comm = csvprof.comm_of(profile, pid)
-        frames = (comm,) + tuple(unescape(stack).split(";"))
+        frames = (comm,) + tuple(profile.stack_text(stack).split(";"))
         d = {"samples": row[0]}
         for k, name in enumerate(names):
             d[name] = row[1 + 2 * k]

@@ -266,7 +266,8 @@ def run_tree(args):
             "confidence": args.confidence,
             "min_change": args.min_change,
         },
-        lambda: text_header(args, 1, 1) + table.text(cols, rows),
+        # one profile, one run, per side
+        lambda: text_header(args, args.base_profiles, args.new_profiles) + table.text(cols, rows),
     )
     return 0
 

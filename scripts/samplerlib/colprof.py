@@ -2,14 +2,15 @@
 (docs/EXPORT.md, "Columns").  The exporter is the one reader of the profile
 format; this module only lays its fixed-width records onto numpy arrays.
 
-    # sampler columns v1
+    # sampler columns v2
     # host ... / # channel ...                     (as in the CSV)
-    # records size=.. channels=.. symbols=0|1 frame=..
+    # records size=.. channels=.. symbols=0|1 stacks=0|1 frame=..
     # rows
     frames: u32 count (little-endian), then count records of whole samples;
             count 0 ends them
     # process ...                                   (as in the CSV)
     # symbol id=.. dso=.. symbol=..                  (one per id the rows use)
+    # stack id=.. stack=..                           (profiles with stacks)
     # stats ...
     # end
 
@@ -17,8 +18,9 @@ A record: time_ns i64, pid u32, tid u32, pc u64, cpu_delta_ns u64,
 wall_delta_ns u64, kind u8 (0 sample, 1 exit), 3 bytes padding, symbol u32
 (an id of a `# symbol` line; 0xffffffff without symbols), key u32 (one id
 per (pid, tid, symbol), or (pid, tid, pc) without symbols, numbered from 0 in
-order of first appearance), 4 bytes padding, then one f64 per channel (NaN:
-no reading).  A frame becomes one record array without a
+order of first appearance), stack u32 (an id of a `# stack` line: the CSV's
+stack column; 0xffffffff in a profile without stacks), then one f64 per
+channel (NaN: no reading).  A frame becomes one record array without a
 copy; frames are read ahead by a thread, at most two at a time.
 """
 
@@ -29,10 +31,11 @@ import numpy as np
 from . import csvprof, fileio, tools
 from .textview import parse_fields, split_words, to_text
 
-MAGIC = "# sampler columns v1"
+MAGIC = "# sampler columns v2"
 FIXED_SIZE = 56
 FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
 NO_SYMBOL = 0xFFFFFFFF
+NO_STACK = 0xFFFFFFFF
 EXIT = 1  # kind of an exit row
 _FIXED = [
     ("time_ns", "<i8"),
@@ -45,23 +48,25 @@ _FIXED = [
     ("pad", "V3"),
     ("sym", "<u4"),
     ("key", "<u4"),
-    ("pad2", "V4"),
+    ("stack", "<u4"),
 ]
 
 
-def open_profile(path, symbols=True, name=None):
+def open_profile(path, symbols=True, name=None, stacks=False):
     """A CSV file is read as CSV; anything else is given to the exporter
-    and read through its columns."""
+    and read through its columns.  stacks: the CSV's stack column is
+    parsed too (the columns always carry their stack ids)."""
     fileio.check_readable(path)
     if fileio.head_bytes(path, 17).startswith(b"# sampler csv v"):
-        return csvprof.Profile(path, symbols=symbols, name=name)
+        return csvprof.Profile(path, symbols=symbols, name=name, stacks=stacks)
     return Profile(path, symbols=symbols, name=name)
 
 
 class Profile(csvprof.Profile):
     """csvprof.Profile's facts and blocks, from the exporter's columns.
     Blocks have fields time_ns, pid, tid, kind (EXIT for exit rows), pc,
-    cpu_delta_ns, wall_delta_ns, sym, key, c0, c1, ..."""
+    cpu_delta_ns, wall_delta_ns, sym, key, stack, c0, c1, ...; stack is
+    an id that stack_text() names once the blocks are read."""
 
     exit_kind = EXIT
     whole_samples = True  # a frame never cuts a sample
@@ -74,6 +79,8 @@ class Profile(csvprof.Profile):
         self.stats = {}
         self.version = 2  # rows have kinds, as CSV v2
         self.symbols = {}  # id -> (dso, symbol)
+        self.stacks = {}  # id -> stack text (profiles with stacks)
+        self._with_stacks = False
         self.dso_col = self.symbol_col = None
         self._line = 0
         self._ended = False
@@ -119,6 +126,7 @@ class Profile(csvprof.Profile):
         try:
             size, nch = int(fields["size"]), int(fields["channels"])
             self._with_symbols = fields["symbols"] == "1"
+            self._with_stacks = fields["stacks"] == "1"
         except (KeyError, ValueError):
             self._bad("bad records line (the stream is damaged)")
         if nch != len(self.channels) or size != FIXED_SIZE + 8 * nch:
@@ -134,6 +142,14 @@ class Profile(csvprof.Profile):
             self.dso_col = self.symbol_col = True
 
     @property
+    def has_stacks(self):
+        return self._with_stacks
+
+    def stack_text(self, value):
+        """The frames, joined by ';', of a row's stack field."""
+        return self.stacks[int(value)]
+
+    @property
     def key_fields(self):
         return ("sym",) if self._with_symbols else ("pc",)
 
@@ -145,7 +161,7 @@ class Profile(csvprof.Profile):
 
     def blocks(self, progress=None):
         rows = 0
-        top = -1
+        top = top_stack = -1
         keys = 0  # key ids so far: a new block's are below keys + its rows
         ok = False
         reader = csvprof._read_ahead(self._f, read=self._frame)
@@ -158,8 +174,10 @@ class Profile(csvprof.Profile):
                         "row %d: kind %d (expected 0 or 1; the stream is damaged)"
                         % (rows + int(np.argmax(arr["kind"] > EXIT)) + 1, bad)
                     )
-                if self._with_symbols:
+                if self._with_symbols and len(arr):
                     top = max(top, int(arr["sym"].max()))
+                if self._with_stacks and len(arr):
+                    top_stack = max(top_stack, int(arr["stack"].max()))
                 last = int(arr["key"].max()) if len(arr) else -1
                 if last >= keys + len(arr):
                     self._bad("row keys beyond their count (the stream is damaged)")
@@ -168,7 +186,7 @@ class Profile(csvprof.Profile):
                 if progress is not None:
                     progress.update(rows)
                 yield arr
-            self._read_tail(top)
+            self._read_tail(top, top_stack)
             ok = True
         finally:
             reader.close()
@@ -194,7 +212,7 @@ class Profile(csvprof.Profile):
             raise _Damage("inside a frame", cut=True)
         return data  # b"" for the end mark, a frame of 0 rows
 
-    def _read_tail(self, top):
+    def _read_tail(self, top, top_stack):
         while True:
             line = self._readline()
             if not line:
@@ -209,6 +227,12 @@ class Profile(csvprof.Profile):
                     self.symbols[int(fields["id"])] = (fields["dso"], fields["symbol"])
                 except (KeyError, ValueError):
                     self._bad("bad symbol line %r (the stream is damaged)" % text[:60])
+            elif words and words[0] == "stack":
+                fields = parse_fields(words[1:])
+                try:
+                    self.stacks[int(fields["id"])] = fields["stack"]
+                except (KeyError, ValueError):
+                    self._bad("bad stack line %r (the stream is damaged)" % text[:60])
             elif words:
                 self._comment(text)
             else:
@@ -217,6 +241,11 @@ class Profile(csvprof.Profile):
             self._bad(
                 "a row names symbol %d of %d symbol lines (the stream is damaged)"
                 % (top, len(self.symbols))
+            )
+        if top_stack >= len(self.stacks) or any(i >= len(self.stacks) for i in self.stacks):
+            self._bad(
+                "a row names stack %d of %d stack lines (the stream is damaged)"
+                % (top_stack, len(self.stacks))
             )
 
 

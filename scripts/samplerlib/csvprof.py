@@ -206,6 +206,10 @@ class Profile:
     def has_stacks(self):
         return self.stack_col is not None
 
+    def stack_text(self, value):
+        """The frames, joined by ';', of a row's stack field."""
+        return unescape(value)
+
     def _make_dtype(self):
         fields = []
         for i in self._usecols:

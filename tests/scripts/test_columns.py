@@ -147,6 +147,78 @@ def test_recording_with_exit_rows_same_report_as_csv(tmp_path):
 # ---- damaged streams ------------------------------------------------------
 
 
+def record_g(tmp_path, name, *argv):
+    need("sampler", "sampler-export")
+    prog = os.path.join(EXAMPLES, argv[0])
+    if not os.access(prog, os.X_OK):
+        pytest.skip("build/examples/%s not built (run make)" % argv[0])
+    prof = tmp_path / name
+    subprocess.run(
+        [os.path.join(BIN, "sampler"), "-g", "-f", "500", "-o", str(prof), "--", prog, *argv[1:]],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return prof
+
+
+def stacks_by_row(path, stacks=True, symbols=True):
+    """Every row's stack text, read through colprof (a CSV file: csvprof)."""
+    from samplerlib import colprof
+
+    prof = colprof.open_profile(str(path), symbols=symbols, stacks=stacks)
+    fields = [b[["pid", "tid", "stack"]] for b in prof.blocks()]
+    return prof, [(int(r[0]), int(r[1]), prof.stack_text(r[2])) for f in fields for r in f]
+
+
+@pytest.mark.parametrize("symbols", [True, False])
+def test_stack_ids_name_the_csv_stack_column(tmp_path, symbols):
+    """-g across fork and exec (new maps mid-profile): each row's stack id
+    names the text of the CSV's stack column of the same row, with
+    --symbols (function names) and without (addresses)."""
+    prof = record_g(tmp_path, "f.prof", "forkexec", "0.2")
+    csv = tmp_path / "f.csv"
+    subprocess.run(
+        [os.path.join(BIN, "sampler-export"), "--format", "csv"]
+        + (["--symbols"] if symbols else [])
+        + [str(prof), "-o", str(csv)],
+        check=True,
+        capture_output=True,
+    )
+    cols, got = stacks_by_row(prof, symbols=symbols)
+    _, want = stacks_by_row(csv, symbols=symbols)
+    assert cols.has_stacks
+    assert len(got) > 50 and got == want
+    texts = {t for _, _, t in got}
+    if symbols:
+        assert any(t.endswith(";main") and t.startswith("_start;") for t in texts), texts
+    else:
+        assert all(f.startswith("0x") for t in texts for f in t.split(";")), texts
+    assert len(cols.stacks) == len(texts)  # each text once
+
+
+def test_no_stacks_no_stack_lines(stream, tmp_path):
+    """A profile without -g: no stack lines, every row NO_STACK."""
+    from samplerlib import colprof
+
+    data, prof = stream
+    assert b"stacks=0 " in data and b"\n# stack " not in data
+    p = colprof.open_profile(str(prof))
+    assert not p.has_stacks
+    assert all((b["stack"] == colprof.NO_STACK).all() for b in p.blocks())
+
+
+def test_stack_id_beyond_the_stack_lines_is_one_clear_error(tmp_path, monkeypatch):
+    prof = record_g(tmp_path, "c.prof", "calltree", "0.2", "1")
+    data = export(prof, "columns", tmp_path / "c.cols").read_bytes()
+    f = frame_at(data) + 4 + 52
+    fake_exporter(tmp_path, data[:f] + struct.pack("<I", 0xFFFFFFF0) + data[f + 4 :], monkeypatch)
+    proc = run("sampler-report", "--tree", str(prof), ok=False)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "stack lines (the stream is damaged)" in lines[0], proc.stderr
+
+
 @pytest.fixture(scope="module")
 def stream(tmp_path_factory):
     """A good columns stream of a small generated profile, and that profile."""
