@@ -259,12 +259,20 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 	}
 }
 
-/* The first profile's facts, its per-thread channels only. */
+/* The first profile's facts, its per-thread channels only; the run starts
+ * with the earliest input (the ranks of a job start in any order), so that
+ * no record comes before the start. */
 static void merged_info(const struct merge *m, struct profile_info *info)
 {
 	const struct profile_info *first = m->in[0].info;
 
 	*info = *first;
+	for (size_t i = 1; i < m->n; i++) {
+		uint64_t start = shifted(&m->in[i], m->in[i].info->host.start_ns);
+
+		if (start < info->host.start_ns)
+			info->host.start_ns = start;
+	}
 	info->nchannels = 0;
 	for (uint32_t j = 0; j < first->nthread_channels; j++)
 		info->channels[info->nchannels++] = first->channels[first->thread_channel[j]];

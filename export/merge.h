@@ -12,7 +12,7 @@
 
 /* Write to out (a native profile) the records of paths[0..n-1] in time
  * order, on the first profile's clock (the others moved by their realtime
- * anchors).  Process and thread ids are made distinct (profile i's pid p
+ * anchors), from the earliest profile's start.  Process and thread ids are made distinct (profile i's pid p
  * becomes i << 22 | p) and every process and thread name gets its rank,
  * as "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
  * power: node readings that several ranks of a host share) are left out;

@@ -90,7 +90,7 @@ test_expect_success PERF 'perf report --sort comm of the merged perf.data splits
 # csv_cpu CSV: "pid cpu_ns" of each process of an exported csv (sample and
 # exit rows).
 csv_cpu() {
-	awk -F, "/^[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
+	awk -F, "/^-?[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
 }
 
 test_expect_success 'ranks recorded with --delay (each starts with an "off" window) merge: CPU per rank exactly as alone' '
@@ -127,11 +127,12 @@ test_expect_success PERF 'perf report of the windowed merge: CPU time 10/20/30/4
 test_expect_success 'disjoint windows merge: each input counts only inside its own windows; the merge is off only where all are' '
 	"$SAMPLER" --delay 0.3 -o late.prof -- "$EXAMPLES/busy" 0.8 2>/dev/null &&
 	"$SAMPLER" --duration 0.3 -o early.prof -- "$EXAMPLES/busy" 0.8 2>/dev/null &&
-	"$EXPORT" --format csv -o le.csv late.prof early.prof &&
+	"$EXPORT" --format csv -o el.csv early.prof late.prof &&
 	"$EXPORT" --format csv -o late.csv late.prof &&
 	"$EXPORT" --format csv -o early.csv early.prof &&
-	expect_eq "$(csv_cpu late.csv | cut -d" " -f2) $(csv_cpu early.csv | cut -d" " -f2)" \
-		"$(csv_cpu le.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ $//")" "CPU ns of each input, merged vs alone" &&
+	expect_eq "$(csv_cpu early.csv | cut -d" " -f2) $(csv_cpu late.csv | cut -d" " -f2)" \
+		"$(csv_cpu el.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ $//")" "CPU ns of each input, merged vs alone" &&
+	expect_eq 0 "$(grep -c "^-" el.csv)" "rows before the start (the second input started first)" &&
 	late=$(csv_cpu late.csv | cut -d" " -f2) &&
 	expect_le 600000000 "$late" "CPU ns of the late input (its 0.3 s before the window left out)"
 '

@@ -123,16 +123,17 @@ test_expect_success 'attach: CPU shares of spin_full and spin_third within 3 poi
 
 # csv_cpu CSV: "pid cpu_ns" of each process of an exported csv.
 csv_cpu() {
-	awk -F, "/^[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
+	awk -F, "/^-?[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
 }
 
-test_expect_success 'two --pid profiles (one window each) merge into one export: each counts its attached time only' '
+test_expect_success 'two --pid profiles (one window each, the second started first) merge: each counts its attached time only' '
 	start_busy 30 && t1=$target &&
 	start_busy 30 && t2=$target &&
 	sleep 1 &&
-	{ "$SAMPLER" -f 200 --pid $t1 --duration 0.5 -o p1.prof 2>/dev/null & } && s1=$! &&
-	"$SAMPLER" -f 200 --pid $t2 --duration 0.5 -o p2.prof 2>/dev/null &&
-	wait $s1 &&
+	{ "$SAMPLER" -f 200 --pid $t2 --duration 0.5 -o p2.prof 2>/dev/null & } && s2=$! &&
+	wait_traced $t2 $s2 &&
+	"$SAMPLER" -f 200 --pid $t1 --duration 0.5 -o p1.prof 2>/dev/null &&
+	wait $s2 &&
 	"$EXPORT" --format csv -o p12.csv p1.prof p2.prof &&
 	"$EXPORT" --format csv -o p1.csv p1.prof &&
 	"$EXPORT" --format csv -o p2.csv p2.prof &&
@@ -140,7 +141,8 @@ test_expect_success 'two --pid profiles (one window each) merge into one export:
 	merged="$(csv_cpu p12.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ \$//")" &&
 	expect_eq "$alone" "$merged" "CPU ns of each process, merged vs alone" &&
 	for c in $merged; do expect_le 700000000 $c "CPU ns of 0.5 s attached" || exit 1; done &&
-	expect_eq 2 "$(grep -c "^# process .*comm=busy\[#[01]\]" p12.csv)" "processes in the merge"
+	expect_eq 2 "$(grep -c "^# process .*comm=busy\[#[01]\]" p12.csv)" "processes in the merge" &&
+	expect_eq 0 "$(grep -c "^-" p12.csv)" "rows before the start"
 '
 
 test_expect_success '20 attach/detach cycles on one process: it goes on as before' '
