@@ -87,12 +87,6 @@ test_expect_success PERF 'perf report --sort comm of the merged perf.data splits
 	done
 '
 
-# csv_cpu CSV: "pid cpu_ns" of each process of an exported csv (sample and
-# exit rows).
-csv_cpu() {
-	awk -F, "/^-?[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
-}
-
 test_expect_success 'ranks recorded with --delay (each starts with an "off" window) merge: CPU per rank exactly as alone' '
 	mpirun --oversubscribe --allow-run-as-root -np 4 \
 		"$SAMPLER" -f 200 --delay 0.1 -o "d.%r.prof" -- "$EXAMPLES/mpi_app" 250 >/dev/null &&

@@ -121,11 +121,6 @@ test_expect_success 'attach: CPU shares of spin_full and spin_third within 3 poi
 	PY
 '
 
-# csv_cpu CSV: "pid cpu_ns" of each process of an exported csv.
-csv_cpu() {
-	awk -F, "/^-?[0-9]/ { s[\$2] += \$6 } END { for (p in s) print p, s[p] }" "$1" | sort -n
-}
-
 test_expect_success 'two --pid profiles (one window each, the second started first) merge: each counts its attached time only' '
 	start_busy 30 && t1=$target &&
 	start_busy 30 && t2=$target &&
@@ -246,6 +241,7 @@ test_expect_success NOBODY_CAN_READ 'unprivileged: a process of another user is 
 	start_busy 30 &&
 	run_status as_nobody "$SAMPLER" --pid $target 2>err
 	expect_eq 125 "$rc" "status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
 	expect_grep "cannot attach to $target: it is a process of another user (uid 0; run the sampler as that user, or as root or with CAP_SYS_PTRACE)" err
 '
 
