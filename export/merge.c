@@ -2,7 +2,17 @@
  *
  * A k-way merge by time over open readers: each holds one record ahead, the
  * earliest is rewritten (ids, names, clock) and written, and its reader
- * moves on.  Memory: one record per input, and one sample's threads. */
+ * moves on.  Memory: one record per input, one sample's threads, and the
+ * cumulative values of each live thread.
+ *
+ * Sampling windows (--pid, --delay, --duration, --control) belong to one
+ * input, but the format's windows hold for the whole profile.  So the
+ * windows of the merge are where any input samples: "on" when the first
+ * input switches on, "off" when the last switches off.  Each input's reader
+ * already leaves out of its deltas what happened outside its own windows;
+ * the merge writes every thread's cumulative values as the sums of those
+ * deltas, so that the merged profile's reader gives them back unchanged
+ * (an input that is off while another is on counts nothing). */
 #include "merge.h"
 
 #include <inttypes.h>
@@ -11,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/idmap.h"
 #include "../common/outfile.h"
 #include "../profile/profile.h"
 
@@ -25,6 +36,7 @@ struct input {
 	bool done;
 	int64_t shift;		/* add to its times: the first profile's clock */
 	uint32_t base;		/* its ids: base | id */
+	bool off;		/* its last window record switched sampling off */
 };
 
 struct merge {
@@ -34,7 +46,9 @@ struct merge {
 	struct profile_thread_sample *ts;
 	uint32_t ts_cap;
 	struct profile_stats stats;
-	uint32_t ncounters;
+	uint32_t ncounters;	/* per-thread channels (the same in every input) */
+	struct idmap sums;	/* merged tid -> cpu ns, then ncounters counts */
+	size_t on;		/* inputs sampling now (not switched off) */
 };
 
 static int64_t clock_offset(const struct profile_info *info)
@@ -56,9 +70,6 @@ static int advance(struct merge *m, struct input *in, struct error *err)
 			in->done = true;
 			break;
 		}
-		if (in->rec.type == PROFILE_REC_WINDOW)
-			return error_set(err, "cannot merge %s: it has sampling windows (--delay, --duration, --control, --pid); export it alone",
-					 in->path);
 		if (in->rec.type == PROFILE_REC_STATS) {
 			const struct profile_stats *s = &in->rec.stats;
 			const struct profile_info *info = in->info;
@@ -100,6 +111,8 @@ static uint64_t record_time(const struct profile_record *rec)
 		return rec->sample.time_ns;
 	case PROFILE_REC_NAME:
 		return rec->name.time_ns;
+	case PROFILE_REC_WINDOW:
+		return rec->window.time_ns;
 	default:
 		return 0;
 	}
@@ -133,6 +146,50 @@ static void rename_comm(const struct input *in, size_t i, char comm[PROFILE_COMM
 	comm[keep + len] = '\0';
 }
 
+/* Thread tid's cumulative values in the merge: the sums of its deltas (see
+ * the top), written over cpu and counters (the reader's copies). */
+static int sum_deltas(struct merge *m, uint32_t tid, uint64_t cpu_delta, const uint64_t *deltas,
+		      uint64_t *cpu, uint64_t *counters, struct error *err)
+{
+	uint64_t *sum = idmap_get(&m->sums, tid, NULL);
+
+	if (!sum)
+		return error_set(err, "out of memory");
+	sum[0] += cpu_delta;
+	*cpu = sum[0];
+	for (uint32_t j = 0; j < m->ncounters; j++) {
+		sum[1 + j] += deltas[j];
+		counters[j] = sum[1 + j];
+	}
+	return 0;
+}
+
+static int write_exit(struct merge *m, struct input *in, struct profile_exit *e,
+		      struct error *err)
+{
+	e->tid = id_of(in, e->tid);
+	e->pid = id_of(in, e->pid);
+	e->time_ns = shifted(in, e->time_ns);
+	if (e->final && sum_deltas(m, e->tid, e->cpu_delta_ns, e->counter_deltas, &e->cpu_ns,
+				   e->counters, err) < 0)
+		return -1;
+	idmap_remove(&m->sums, e->tid);	/* as the writer forgets it: a reused tid starts afresh */
+	return profile_write_exit(m->w, e, err);
+}
+
+/* Only the first "on" and the last "off" among the inputs are written. */
+static int write_window(struct merge *m, struct input *in, struct profile_window *win,
+			struct error *err)
+{
+	if (win->enabled == !in->off)
+		return 0;
+	in->off = !win->enabled;
+	if (win->enabled ? m->on++ != 0 : --m->on != 0)
+		return 0;
+	win->time_ns = shifted(in, win->time_ns);
+	return profile_write_window(m->w, win, err);
+}
+
 static int write_sample(struct merge *m, struct input *in, struct profile_sample *s,
 			struct error *err)
 {
@@ -150,6 +207,10 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 		m->ts[i] = s->threads[i];
 		m->ts[i].tid = id_of(in, s->threads[i].tid);
 		m->ts[i].pid = id_of(in, s->threads[i].pid);
+		if (sum_deltas(m, m->ts[i].tid, s->threads[i].cpu_delta_ns,
+			       s->threads[i].counter_deltas, &m->ts[i].cpu_ns, m->ts[i].counters,
+			       err) < 0)
+			return -1;
 	}
 	out.threads = m->ts;
 	return profile_write_sample(m->w, &out, err);
@@ -177,16 +238,15 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 		rec->thread.time_ns = shifted(in, rec->thread.time_ns);
 		return profile_write_thread(m->w, &rec->thread, err);
 	case PROFILE_REC_EXIT:
-		rec->exit.tid = id_of(in, rec->exit.tid);
-		rec->exit.pid = id_of(in, rec->exit.pid);
-		rec->exit.time_ns = shifted(in, rec->exit.time_ns);
-		return profile_write_exit(m->w, &rec->exit, err);
+		return write_exit(m, in, &rec->exit, err);
 	case PROFILE_REC_MAP:
 		rec->map.pid = id_of(in, rec->map.pid);
 		rec->map.time_ns = shifted(in, rec->map.time_ns);
 		return profile_write_map(m->w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return write_sample(m, in, &rec->sample, err);
+	case PROFILE_REC_WINDOW:
+		return write_window(m, in, &rec->window, err);
 	case PROFILE_REC_NAME:
 		/* a thread's own name keeps the rank too (perf COMM per thread) */
 		rec->name.tid = id_of(in, rec->name.tid);
@@ -199,12 +259,20 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 	}
 }
 
-/* The first profile's facts, its per-thread channels only. */
+/* The first profile's facts, its per-thread channels only; the run starts
+ * with the earliest input (the ranks of a job start in any order), so that
+ * no record comes before the start. */
 static void merged_info(const struct merge *m, struct profile_info *info)
 {
 	const struct profile_info *first = m->in[0].info;
 
 	*info = *first;
+	for (size_t i = 1; i < m->n; i++) {
+		uint64_t start = shifted(&m->in[i], m->in[i].info->host.start_ns);
+
+		if (start < info->host.start_ns)
+			info->host.start_ns = start;
+	}
 	info->nchannels = 0;
 	for (uint32_t j = 0; j < first->nthread_channels; j++)
 		info->channels[info->nchannels++] = first->channels[first->thread_channel[j]];
@@ -255,6 +323,9 @@ static int run_merge(struct merge *m, const char *out, struct error *err)
 
 	merged_info(m, &info);
 	m->stats.nchannels = info.nchannels;
+	m->ncounters = info.nthread_channels;
+	m->on = m->n;
+	idmap_init(&m->sums, (1 + (size_t)m->ncounters) * sizeof(uint64_t));
 	/* out is the caller's temporary file: replaced, no out.old left */
 	o = outfile_open(out, 0600, OUTFILE_FORCE, err);
 	if (!o)
@@ -310,5 +381,6 @@ int merge_profiles(char *const *paths, size_t n, const char *out, struct error *
 			profile_reader_close(m.in[i].r);
 	free(m.in);
 	free(m.ts);
+	idmap_free(&m.sums);
 	return ret;
 }

@@ -12,12 +12,14 @@
 
 /* Write to out (a native profile) the records of paths[0..n-1] in time
  * order, on the first profile's clock (the others moved by their realtime
- * anchors).  Process and thread ids are made distinct (profile i's pid p
+ * anchors), from the earliest profile's start.  Process and thread ids are made distinct (profile i's pid p
  * becomes i << 22 | p) and every process and thread name gets its rank,
  * as "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
  * power: node readings that several ranks of a host share) are left out;
- * per-thread counters are kept.  Profiles with sampling windows, or with
- * different per-thread channels, are refused. */
+ * per-thread counters are kept.  Each input counts only inside its own
+ * sampling windows; the merge's windows are off only where all inputs are
+ * (see merge.c).  Profiles with different per-thread channels are
+ * refused. */
 int merge_profiles(char *const *paths, size_t n, const char *out, struct error *err);
 
 #endif

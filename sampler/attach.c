@@ -102,6 +102,13 @@ static int seize_error(pid_t id, int e, struct error *err)
 	if (scope == 3)
 		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is 3, which forbids attaching for everyone until a reboot (launch the program under the sampler instead: sampler -- command)",
 				 (int)id);
+	/* its /proc files went to root: a setuid program, or it said so */
+	if (uid != 0 && procfs_read_dump_owner(id) == 0)
+		return error_set(err, "cannot attach to %d: it is not dumpable (it called prctl(PR_SET_DUMPABLE, 0), or runs a setuid or setgid program), so only root or CAP_SYS_PTRACE may trace it (run the sampler as root, or launch the program under it: sampler -- command)",
+				 (int)id);
+	if (scope == 2)
+		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is 2, which lets only root or CAP_SYS_PTRACE trace (run as root or with CAP_SYS_PTRACE, or set kernel.yama.ptrace_scope to 0 or 1)",
+				 (int)id);
 	if (scope >= 1)
 		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is %ld, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE, set kernel.yama.ptrace_scope=0, or launch it under the sampler: sampler -- command)",
 				 (int)id, scope);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint32_t parse_prot(const char *perms)
@@ -369,6 +370,16 @@ long procfs_read_uid(pid_t pid)
 	uint64_t uid;
 
 	return read_status_field(pid, "Uid", 10, &uid) == 0 ? (long)uid : -1;
+}
+
+long procfs_read_dump_owner(pid_t pid)
+{
+	char name[64];
+	struct stat st;
+
+	/* a file: the directory /proc/PID keeps the euid either way */
+	snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
+	return stat(name, &st) == 0 ? (long)st.st_uid : -1;
 }
 
 pid_t procfs_read_tracer(pid_t pid)

@@ -69,6 +69,10 @@ void procfs_read_thread_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 void procfs_read_cmdline(pid_t pid, char *buf, size_t size);
 /* The real uid of a process, or -1 when it is gone. */
 long procfs_read_uid(pid_t pid);
+/* The owner of pid's /proc files: its effective uid, but root when it is
+ * not dumpable (prctl(PR_SET_DUMPABLE, 0), a setuid or setgid program);
+ * -1 when it is gone. */
+long procfs_read_dump_owner(pid_t pid);
 /* Tgid and PPid of a thread from /proc/TID/status: 0, or -1 when gone. */
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
 

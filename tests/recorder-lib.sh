@@ -132,3 +132,9 @@ expect_schedule() {
 	expect_ge "$(min_samples "$(awk -v w="$wall" 'BEGIN { print w / 1e9 }')")" "$samples" \
 		"samples (at least $MIN_HZ Hz over $wall ns)"
 }
+
+# csv_cpu CSV: "pid cpu_ns" of each process of a sampler-export csv (its
+# sample and exit rows), by pid.
+csv_cpu() {
+	awk -F, '/^-?[0-9]/ { s[$2] += $6 } END { for (p in s) print p, s[p] }' "$1" | sort -n
+}

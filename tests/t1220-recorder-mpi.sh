@@ -87,11 +87,51 @@ test_expect_success PERF 'perf report --sort comm of the merged perf.data splits
 	done
 '
 
-test_expect_success 'sampler-export refuses to merge profiles with windows or different counters' '
-	"$SAMPLER" --duration 0.1 -o w.prof -- true &&
-	run_status "$EXPORT" -o w.data app.$host.0.prof w.prof 2>err &&
-	expect_eq 1 "$rc" "status" &&
-	expect_grep "cannot merge w.prof: it has sampling windows" err &&
+test_expect_success 'ranks recorded with --delay (each starts with an "off" window) merge: CPU per rank exactly as alone' '
+	mpirun --oversubscribe --allow-run-as-root -np 4 \
+		"$SAMPLER" -f 200 --delay 0.1 -o "d.%r.prof" -- "$EXAMPLES/mpi_app" 250 >/dev/null &&
+	"$EXPORT" --format csv -o d.csv d.0.prof d.1.prof d.2.prof d.3.prof &&
+	for r in 0 1 2 3; do
+		"$EXPORT" --format csv -o d$r.csv d.$r.prof &&
+		csv_cpu d$r.csv | awk "{ s += \$2 } END { print s }" || exit 1
+	done >alone &&
+	csv_cpu d.csv | awk "{ print \$2 }" >merged &&
+	paste alone merged &&
+	expect_eq "$(cat alone)" "$(cat merged)" "CPU ns of each rank, merged vs alone" &&
+	rows=$(grep -c "^[0-9]" d.csv) &&
+	expect_eq "$(cat d?.csv | grep -c "^[0-9]")" "$rows" "rows of the merge vs the four profiles" &&
+	total=$(awk "{ s += \$1 } END { print s }" alone) &&
+	for r in 0 1 2 3; do
+		share=$(sed -n "$((r + 1))p" alone | awk -v t=$total "{ print 100 * \$1 / t }") &&
+		expect_near $((10 * (r + 1))) "$share" 3 "merged CPU share of rank $r" || exit 1
+	done
+'
+
+test_expect_success PERF 'perf report of the windowed merge: CPU time 10/20/30/40 by rank' '
+	"$EXPORT" -o d.data d.*.prof &&
+	perf report -i d.data --stdio --sort comm 2>/dev/null |
+		awk "/of event .cpu-time./ { on = 1 } /of event .wall-time./ { on = 0 } on && /rank/" >dcomm.txt &&
+	cat dcomm.txt &&
+	for r in 0 1 2 3; do
+		share=$(grep "mpi_app\[rank $r\]" dcomm.txt | tr -d "%" | awk "{ print \$1 }") &&
+		expect_near $((10 * (r + 1))) "$share" 3 "perf cpu-time share of rank $r" || exit 1
+	done
+'
+
+test_expect_success 'disjoint windows merge: each input counts only inside its own windows; the merge is off only where all are' '
+	"$SAMPLER" --delay 0.3 -o late.prof -- "$EXAMPLES/busy" 0.8 2>/dev/null &&
+	"$SAMPLER" --duration 0.3 -o early.prof -- "$EXAMPLES/busy" 0.8 2>/dev/null &&
+	"$EXPORT" --format csv -o el.csv early.prof late.prof &&
+	"$EXPORT" --format csv -o late.csv late.prof &&
+	"$EXPORT" --format csv -o early.csv early.prof &&
+	expect_eq "$(csv_cpu early.csv | cut -d" " -f2) $(csv_cpu late.csv | cut -d" " -f2)" \
+		"$(csv_cpu el.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ $//")" "CPU ns of each input, merged vs alone" &&
+	expect_eq 0 "$(grep -c "^-" el.csv)" "rows before the start (the second input started first)" &&
+	late=$(csv_cpu late.csv | cut -d" " -f2) &&
+	expect_le 600000000 "$late" "CPU ns of the late input (its 0.3 s before the window left out)"
+'
+
+test_expect_success 'sampler-export refuses to merge profiles with different counters' '
 	"$SAMPLER" -p perf:task-clock -o c.prof -- true &&
 	run_status "$EXPORT" -o c.data app.$host.0.prof c.prof 2>err &&
 	expect_eq 1 "$rc" "status" &&

@@ -121,6 +121,25 @@ test_expect_success 'attach: CPU shares of spin_full and spin_third within 3 poi
 	PY
 '
 
+test_expect_success 'two --pid profiles (one window each, the second started first) merge: each counts its attached time only' '
+	start_busy 30 && t1=$target &&
+	start_busy 30 && t2=$target &&
+	sleep 1 &&
+	{ "$SAMPLER" -f 200 --pid $t2 --duration 0.5 -o p2.prof 2>/dev/null & } && s2=$! &&
+	wait_traced $t2 $s2 &&
+	"$SAMPLER" -f 200 --pid $t1 --duration 0.5 -o p1.prof 2>/dev/null &&
+	wait $s2 &&
+	"$EXPORT" --format csv -o p12.csv p1.prof p2.prof &&
+	"$EXPORT" --format csv -o p1.csv p1.prof &&
+	"$EXPORT" --format csv -o p2.csv p2.prof &&
+	alone="$(csv_cpu p1.csv | cut -d" " -f2) $(csv_cpu p2.csv | cut -d" " -f2)" &&
+	merged="$(csv_cpu p12.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ \$//")" &&
+	expect_eq "$alone" "$merged" "CPU ns of each process, merged vs alone" &&
+	for c in $merged; do expect_le 700000000 $c "CPU ns of 0.5 s attached" || exit 1; done &&
+	expect_eq 2 "$(grep -c "^# process .*comm=busy\[#[01]\]" p12.csv)" "processes in the merge" &&
+	expect_eq 0 "$(grep -c "^-" p12.csv)" "rows before the start"
+'
+
 test_expect_success '20 attach/detach cycles on one process: it goes on as before' '
 	start_attachee || exit 1
 	for k in $(seq 20); do
@@ -222,7 +241,64 @@ test_expect_success NOBODY_CAN_READ 'unprivileged: a process of another user is 
 	start_busy 30 &&
 	run_status as_nobody "$SAMPLER" --pid $target 2>err
 	expect_eq 125 "$rc" "status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
 	expect_grep "cannot attach to $target: it is a process of another user (uid 0; run the sampler as that user, or as root or with CAP_SYS_PTRACE)" err
+'
+
+test_expect_success NOBODY_CAN_READ 'unprivileged: a process of the same user that is not dumpable is one error line naming that' '
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- /usr/bin/python3 -c "import ctypes, time
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+print(\"ready\", flush=True)
+time.sleep(60)" >nd.out &
+	target=$!
+	test_when_finished "kill $target"
+	for i in $(seq 200); do grep -q ready nd.out && break; sleep 0.05; done &&
+	expect_grep ready nd.out &&
+	run_status as_nobody "$SAMPLER" --pid $target 2>err
+	expect_eq 125 "$rc" "status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
+	expect_grep "^sampler: error: cannot attach to $target: it is not dumpable (it called prctl(PR_SET_DUMPABLE, 0), or runs a setuid or setgid program), so only root or CAP_SYS_PTRACE may trace it (run the sampler as root" err
+'
+
+# Where the kernel refuses an attach the sampler has no other reason for
+# (here a seccomp filter, tests/hardening/hw-noptrace; a container's
+# profile or a security module alike), its error names that.
+NOPTRACE=$(dirname "$EXAMPLES")/tests/hardening/hw-noptrace
+test_expect_success 'ptrace refused by seccomp: one error line naming seccomp, in attach and launch mode' '
+	start_busy 30 &&
+	run_status "$NOPTRACE" "$SAMPLER" --pid $target 2>err
+	expect_eq 125 "$rc" "status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
+	expect_grep "^sampler: error: cannot attach to $target: PTRACE_SEIZE: Operation not permitted (seccomp or container settings may forbid ptrace; root or CAP_SYS_PTRACE can attach)\$" err &&
+	no_thread_stopped $target &&
+	run_status "$NOPTRACE" "$SAMPLER" -o l.prof -- "$EXAMPLES/busy" 0.1 2>err
+	expect_eq 125 "$rc" "status" &&
+	expect_grep "^sampler: error: cannot trace the target: PTRACE_SEIZE: Operation not permitted (ptrace may be forbidden here" err
+'
+
+# The Yama answers on a kernel without Yama: a private mount namespace
+# shows a fake /proc/sys/kernel/yama/ptrace_scope, and seccomp makes the
+# attach fail with EPERM as Yama would (uid 65534 attaching to a process
+# of its own that is not its child: what scope 1 and 2 refuse).
+test_expect_success UNSHARE,NOBODY_CAN_READ 'Yama ptrace_scope 1, 2, 3 (faked): one error line naming the sysctl, its value and the fix' '
+	# setpriv itself, not the function as_nobody: $! is then busy (a
+	# function in the background is a subshell that forks it)
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- "$EXAMPLES/busy" 30 &
+	target=$!
+	test_when_finished "kill $target"
+	wait_exec $target "$EXAMPLES/busy" &&
+	for scope in 1 2 3; do
+		run_status unshare -m --propagation private sh -c "
+			mount -t tmpfs -o mode=755 fake-sysctl /proc/sys/kernel &&
+			mkdir /proc/sys/kernel/yama && echo $scope >/proc/sys/kernel/yama/ptrace_scope &&
+			exec setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
+				\"$NOPTRACE\" \"$SAMPLER\" --pid $target" 2>err$scope
+		expect_eq 125 "$rc" "status with scope $scope" &&
+		expect_eq 1 "$(wc -l <err$scope)" "error lines with scope $scope" || exit 1
+	done &&
+	expect_grep "^sampler: error: cannot attach to $target: the sysctl kernel.yama.ptrace_scope is 1, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE, set kernel.yama.ptrace_scope=0, or launch it under the sampler: sampler -- command)\$" err1 &&
+	expect_grep "^sampler: error: cannot attach to $target: the sysctl kernel.yama.ptrace_scope is 2, which lets only root or CAP_SYS_PTRACE trace (run as root or with CAP_SYS_PTRACE, or set kernel.yama.ptrace_scope to 0 or 1)\$" err2 &&
+	expect_grep "^sampler: error: cannot attach to $target: the sysctl kernel.yama.ptrace_scope is 3, which forbids attaching for everyone until a reboot" err3
 '
 
 test_lazy_prereq YAMA_SCOPE_1 '
@@ -231,7 +307,9 @@ test_lazy_prereq YAMA_SCOPE_1 '
 	test "$(cat $scope)" = 1 || { echo "kernel.yama.ptrace_scope is $(cat $scope), not 1"; exit 1; }
 '
 test_expect_success NOBODY_CAN_READ,YAMA_SCOPE_1 'unprivileged attach to a non-child under ptrace_scope 1 names the sysctl' '
-	as_nobody "$EXAMPLES/busy" 30 &
+	# setpriv itself, not the function as_nobody: $! is then busy (a
+	# function in the background is a subshell that forks it)
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- "$EXAMPLES/busy" 30 &
 	target=$!
 	test_when_finished "kill $target"
 	wait_exec $target "$EXAMPLES/busy"

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import agg, blockagg, callpaths, cli, csvprof, fileio, metrics
+from . import agg, blockagg, callpaths, cli, csvprof, fileio, job, metrics
 from .fileio import Progress
 from .textview import unescape
 
@@ -26,7 +26,10 @@ different moments (or on different hosts) line up.
 
 --kind bars | violin (one or more PROFILEs, runs of one program): CPU time
 and energy of the hottest functions across runs; bars show the mean with
-the standard deviation as error bars, violins the distribution.
+the standard deviation as error bars, violins the distribution.  The
+profiles of one job (its ranks: the same job id) are one run, their CPU
+time added up and each host's node energy counted once, as sampler-report
+and sampler-compare count them.
 
 --kind flame (one PROFILE recorded with -g): a flame graph, every call path
 as wide as its share of --weight: cpu (default), samples, or energy (the
@@ -355,6 +358,7 @@ def labels_of(rows):
 def plot_distribution(args, plt):
     runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
     agg.check_same_channels(runs)
+    runs = job.split_jobs(runs)  # a job's ranks are one run, not repeated runs
     every = metrics.rows(runs, "function", 0.95)
     per_run = [metrics.rows([run], "function", 0.95) for run in runs]
     lookup = [{(r["name"], r["dso"]): r for r in rr} for rr in per_run]

@@ -101,3 +101,43 @@ def test_compare_refuses_a_rank_twice_in_one_job(app, tmp_path, job7):
     proc = run("sampler-compare", "--base-runs", "2", job7[0], job7[0], new, ok=False)
     assert proc.returncode != 0 and len(proc.stderr.splitlines()) == 1
     assert "both rank 0 of job 7" in proc.stderr
+
+
+def test_plot_bars_a_job_is_one_run(app, tmp_path, job7):
+    """sampler-plot --kind bars|violin: the ranks of a job are one run (their
+    CPU time added up), not repeated runs: f30 is 0.3 s in job 7 and 0.5 s
+    in job 8, so its bar is 0.4 s (not 0.2, the mean over four profiles)."""
+    from samplerlib import cli_plot
+
+    job8 = [
+        ranked(app, tmp_path / "new.0.prof", 0, "8", {"f20": 100, "f50": 100}, 2000),
+        ranked(app, tmp_path / "new.1.prof", 1, "8", {"f30": 500}, 1000),
+    ]
+    for kind in ("bars", "violin"):
+        argv = ["--kind", kind, "-o", str(tmp_path / "b.svg")] + [str(p) for p in job7 + job8]
+        args = cli_plot.parse_args(argv)
+        plt = cli_plot.pyplot()
+        fig = cli_plot.plot_distribution(args, plt)
+        try:
+            assert fig._suptitle.get_text().startswith("sampler: 2 run(s) of ")
+            if kind == "bars":
+                ax = fig.axes[0]
+                names = [t.get_text() for t in ax.get_yticklabels()]
+                width = {n: p.get_width() for n, p in zip(names, ax.patches)}
+                assert width["f30"] == pytest.approx(0.4)
+                assert width["f20"] == pytest.approx(0.1)
+                # node energy once per job: 0.4 J (job 7), 0.5 J (job 8)
+                energy = fig.axes[1]
+                total = sum(p.get_width() for p in energy.patches)
+                assert total == pytest.approx(0.45, rel=1e-6)
+        finally:
+            plt.close(fig)
+    run("sampler-plot", "--kind", "bars", "-o", tmp_path / "b.svg", *(job7 + job8))
+    assert "mean of 2 run(s)" in svg_texts_of(tmp_path / "b.svg")
+
+
+def svg_texts_of(path):
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
