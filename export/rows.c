@@ -175,6 +175,8 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 	const struct profile_info *info = r->info;
 	uint32_t need = s->nthreads * info->nsample_channels;
 
+	if (!need)
+		return 0;	/* no thread to share a reading among */
 	if (need > r->shares_cap) {
 		double *p = realloc(r->shares, need * sizeof(*p));
 
