@@ -543,6 +543,7 @@ static void on_exec(struct engine *e, struct task *t)
 		if (!e->stop_every)
 			quiet_open(&t->quiet, t->tid);
 	}
+	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;
 	emit_exec(e, p, now);
 	refresh_maps(e, p, now, true);
@@ -726,9 +727,40 @@ static void check_carried(struct engine *e, struct task *t)
 		return;
 	}
 	e->st.carried_checked++;
-	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0 && pc != t->pc)
-		e->st.carried_wrong++;
+	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0) {
+		if (pc != t->pc)
+			e->st.carried_wrong++;
+		if (e->stacks)
+			callstack_check(e->stacks, &t->stack, t->proc->pid, t->tid, &regs, regs_len,
+					&t->proc->maps);
+	}
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
+}
+
+/* Can t be sampled without a stop (quiet.h)?  Then its PC and CPU time
+ * are set.  With call stacks, a thread that ran since must be blocked on
+ * the stack it was last unwound from (callstack.h), read while it stayed
+ * off CPU. */
+static bool carry(struct engine *e, struct task *t)
+{
+	uint64_t pc = t->pc, sp = 0, cpu = t->cpu_ns;
+	enum quiet_look look;
+
+	if (e->stop_every)
+		return false;
+	look = quiet_look(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd, &pc, &sp, &cpu);
+	if (look == QUIET_RAN || (e->stacks && !t->stack.valid))
+		return false;
+	if (look == QUIET_BLOCKED) {
+		if (e->stacks &&
+		    !(callstack_same(e->stacks, &t->stack, t->tid, pc, sp, &t->proc->maps) &&
+		      quiet_unmoved(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd)))
+			return false;
+		quiet_accept(&t->quiet);
+	}
+	t->pc = pc;
+	t->cpu_ns = cpu;
+	return true;
 }
 
 /* Interrupt every running thread and wait until each has stopped.  A thread
@@ -744,9 +776,7 @@ static void stop_all(struct engine *e)
 		struct task *t = e->tasks.tasks[i];
 
 		if (t->state == TASK_RUNNING) {
-			if (!e->stop_every &&
-			    quiet_sample(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd,
-					 &t->pc, &t->cpu_ns)) {
+			if (carry(e, t)) {
 				t->carried = true;
 				if (e->check_carried)
 					check_carried(e, t);
@@ -816,9 +846,9 @@ static int grow_snapshot(struct engine *e)
 
 /* Read one stopped thread into the snapshot (a thread waiting in vfork
  * cannot be stopped, but cannot move either: its PC is the one it had at
- * its vfork event; a carried thread did not run since quiet_sample read
- * its PC and CPU time, off CPU).  With call stacks, copy its stack into
- * slot (then no thread is carried: its registers are needed). */
+ * its vfork event; a carried thread did not run since carry() read its PC
+ * and CPU time, off CPU).  With call stacks, copy its stack into slot (a
+ * carried thread's is its last one). */
 static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		       struct profile_thread_sample *out, uint64_t *counters)
 {
@@ -834,7 +864,9 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 			return -1;
 		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	}
-	if (e->stacks)
+	if (e->stacks && t->carried)
+		callstack_capture_carried(e->stacks, slot);
+	else if (e->stacks)
 		callstack_capture(e->stacks, slot, t->tid, regs_len ? &regs : NULL, regs_len,
 				  &t->proc->maps);
 	if (blocked)
@@ -870,21 +902,24 @@ static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
 	}
 }
 
-/* The stacks copied in the snapshot, unwound now that the threads run.
+/* The stacks copied in the snapshot, unwound now that the threads run,
+ * and kept in each thread's memo (carried threads take theirs from it).
  * A frame in no known map may be in one mapped since: then again with
  * fresh maps. */
 static void unwind_all(struct engine *e, size_t n, uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct process *p = tasks_find_process(&e->tasks, (pid_t)e->ts[i].pid);
+		struct task *t = tasks_find(&e->tasks, (pid_t)e->ts[i].tid);
+		struct callstack_memo *memo = t ? &t->stack : NULL;
 
 		if (!p) {
 			e->ts[i].stack_end = PROFILE_STACK_UNREADABLE;
 			continue;
 		}
-		callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
+		callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i], memo);
 		if (e->ts[i].stack_end == PROFILE_STACK_UNKNOWN_MAP && refresh_unknown(e, p, now))
-			callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
+			callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i], memo);
 	}
 }
 

@@ -83,39 +83,62 @@ static bool ring_says_blocked(const struct quiet *q, uint64_t head)
 	       !(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 }
 
-bool quiet_sample(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
-		  uint64_t *pc, uint64_t *cpu_ns)
+/* The switch stamp: the ring's head, or the schedstat run count (with the
+ * CPU time into *cpu_ns). */
+static int read_stamp(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
+		      uint64_t *stamp, uint64_t *cpu_ns)
 {
-	uint64_t stamp, cpu = *cpu_ns, blocked_pc;
+	if (q->ring) {
+		*stamp = ring_head(q);
+		return 0;
+	}
+	return procfs_read_schedstat(schedstat_fd, pid, tid, cpu_ns, stamp);
+}
+
+enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
+			   uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns)
+{
+	uint64_t stamp, cpu = *cpu_ns, blocked_pc, blocked_sp;
 
 	/* The stamp is read before the PC: equal later, the thread was not
 	 * switched in since, and it was off CPU when its PC was read. */
-	if (q->ring)
-		stamp = ring_head(q);
-	else if (procfs_read_schedstat(schedstat_fd, pid, tid, &cpu, &stamp) < 0)
-		return false;
+	if (read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) < 0)
+		return QUIET_RAN;
 	if (q->known && stamp == q->mark) {
 		*cpu_ns = cpu;
-		return true;
+		return QUIET_SAME;
 	}
 	q->known = false;
 	if (q->ring && !ring_says_blocked(q, stamp))
-		return false;	/* on a CPU, or preempted: it moves */
+		return QUIET_RAN;	/* on a CPU, or preempted: it moves */
 	if (q->retry_in) {
 		q->retry_in--;
-		return false;
+		return QUIET_RAN;
 	}
 	if (q->syscall_fd < 0)
 		q->syscall_fd = procfs_open_syscall(pid, tid);
-	if (procfs_read_blocked_pc(q->syscall_fd, pid, tid, &blocked_pc) < 0) {
+	if (procfs_read_blocked_pc(q->syscall_fd, pid, tid, &blocked_pc, &blocked_sp) < 0) {
 		q->retry_in = QUIET_RETRY;
-		return false;
+		return QUIET_RAN;
 	}
 	if (q->ring)
 		cpu = procfs_read_cputime(schedstat_fd, pid, tid);
 	*pc = blocked_pc;
+	*sp = blocked_sp;
 	*cpu_ns = cpu;
-	q->mark = stamp;
+	q->seen = stamp;
+	return QUIET_BLOCKED;
+}
+
+bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd)
+{
+	uint64_t stamp, cpu;
+
+	return read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) == 0 && stamp == q->seen;
+}
+
+void quiet_accept(struct quiet *q)
+{
+	q->mark = q->seen;
 	q->known = true;
-	return true;
 }

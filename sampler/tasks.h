@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "../common/idmap.h"
+#include "callstack.h"
 #include "procfs.h"
 #include "quiet.h"
 
@@ -49,6 +50,7 @@ struct task {
 	int schedstat_fd;	/* kept open: pread per sample */
 	int stat_fd;		/* opened when the sampler follows it to its CPU */
 	struct quiet quiet;	/* has it run since its PC was read? */
+	struct callstack_memo stack;	/* its last call stack (-g) */
 	uint64_t pc;
 	uint64_t cpu_ns;
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */
