@@ -96,6 +96,9 @@ struct engine {
 	bool detaching;			/* asked to stop following what is left */
 	bool sampling;			/* inside a snapshot: pending stops are held */
 	size_t npending;
+	pid_t *waitlist;		/* the tids the snapshot waits for (pend) */
+	size_t nwait, wait_alloc;
+	bool wait_any;			/* out of memory for waitlist: waitpid(-1) */
 	sigset_t chld_set;		/* SIGCHLD */
 	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
 	struct signal_relay relay;	/* pairs signals the command got too */
@@ -395,6 +398,27 @@ static void unpend(struct engine *e, struct task *t)
 	e->npending--;
 }
 
+/* The current snapshot waits for t's stop: it is reaped by its tid
+ * (reap_pending), not found by a waitpid(-1) that looks at every tracee. */
+static void pend(struct engine *e, struct task *t)
+{
+	if (e->nwait == e->wait_alloc) {
+		size_t n = e->wait_alloc ? 2 * e->wait_alloc : 64;
+		pid_t *w = realloc(e->waitlist, n * sizeof(*w));
+
+		if (w) {
+			e->waitlist = w;
+			e->wait_alloc = n;
+		}
+	}
+	if (e->nwait < e->wait_alloc)
+		e->waitlist[e->nwait++] = t->tid;
+	else
+		e->wait_any = true;
+	t->pending = true;
+	e->npending++;
+}
+
 /* The thread reported it is exiting (readable: stopped at its exit event)
  * or is gone: record it once. */
 static void thread_exits(struct engine *e, struct task *t, bool readable)
@@ -499,10 +523,8 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 		struct task *child = tasks_find(&e->tasks, tid);
 
 		/* it stops by itself: make the snapshot include it */
-		if (child && child->state == TASK_NEW && !child->pending) {
-			child->pending = true;
-			e->npending++;
-		}
+		if (child && child->state == TASK_NEW && !child->pending)
+			pend(e, child);
 	}
 }
 
@@ -737,6 +759,37 @@ static void check_carried(struct engine *e, struct task *t)
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
 }
 
+/* Reap the stops of the threads the snapshot waits for, each by its tid:
+ * a waitpid(-1) walks every tracee of the sampler, so that reaping N
+ * stops one by one cost O(N^2) (Linux finds a tid in O(1) since 5.14).
+ * Threads pended meanwhile (new children) are reaped in the same round.
+ * Returns how many stops were reaped. */
+static int reap_pending(struct engine *e)
+{
+	size_t keep = 0;
+	int n = 0, status;
+
+	for (size_t i = 0; i < e->nwait; i++) {
+		pid_t tid = e->waitlist[i];
+		struct task *t = tasks_find(&e->tasks, tid);
+
+		if (!t || !t->pending)
+			continue;
+		if (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
+			on_status(e, tid, status);
+			n++;
+		}
+	}
+	for (size_t i = 0; i < e->nwait; i++) {
+		struct task *t = tasks_find(&e->tasks, e->waitlist[i]);
+
+		if (t && t->pending)
+			e->waitlist[keep++] = e->waitlist[i];
+	}
+	e->nwait = keep;
+	return n;
+}
+
 /* Can t be sampled without a stop (quiet.h)?  Then its PC and CPU time
  * are set.  With call stacks, a thread that ran since must be blocked on
  * the stack it was last unwound from (callstack.h), read while it stayed
@@ -788,29 +841,33 @@ static void stop_all(struct engine *e)
 			continue;
 		}
 		e->st.stops++;
-		t->pending = true;
-		e->npending++;
+		pend(e, t);
 		running++;
 	}
 	spin_until = host_now_ns() + (running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
 	while (e->npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 
-		if (drain(e))
+		if (e->wait_any ? drain(e) : reap_pending(e))
 			continue;
 		if (e->root_done && e->tasks.ntasks == 0)
 			break;
 		if (host_now_ns() < spin_until)
 			continue;
-		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0 && errno == EAGAIN &&
-		    ++slices >= STOP_WAIT_SLICES) {
-			e->st.stuck_samples++;
-			break;
+		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0) {
+			if (errno == EAGAIN && ++slices >= STOP_WAIT_SLICES) {
+				e->st.stuck_samples++;
+				break;
+			}
+		} else if (!reap_pending(e)) {
+			drain(e);	/* a stop of a thread not waited for */
 		}
 	}
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->pending = false;
 	e->npending = 0;
+	e->nwait = 0;
+	e->wait_any = false;
 	e->sampling = false;
 }
 
@@ -1347,6 +1404,7 @@ void engine_free(struct engine *e)
 	free(e->counter_sum);
 	free(e->ts);
 	free(e->ts_counters);
+	free(e->waitlist);
 	if (e->writer)
 		profile_writer_abandon(e->writer);
 	free(e);
