@@ -64,6 +64,8 @@
  * renames: a /proc read costs 3-20 us, so 8 keep it below 3 us per sample
  * on average, and a rename still shows within 8 x threads samples. */
 #define NAME_EVERY 8
+/* A switch stamp no ring has: a thread pended with it is always asked. */
+#define ANY_STAMP UINT64_MAX
 
 /* One per-sample channel: what the samples carried. */
 struct channel_tally {
@@ -399,9 +401,11 @@ static void unpend(struct engine *e, struct task *t)
 }
 
 /* The current snapshot waits for t's stop: it is reaped by its tid
- * (reap_pending), not found by a waitpid(-1) that looks at every tracee. */
-static void pend(struct engine *e, struct task *t)
+ * (reap_pending), not found by a waitpid(-1) that looks at every tracee.
+ * stamp: its switch stamp before it was interrupted (ANY_STAMP: ask). */
+static void pend(struct engine *e, struct task *t, uint64_t stamp)
 {
+	t->stop_stamp = stamp;
 	if (e->nwait == e->wait_alloc) {
 		size_t n = e->wait_alloc ? 2 * e->wait_alloc : 64;
 		pid_t *w = realloc(e->waitlist, n * sizeof(*w));
@@ -524,7 +528,7 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 
 		/* it stops by itself: make the snapshot include it */
 		if (child && child->state == TASK_NEW && !child->pending)
-			pend(e, child);
+			pend(e, child, ANY_STAMP);
 	}
 }
 
@@ -762,9 +766,11 @@ static void check_carried(struct engine *e, struct task *t)
 /* Reap the stops of the threads the snapshot waits for, each by its tid:
  * a waitpid(-1) walks every tracee of the sampler, so that reaping N
  * stops one by one cost O(N^2) (Linux finds a tid in O(1) since 5.14).
- * Threads pended meanwhile (new children) are reaped in the same round.
+ * A thread whose switch ring has not moved since it was interrupted has
+ * not stopped yet: it is not asked.  Threads pended meanwhile (new
+ * children) are reaped in the same round.
  * Returns how many stops were reaped. */
-static int reap_pending(struct engine *e)
+static int reap_pending(struct engine *e, bool all)
 {
 	size_t keep = 0;
 	int n = 0, status;
@@ -775,6 +781,8 @@ static int reap_pending(struct engine *e)
 
 		if (!t || !t->pending)
 			continue;
+		if (!all && t->stop_stamp != ANY_STAMP && !quiet_switched(&t->quiet, t->stop_stamp))
+			continue;	/* not switched out (into its stop) since */
 		if (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
 			on_status(e, tid, status);
 			n++;
@@ -827,6 +835,7 @@ static void stop_all(struct engine *e)
 	e->npending = 0;
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
+		uint64_t stamp = ANY_STAMP;
 
 		if (t->state == TASK_RUNNING) {
 			if (carry(e, t)) {
@@ -835,20 +844,21 @@ static void stop_all(struct engine *e)
 					check_carried(e, t);
 				continue;
 			}
+			stamp = quiet_stamp(&t->quiet);
 			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 				continue;	/* gone: its exit follows */
 		} else if (t->state != TASK_NEW) {
 			continue;
 		}
 		e->st.stops++;
-		pend(e, t);
+		pend(e, t, stamp);
 		running++;
 	}
 	spin_until = host_now_ns() + (running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
 	while (e->npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 
-		if (e->wait_any ? drain(e) : reap_pending(e))
+		if (e->wait_any ? drain(e) : reap_pending(e, false))
 			continue;
 		if (e->root_done && e->tasks.ntasks == 0)
 			break;
@@ -859,7 +869,7 @@ static void stop_all(struct engine *e)
 				e->st.stuck_samples++;
 				break;
 			}
-		} else if (!reap_pending(e)) {
+		} else if (!reap_pending(e, true)) {
 			drain(e);	/* a stop of a thread not waited for */
 		}
 	}

@@ -137,6 +137,16 @@ bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd
 	return read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) == 0 && stamp == q->seen;
 }
 
+uint64_t quiet_stamp(const struct quiet *q)
+{
+	return q->ring ? ring_head(q) : 0;
+}
+
+bool quiet_switched(const struct quiet *q, uint64_t since)
+{
+	return !q->ring || ring_head(q) != since;
+}
+
 void quiet_accept(struct quiet *q)
 {
 	q->mark = q->seen;
