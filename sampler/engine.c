@@ -766,8 +766,9 @@ static void check_carried(struct engine *e, struct task *t)
 /* Reap the stops of the threads the snapshot waits for, each by its tid:
  * a waitpid(-1) walks every tracee of the sampler, so that reaping N
  * stops one by one cost O(N^2) (Linux finds a tid in O(1) since 5.14).
- * A thread whose switch ring has not moved since it was interrupted has
- * not stopped yet: it is not asked.  Threads pended meanwhile (new
+ * Unless all: a thread whose switch ring has not moved since it was
+ * interrupted has not stopped yet, and one without a ring waits for the
+ * SIGCHLD of a stop; neither is asked.  Threads pended meanwhile (new
  * children) are reaped in the same round.
  * Returns how many stops were reaped. */
 static int reap_pending(struct engine *e, bool all)
@@ -781,8 +782,8 @@ static int reap_pending(struct engine *e, bool all)
 
 		if (!t || !t->pending)
 			continue;
-		if (!all && t->stop_stamp != ANY_STAMP && !quiet_switched(&t->quiet, t->stop_stamp))
-			continue;	/* not switched out (into its stop) since */
+		if (!all && (t->stop_stamp == ANY_STAMP || !quiet_switched(&t->quiet, t->stop_stamp)))
+			continue;	/* not switched out (into its stop) since, or not known */
 		if (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
 			on_status(e, tid, status);
 			n++;

@@ -144,7 +144,7 @@ uint64_t quiet_stamp(const struct quiet *q)
 
 bool quiet_switched(const struct quiet *q, uint64_t since)
 {
-	return !q->ring || ring_head(q) != since;
+	return q->ring && ring_head(q) != since;
 }
 
 void quiet_accept(struct quiet *q)

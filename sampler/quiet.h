@@ -54,8 +54,8 @@ enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_
 /* Not switched in since the QUIET_BLOCKED look: what was read of it since
  * (its stack) was read at the same instant as its PC. */
 bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd);
-/* The switch stamp now (0 without a ring), and whether the thread may
- * have been switched since a stamp (always true without a ring): a thread
+/* The switch stamp now (0 without a ring), and whether the thread was
+ * switched since a stamp (false without a ring: not known).  A thread
  * interrupted on a CPU or waiting for one is switched out when it stops,
  * so that the stops of many threads are reaped without a system call for
  * each thread that has not stopped yet. */
