@@ -829,7 +829,7 @@ static bool carry(struct engine *e, struct task *t)
  * that does not stop within a second is left out of this snapshot. */
 static void stop_all(struct engine *e)
 {
-	int slices = 0, running = 0;
+	int slices = 0, running = 0, on_cpu = 0;
 	uint64_t spin_until;
 
 	e->sampling = true;
@@ -848,6 +848,7 @@ static void stop_all(struct engine *e)
 			stamp = quiet_stamp(&t->quiet);
 			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 				continue;	/* gone: its exit follows */
+			on_cpu += quiet_on_cpu(&t->quiet);
 		} else if (t->state != TASK_NEW) {
 			continue;
 		}
@@ -855,7 +856,10 @@ static void stop_all(struct engine *e)
 		pend(e, t, stamp);
 		running++;
 	}
-	spin_until = host_now_ns() + (running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
+	/* Polling helps only a thread that stops on another CPU: one that waits
+	 * for a CPU (preempted, by the sampler itself too) needs this one. */
+	spin_until = host_now_ns() +
+		     (!on_cpu ? 0 : running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
 	while (e->npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 

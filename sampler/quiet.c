@@ -66,9 +66,10 @@ static uint64_t ring_head(const struct quiet *q)
 }
 
 /* Was the thread's last switch out of a CPU into a wait (not a preemption)?
- * Every record is a bare 8-byte PERF_RECORD_SWITCH header (no sample_id_all);
- * a misread only costs a /proc/TID/syscall read or a stop, both exact. */
-static bool ring_says_blocked(const struct quiet *q, uint64_t head)
+ * A misread only costs a /proc/TID/syscall read or a stop, both exact. */
+/* The ring's last record (NULL: none yet).  Every record is a bare 8-byte
+ * PERF_RECORD_SWITCH header (no sample_id_all). */
+static const volatile struct perf_event_header *last_record(const struct quiet *q, uint64_t head)
 {
 	const volatile struct perf_event_mmap_page *pg = q->ring;
 	uint64_t off = pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE);
@@ -76,9 +77,17 @@ static bool ring_says_blocked(const struct quiet *q, uint64_t head)
 	const volatile struct perf_event_header *h;
 
 	if (head < sizeof(*h))
+		return NULL;
+	return (const volatile void *)((const volatile char *)q->ring + off +
+				       (head - sizeof(*h)) % size);
+}
+
+static bool ring_says_blocked(const struct quiet *q, uint64_t head)
+{
+	const volatile struct perf_event_header *h = last_record(q, head);
+
+	if (!h)
 		return true;	/* nothing yet: ask /proc */
-	h = (const volatile void *)((const volatile char *)q->ring + off +
-				    (head - sizeof(*h)) % size);
 	return h->type == PERF_RECORD_SWITCH && (h->misc & PERF_RECORD_MISC_SWITCH_OUT) &&
 	       !(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 }
@@ -135,6 +144,15 @@ bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd
 	uint64_t stamp, cpu;
 
 	return read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) == 0 && stamp == q->seen;
+}
+
+bool quiet_on_cpu(const struct quiet *q)
+{
+	const volatile struct perf_event_header *h = q->ring ? last_record(q, ring_head(q)) : NULL;
+
+	if (!h)
+		return true;	/* not known: as if it were */
+	return h->type == PERF_RECORD_SWITCH && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
 }
 
 uint64_t quiet_stamp(const struct quiet *q)

@@ -54,6 +54,9 @@ enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_
 /* Not switched in since the QUIET_BLOCKED look: what was read of it since
  * (its stack) was read at the same instant as its PC. */
 bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd);
+/* Is the thread on a CPU now (its last switch was in; true without a
+ * ring)?  One that waits for a CPU stops only when it gets one. */
+bool quiet_on_cpu(const struct quiet *q);
 /* The switch stamp now (0 without a ring), and whether the thread was
  * switched since a stamp (false without a ring: not known).  A thread
  * interrupted on a CPU or waiting for one is switched out when it stops,
