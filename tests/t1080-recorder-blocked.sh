@@ -216,4 +216,24 @@ test_expect_success 'call stacks (-g): blocked threads are not stopped and carry
 	expect_ge "$((stopped * 3))" "$total" "thread-samples with -g, 3x the stops at least (1 busy, 8 waiting, the main thread)"
 '
 
+# The stops of a snapshot are reaped by tid (waitpid(tid, WNOHANG)), not
+# by waitpid(-1), which walks every tracee at each call: with 30 threads
+# stopped per sample, a waitpid(-1) per stop made the kernel's work grow
+# with the square of the threads.
+test_lazy_prereq STRACE 'command -v strace'
+test_expect_success STRACE '--stop-all, 31 threads: the stops are reaped by tid, not by waitpid(-1) scans' '
+	# (a sanitizer build finds no leaks while traced: it would abort)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -qq -e trace=wait4 -o trace "$SAMPLER" -d --stop-all -f 200 -- "$EXAMPLES/blocked" 1 30 20 >/dev/null 2>err &&
+	stops err >counts &&
+	read stopped carried total checked wrong <counts &&
+	any=$(grep "^wait4(-1," trace | grep -c "PTRACE_EVENT_STOP" || true) &&
+	bytid=$(grep -v "^wait4(-1," trace | grep -c "PTRACE_EVENT_STOP" || true) &&
+	echo "stops $stopped; interrupt stops reaped by waitpid(-1) $any, by tid $bytid" &&
+	expect_ge 100 "$stopped" "threads stopped" &&
+	expect_ge "$((stopped * 9 / 10))" "$bytid" "interrupt stops reaped by tid" &&
+	# the first stop of each new thread comes before it is waited for
+	expect_le "$((31 + stopped / 10))" "$any" "interrupt stops reaped by waitpid(-1)"
+'
+
 test_done
