@@ -13,7 +13,8 @@
 #   stops     threads stopped per sample (median)
 # Rows: the bare ptrace floor (bench/ptfloor) and the detectors' cost per
 # thread (bench/detect); one busy thread at 1 and 10 kHz; 4 busy + N
-# blocked threads (N = 0, 60, 250) at 1 kHz; 16 and 64 busy threads as root
+# blocked threads (N = 0, 60, 250) at 1 kHz, and N = 60 with call stacks
+# (-g); 16 and 64 busy threads as root
 # and as uid 65534.  The load average is printed first: on a loaded
 # machine, compare within a block only.  Benchmarks print, never fail.
 cd "$(dirname "$0")/.." || exit 1
@@ -122,6 +123,7 @@ block "1 busy thread at 10 kHz" "$EX/work 1 150" 10000 "$D" "--no-realtime --no-
 for n in 0 60 250; do
 	block "4 busy + $n blocked threads at 1 kHz" "$EX/blocked 4 $n 40" 1000 "$D" "$S"
 done
+block "4 busy + 60 blocked threads at 1 kHz, call stacks" "$EX/blocked 4 60 40" 1000 "-g||-g" "-g --stop-all||-g --stop-all"
 for n in 16 64; do
 	units=$(awk -v n=$n 'BEGIN { printf "%.2f", 300 / n }')
 	if [ $as_nobody = 1 ]; then

@@ -4,7 +4,9 @@
  * 0.5-1.5x that at random, all times STRETCH (default 1).  It
  * measures the wall-time share of each phase itself and prints, over all
  * threads, "share fa=.. fb=.. blocked=.." (percent): what a profile that
- * samples every thread, running or not, must show (tests/t1080). */
+ * samples every thread, running or not, must show (tests/t1080).  It
+ * sleeps from one of two functions at random, alike but for their
+ * address: the same PC and stack pointer in the kernel, two call stacks. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -34,6 +36,17 @@ __attribute__((noinline)) static uint64_t fb(double scale)
 	return spin_for(400e-6 * scale * stretch);
 }
 
+/* noipa: two functions, not folded into one */
+__attribute__((noipa)) static void nap_a(const struct timespec *nap)
+{
+	nanosleep(nap, NULL);
+}
+
+__attribute__((noipa)) static void nap_b(const struct timespec *nap)
+{
+	nanosleep(nap, NULL);
+}
+
 static void *worker(void *arg)
 {
 	struct timespec nap = { 0, 0 };
@@ -44,7 +57,7 @@ static void *worker(void *arg)
 		x += fa(jitter(&r));
 		b = now_s();
 		nap.tv_nsec = (long)(800000 * stretch * jitter(&r));
-		nanosleep(&nap, NULL);
+		(r & 1 ? nap_a : nap_b)(&nap);
 		c = now_s();
 		x += fb(jitter(&r));
 		d = now_s();

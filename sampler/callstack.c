@@ -13,6 +13,7 @@
 /* One thread's copy: registers, and the top of its stack. */
 struct slot {
 	bool readable;
+	bool carried;			/* not copied: the stack is the thread's memo */
 	struct unwind_regs regs;
 	struct unwind_stack stack;
 };
@@ -24,6 +25,9 @@ struct callstack {
 	uint8_t *data;			/* copy_size bytes per slot */
 	uint64_t *frames;		/* max_stack - 1 callers per slot */
 	size_t nslots;
+	struct slot scratch;		/* for comparisons: callstack_same, _check */
+	uint8_t *scratch_data;
+	uint64_t *scratch_frames;
 	struct callstack_stats st;
 };
 
@@ -106,8 +110,10 @@ struct callstack *callstack_new(const struct callstack_options *o, struct error 
 	}
 	cs->opt = *o;
 	cs->unwinder = unwinder_new(o->mode, o->max_stack - 1);
-	if (!cs->unwinder) {
-		free(cs);
+	cs->scratch_data = malloc(o->copy_size);
+	cs->scratch_frames = malloc((o->max_stack - 1) * sizeof(*cs->scratch_frames));
+	if (!cs->unwinder || !cs->scratch_data || !cs->scratch_frames) {
+		callstack_free(cs);
 		error_set(err, "out of memory for call stacks");
 		return NULL;
 	}
@@ -122,6 +128,8 @@ void callstack_free(struct callstack *cs)
 	free(cs->slots);
 	free(cs->data);
 	free(cs->frames);
+	free(cs->scratch_data);
+	free(cs->scratch_frames);
 	free(cs);
 }
 
@@ -184,38 +192,51 @@ static bool dwarf_regs(const void *raw, size_t len, struct unwind_regs *out)
 }
 #endif
 
-void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void *regs,
-		       size_t regs_len, const struct map_list *maps)
+/* Copy the top of the stack at s->regs' stack pointer into data, clipped
+ * at the end of the stack's mapping in maps (a mapping not known yet, a
+ * new thread's stack, ends the copy where its pages do). */
+static void copy_stack(struct callstack *cs, struct slot *s, pid_t tid, uint8_t *data,
+		       const struct map_list *maps)
 {
-	struct slot *s = &cs->slots[slot];
-	uint8_t *data = cs->data + slot * cs->opt.copy_size;
-	const struct map_entry *m;
+	uint64_t sp = s->regs.r[UNWIND_REG_SP], len = cs->opt.copy_size;
+	const struct map_entry *m = map_list_find(maps, sp);
 	struct iovec local, remote;
-	uint64_t sp, len = cs->opt.copy_size, t0;
 	ssize_t got;
 
-	s->readable = regs && dwarf_regs(regs, regs_len, &s->regs);
-	if (!s->readable)
-		return;
-	sp = s->regs.r[UNWIND_REG_SP];
-	/* Clip at the end of the stack's mapping; a mapping not known yet (a
-	 * new thread's stack) ends the copy where its pages do. */
-	m = map_list_find(maps, sp);
 	if (m && m->end - sp < len)
 		len = m->end - sp;
 	local = (struct iovec){ data, len };
 	remote = (struct iovec){ (void *)(uintptr_t)sp, len };
-	t0 = wall_ns();
 	got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	cs->st.copy_ns += wall_ns() - t0;
-	cs->st.copies++;
 	s->stack = (struct unwind_stack){
 		.start = sp, .end = m ? m->end : 0, .len = got > 0 ? (size_t)got : 0, .data = data,
 	};
 	if (got < (ssize_t)len && !m)
 		s->stack.end = sp + s->stack.len;	/* the pages end there */
-	cs->st.copied += s->stack.len;
 	s->readable = got > 0;
+}
+
+void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void *regs,
+		       size_t regs_len, const struct map_list *maps)
+{
+	struct slot *s = &cs->slots[slot];
+	uint64_t t0;
+
+	s->carried = false;
+	s->readable = regs && dwarf_regs(regs, regs_len, &s->regs);
+	if (!s->readable)
+		return;
+	t0 = wall_ns();
+	copy_stack(cs, s, tid, cs->data + slot * cs->opt.copy_size, maps);
+	cs->st.copy_ns += wall_ns() - t0;
+	cs->st.copies++;
+	cs->st.copied += s->stack.len;
+}
+
+void callstack_capture_carried(struct callstack *cs, size_t slot)
+{
+	cs->slots[slot].carried = true;
+	cs->slots[slot].readable = false;
 }
 
 /* ---- after resuming --------------------------------------------------- */
@@ -230,24 +251,122 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The bytes a stack was unwound from, in 64 bits (FNV-1a over words). */
+static uint64_t stack_hash(const struct unwind_stack *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= st->len; i += 8) {
+		memcpy(&w, st->data + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+	}
+	for (; i < st->len; i++)
+		h = (h ^ st->data[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void memo_keep(struct callstack_memo *m, const struct slot *s, const uint64_t *frames,
+		      unsigned n, enum profile_stack_end end)
+{
+	m->valid = false;
+	if (!s->readable)
+		return;
+	if (n > m->alloc) {
+		uint64_t *f = realloc(m->frames, n * sizeof(*f));
+
+		if (!f)
+			return;
+		m->frames = f;
+		m->alloc = n;
+	}
+	if (n)
+		memcpy(m->frames, frames, n * sizeof(*frames));
+	m->nframes = n;
+	m->end = (uint8_t)end;
+	m->pc = s->regs.r[UNWIND_REG_PC];
+	m->sp = s->regs.r[UNWIND_REG_SP];
+	m->len = (uint32_t)s->stack.len;
+	m->hash = stack_hash(&s->stack);
+	m->valid = true;
+}
+
+void callstack_memo_free(struct callstack_memo *m)
+{
+	free(m->frames);
+	memset(m, 0, sizeof(*m));
+}
+
 void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
-		      struct profile_thread_sample *ts)
+		      struct profile_thread_sample *ts, struct callstack_memo *memo)
 {
 	struct slot *s = &cs->slots[slot];
 	uint64_t *frames = cs->frames + slot * (cs->opt.max_stack - 1);
 	enum profile_stack_end end = PROFILE_STACK_UNREADABLE;
-	uint64_t t0 = cpu_ns();
+	uint64_t t0;
 	unsigned n = 0;
 
+	if (s->carried) {
+		bool have = memo && memo->valid;
+
+		ts->frames = have ? memo->frames : frames;
+		ts->nframes = have ? memo->nframes : 0;
+		ts->stack_end = have ? memo->end : PROFILE_STACK_UNREADABLE;
+		cs->st.carried++;
+		cs->st.stacks++;
+		cs->st.frames += ts->nframes;
+		cs->st.ends[ts->stack_end]++;
+		return;
+	}
+	t0 = cpu_ns();
 	if (s->readable)
 		n = unwind_thread(cs->unwinder, pid, maps, &s->regs, &s->stack, frames, &end);
 	ts->frames = frames;
 	ts->nframes = n;
 	ts->stack_end = (uint8_t)end;
+	if (memo)
+		memo_keep(memo, s, frames, n, end);
 	cs->st.unwind_ns += cpu_ns() - t0;
 	cs->st.stacks++;
 	cs->st.frames += n;
 	cs->st.ends[end]++;
+}
+
+bool callstack_same(struct callstack *cs, const struct callstack_memo *memo, pid_t tid,
+		    uint64_t pc, uint64_t sp, const struct map_list *maps)
+{
+	struct slot *s = &cs->scratch;
+	bool same;
+
+	if (!memo->valid || memo->pc != pc || memo->sp != sp)
+		return false;
+	s->regs.r[UNWIND_REG_SP] = sp;
+	copy_stack(cs, s, tid, cs->scratch_data, maps);
+	same = s->readable && s->stack.len == memo->len && stack_hash(&s->stack) == memo->hash;
+	cs->st.compared++;
+	cs->st.compared_same += same;
+	return same;
+}
+
+int callstack_check(struct callstack *cs, const struct callstack_memo *memo, pid_t pid, pid_t tid,
+		    const void *regs, size_t regs_len, const struct map_list *maps)
+{
+	struct slot *s = &cs->scratch;
+	enum profile_stack_end end;
+	unsigned n;
+	bool same;
+
+	if (!memo->valid || !dwarf_regs(regs, regs_len, &s->regs))
+		return -1;
+	copy_stack(cs, s, tid, cs->scratch_data, maps);
+	if (!s->readable)
+		return -1;
+	n = unwind_thread(cs->unwinder, pid, maps, &s->regs, &s->stack, cs->scratch_frames, &end);
+	same = n == memo->nframes && (uint8_t)end == memo->end &&
+	       (!n || memcmp(cs->scratch_frames, memo->frames, n * sizeof(*memo->frames)) == 0);
+	cs->st.checked++;
+	cs->st.checked_wrong += !same;
+	return same;
 }
 
 void callstack_maps_changed(struct callstack *cs, pid_t pid)
@@ -263,7 +382,8 @@ const struct callstack_stats *callstack_stats(const struct callstack *cs)
 void callstack_print_stats(const struct callstack *cs, FILE *out)
 {
 	const struct callstack_stats *st = &cs->st;
-	double per = st->stacks ? (double)st->unwind_ns / (double)st->stacks : 0;
+	uint64_t unwound = st->stacks - st->carried;
+	double per = unwound ? (double)st->unwind_ns / (double)unwound : 0;
 	bool any = false;
 
 	fprintf(out, "sampler: call stacks: %s, %u bytes copied per thread, %" PRIu64
@@ -274,6 +394,9 @@ void callstack_print_stats(const struct callstack *cs, FILE *out)
 	fprintf(out, "sampler: call stacks copied: %.1f KiB per thread-sample, %.2f us each while stopped\n",
 		st->copies ? (double)st->copied / (double)st->copies / 1024 : 0,
 		st->copies ? (double)st->copy_ns / (double)st->copies / 1e3 : 0);
+	fprintf(out, "sampler: call stacks carried over without a stop: %" PRIu64
+		" (%" PRIu64 " of %" PRIu64 " compared the same; %" PRIu64 " checked, %" PRIu64 " wrong)\n",
+		st->carried, st->compared_same, st->compared, st->checked, st->checked_wrong);
 	fputs("sampler: call stacks truncated:", out);
 	for (unsigned e = 1; e < PROFILE_STACK_NENDS; e++) {
 		if (!st->ends[e])

@@ -64,6 +64,8 @@
  * renames: a /proc read costs 3-20 us, so 8 keep it below 3 us per sample
  * on average, and a rename still shows within 8 x threads samples. */
 #define NAME_EVERY 8
+/* A switch stamp no ring has: a thread pended with it is always asked. */
+#define ANY_STAMP UINT64_MAX
 
 /* One per-sample channel: what the samples carried. */
 struct channel_tally {
@@ -96,6 +98,9 @@ struct engine {
 	bool detaching;			/* asked to stop following what is left */
 	bool sampling;			/* inside a snapshot: pending stops are held */
 	size_t npending;
+	pid_t *waitlist;		/* the tids the snapshot waits for (pend) */
+	size_t nwait, wait_alloc;
+	bool wait_any;			/* out of memory for waitlist: waitpid(-1) */
 	sigset_t chld_set;		/* SIGCHLD */
 	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
 	struct signal_relay relay;	/* pairs signals the command got too */
@@ -395,6 +400,29 @@ static void unpend(struct engine *e, struct task *t)
 	e->npending--;
 }
 
+/* The current snapshot waits for t's stop: it is reaped by its tid
+ * (reap_pending), not found by a waitpid(-1) that looks at every tracee.
+ * stamp: its switch stamp before it was interrupted (ANY_STAMP: ask). */
+static void pend(struct engine *e, struct task *t, uint64_t stamp)
+{
+	t->stop_stamp = stamp;
+	if (e->nwait == e->wait_alloc) {
+		size_t n = e->wait_alloc ? 2 * e->wait_alloc : 64;
+		pid_t *w = realloc(e->waitlist, n * sizeof(*w));
+
+		if (w) {
+			e->waitlist = w;
+			e->wait_alloc = n;
+		}
+	}
+	if (e->nwait < e->wait_alloc)
+		e->waitlist[e->nwait++] = t->tid;
+	else
+		e->wait_any = true;
+	t->pending = true;
+	e->npending++;
+}
+
 /* The thread reported it is exiting (readable: stopped at its exit event)
  * or is gone: record it once. */
 static void thread_exits(struct engine *e, struct task *t, bool readable)
@@ -499,10 +527,8 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 		struct task *child = tasks_find(&e->tasks, tid);
 
 		/* it stops by itself: make the snapshot include it */
-		if (child && child->state == TASK_NEW && !child->pending) {
-			child->pending = true;
-			e->npending++;
-		}
+		if (child && child->state == TASK_NEW && !child->pending)
+			pend(e, child, ANY_STAMP);
 	}
 }
 
@@ -543,6 +569,7 @@ static void on_exec(struct engine *e, struct task *t)
 		if (!e->stop_every)
 			quiet_open(&t->quiet, t->tid);
 	}
+	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;
 	emit_exec(e, p, now);
 	refresh_maps(e, p, now, true);
@@ -726,61 +753,136 @@ static void check_carried(struct engine *e, struct task *t)
 		return;
 	}
 	e->st.carried_checked++;
-	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0 && pc != t->pc)
-		e->st.carried_wrong++;
+	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0) {
+		if (pc != t->pc)
+			e->st.carried_wrong++;
+		if (e->stacks)
+			callstack_check(e->stacks, &t->stack, t->proc->pid, t->tid, &regs, regs_len,
+					&t->proc->maps);
+	}
 	ptrace(PTRACE_CONT, t->tid, 0, 0);
+}
+
+/* Reap the stops of the threads the snapshot waits for, each by its tid:
+ * a waitpid(-1) walks every tracee of the sampler, so that reaping N
+ * stops one by one cost O(N^2) (Linux finds a tid in O(1) since 5.14).
+ * Unless all: a thread whose switch ring has not moved since it was
+ * interrupted has not stopped yet, and one without a ring waits for the
+ * SIGCHLD of a stop; neither is asked.  Threads pended meanwhile (new
+ * children) are reaped in the same round.
+ * Returns how many stops were reaped. */
+static int reap_pending(struct engine *e, bool all)
+{
+	size_t keep = 0;
+	int n = 0, status;
+
+	for (size_t i = 0; i < e->nwait; i++) {
+		pid_t tid = e->waitlist[i];
+		struct task *t = tasks_find(&e->tasks, tid);
+
+		if (!t || !t->pending)
+			continue;
+		if (!all && (t->stop_stamp == ANY_STAMP || !quiet_switched(&t->quiet, t->stop_stamp)))
+			continue;	/* not switched out (into its stop) since, or not known */
+		if (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
+			on_status(e, tid, status);
+			n++;
+		}
+	}
+	for (size_t i = 0; i < e->nwait; i++) {
+		struct task *t = tasks_find(&e->tasks, e->waitlist[i]);
+
+		if (t && t->pending)
+			e->waitlist[keep++] = e->waitlist[i];
+	}
+	e->nwait = keep;
+	return n;
+}
+
+/* Can t be sampled without a stop (quiet.h)?  Then its PC and CPU time
+ * are set.  With call stacks, a thread that ran since must be blocked on
+ * the stack it was last unwound from (callstack.h), read while it stayed
+ * off CPU. */
+static bool carry(struct engine *e, struct task *t)
+{
+	uint64_t pc = t->pc, sp = 0, cpu = t->cpu_ns;
+	enum quiet_look look;
+
+	if (e->stop_every)
+		return false;
+	look = quiet_look(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd, &pc, &sp, &cpu);
+	if (look == QUIET_RAN || (e->stacks && !t->stack.valid))
+		return false;
+	if (look == QUIET_BLOCKED) {
+		if (e->stacks &&
+		    !(callstack_same(e->stacks, &t->stack, t->tid, pc, sp, &t->proc->maps) &&
+		      quiet_unmoved(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd)))
+			return false;
+		quiet_accept(&t->quiet);
+	}
+	t->pc = pc;
+	t->cpu_ns = cpu;
+	return true;
 }
 
 /* Interrupt every running thread and wait until each has stopped.  A thread
  * that does not stop within a second is left out of this snapshot. */
 static void stop_all(struct engine *e)
 {
-	int slices = 0, running = 0;
+	int slices = 0, running = 0, on_cpu = 0;
 	uint64_t spin_until;
 
 	e->sampling = true;
 	e->npending = 0;
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
+		uint64_t stamp = ANY_STAMP;
 
 		if (t->state == TASK_RUNNING) {
-			if (!e->stop_every &&
-			    quiet_sample(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd,
-					 &t->pc, &t->cpu_ns)) {
+			if (carry(e, t)) {
 				t->carried = true;
 				if (e->check_carried)
 					check_carried(e, t);
 				continue;
 			}
+			stamp = quiet_stamp(&t->quiet);
 			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 				continue;	/* gone: its exit follows */
+			on_cpu += quiet_on_cpu(&t->quiet);
 		} else if (t->state != TASK_NEW) {
 			continue;
 		}
 		e->st.stops++;
-		t->pending = true;
-		e->npending++;
+		pend(e, t, stamp);
 		running++;
 	}
-	spin_until = host_now_ns() + (running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
+	/* Polling helps only a thread that stops on another CPU: one that waits
+	 * for a CPU (preempted, by the sampler itself too) needs this one. */
+	spin_until = host_now_ns() +
+		     (!on_cpu ? 0 : running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
 	while (e->npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 
-		if (drain(e))
+		if (e->wait_any ? drain(e) : reap_pending(e, false))
 			continue;
 		if (e->root_done && e->tasks.ntasks == 0)
 			break;
 		if (host_now_ns() < spin_until)
 			continue;
-		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0 && errno == EAGAIN &&
-		    ++slices >= STOP_WAIT_SLICES) {
-			e->st.stuck_samples++;
-			break;
+		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0) {
+			if (errno == EAGAIN && ++slices >= STOP_WAIT_SLICES) {
+				e->st.stuck_samples++;
+				break;
+			}
+		} else if (!reap_pending(e, true)) {
+			drain(e);	/* a stop of a thread not waited for */
 		}
 	}
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->pending = false;
 	e->npending = 0;
+	e->nwait = 0;
+	e->wait_any = false;
 	e->sampling = false;
 }
 
@@ -816,9 +918,9 @@ static int grow_snapshot(struct engine *e)
 
 /* Read one stopped thread into the snapshot (a thread waiting in vfork
  * cannot be stopped, but cannot move either: its PC is the one it had at
- * its vfork event; a carried thread did not run since quiet_sample read
- * its PC and CPU time, off CPU).  With call stacks, copy its stack into
- * slot (then no thread is carried: its registers are needed). */
+ * its vfork event; a carried thread did not run since carry() read its PC
+ * and CPU time, off CPU).  With call stacks, copy its stack into slot (a
+ * carried thread's is its last one). */
 static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		       struct profile_thread_sample *out, uint64_t *counters)
 {
@@ -834,7 +936,9 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 			return -1;
 		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 	}
-	if (e->stacks)
+	if (e->stacks && t->carried)
+		callstack_capture_carried(e->stacks, slot);
+	else if (e->stacks)
 		callstack_capture(e->stacks, slot, t->tid, regs_len ? &regs : NULL, regs_len,
 				  &t->proc->maps);
 	if (blocked)
@@ -870,21 +974,24 @@ static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
 	}
 }
 
-/* The stacks copied in the snapshot, unwound now that the threads run.
+/* The stacks copied in the snapshot, unwound now that the threads run,
+ * and kept in each thread's memo (carried threads take theirs from it).
  * A frame in no known map may be in one mapped since: then again with
  * fresh maps. */
 static void unwind_all(struct engine *e, size_t n, uint64_t now)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct process *p = tasks_find_process(&e->tasks, (pid_t)e->ts[i].pid);
+		struct task *t = tasks_find(&e->tasks, (pid_t)e->ts[i].tid);
+		struct callstack_memo *memo = t ? &t->stack : NULL;
 
 		if (!p) {
 			e->ts[i].stack_end = PROFILE_STACK_UNREADABLE;
 			continue;
 		}
-		callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
+		callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i], memo);
 		if (e->ts[i].stack_end == PROFILE_STACK_UNKNOWN_MAP && refresh_unknown(e, p, now))
-			callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i]);
+			callstack_unwind(e->stacks, i, p->pid, &p->maps, &e->ts[i], memo);
 	}
 }
 
@@ -1312,6 +1419,7 @@ void engine_free(struct engine *e)
 	free(e->counter_sum);
 	free(e->ts);
 	free(e->ts_counters);
+	free(e->waitlist);
 	if (e->writer)
 		profile_writer_abandon(e->writer);
 	free(e);

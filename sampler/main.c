@@ -415,7 +415,7 @@ static int run(struct context *ctx)
 		.pmus = &ctx->pmus, .writer = ctx->writer,
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
 		/* a stack needs the thread's registers: no thread is carried */
-		.stop_every = ctx->opt.stop_all || ctx->stacks,
+		.stop_every = ctx->opt.stop_all,
 		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,

@@ -228,9 +228,9 @@ int procfs_open_syscall(pid_t pid, pid_t tid)
 	return open_kept(pid, tid, "syscall");
 }
 
-int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc)
+int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp)
 {
-	char buf[256], *last;
+	char buf[256], *last, *prev;
 	ssize_t n = read_task_file(fd, pid, tid, "syscall", buf, sizeof(buf));
 
 	if (n <= 0)
@@ -244,6 +244,11 @@ int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc)
 	if (!last || strncmp(last + 1, "0x", 2))
 		return -1;
 	*pc = strtoull(last + 1, NULL, 16);
+	*last = '\0';
+	prev = strrchr(buf, ' ');
+	if (!prev || strncmp(prev + 1, "0x", 2))
+		return -1;
+	*sp = strtoull(prev + 1, NULL, 16);
 	return 0;
 }
 

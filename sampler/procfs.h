@@ -46,10 +46,10 @@ int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64
 /* Open /proc/PID/task/TID/syscall, kept open for procfs_read_blocked_pc
  * (-1 beyond the descriptor budget, as for schedstat). */
 int procfs_open_syscall(pid_t pid, pid_t tid);
-/* The user PC of a thread that is off CPU now (in a system call, a fault
- * or a stop), by fd or a transient open when fd < 0: 0, or -1 when it is
- * running or gone. */
-int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc);
+/* The user PC and stack pointer of a thread that is off CPU now (in a
+ * system call, a fault or a stop), by fd or a transient open when fd < 0:
+ * 0, or -1 when it is running or gone. */
+int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp);
 /* Raise the sampler's own descriptor limit to its hard limit (call after
  * the target is started: it keeps the limit it was given). */
 void procfs_raise_fd_limit(void);

@@ -66,9 +66,10 @@ static uint64_t ring_head(const struct quiet *q)
 }
 
 /* Was the thread's last switch out of a CPU into a wait (not a preemption)?
- * Every record is a bare 8-byte PERF_RECORD_SWITCH header (no sample_id_all);
- * a misread only costs a /proc/TID/syscall read or a stop, both exact. */
-static bool ring_says_blocked(const struct quiet *q, uint64_t head)
+ * A misread only costs a /proc/TID/syscall read or a stop, both exact. */
+/* The ring's last record (NULL: none yet).  Every record is a bare 8-byte
+ * PERF_RECORD_SWITCH header (no sample_id_all). */
+static const volatile struct perf_event_header *last_record(const struct quiet *q, uint64_t head)
 {
 	const volatile struct perf_event_mmap_page *pg = q->ring;
 	uint64_t off = pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE);
@@ -76,46 +77,96 @@ static bool ring_says_blocked(const struct quiet *q, uint64_t head)
 	const volatile struct perf_event_header *h;
 
 	if (head < sizeof(*h))
+		return NULL;
+	return (const volatile void *)((const volatile char *)q->ring + off +
+				       (head - sizeof(*h)) % size);
+}
+
+static bool ring_says_blocked(const struct quiet *q, uint64_t head)
+{
+	const volatile struct perf_event_header *h = last_record(q, head);
+
+	if (!h)
 		return true;	/* nothing yet: ask /proc */
-	h = (const volatile void *)((const volatile char *)q->ring + off +
-				    (head - sizeof(*h)) % size);
 	return h->type == PERF_RECORD_SWITCH && (h->misc & PERF_RECORD_MISC_SWITCH_OUT) &&
 	       !(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 }
 
-bool quiet_sample(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
-		  uint64_t *pc, uint64_t *cpu_ns)
+/* The switch stamp: the ring's head, or the schedstat run count (with the
+ * CPU time into *cpu_ns). */
+static int read_stamp(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
+		      uint64_t *stamp, uint64_t *cpu_ns)
 {
-	uint64_t stamp, cpu = *cpu_ns, blocked_pc;
+	if (q->ring) {
+		*stamp = ring_head(q);
+		return 0;
+	}
+	return procfs_read_schedstat(schedstat_fd, pid, tid, cpu_ns, stamp);
+}
+
+enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
+			   uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns)
+{
+	uint64_t stamp, cpu = *cpu_ns, blocked_pc, blocked_sp;
 
 	/* The stamp is read before the PC: equal later, the thread was not
 	 * switched in since, and it was off CPU when its PC was read. */
-	if (q->ring)
-		stamp = ring_head(q);
-	else if (procfs_read_schedstat(schedstat_fd, pid, tid, &cpu, &stamp) < 0)
-		return false;
+	if (read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) < 0)
+		return QUIET_RAN;
 	if (q->known && stamp == q->mark) {
 		*cpu_ns = cpu;
-		return true;
+		return QUIET_SAME;
 	}
 	q->known = false;
 	if (q->ring && !ring_says_blocked(q, stamp))
-		return false;	/* on a CPU, or preempted: it moves */
+		return QUIET_RAN;	/* on a CPU, or preempted: it moves */
 	if (q->retry_in) {
 		q->retry_in--;
-		return false;
+		return QUIET_RAN;
 	}
 	if (q->syscall_fd < 0)
 		q->syscall_fd = procfs_open_syscall(pid, tid);
-	if (procfs_read_blocked_pc(q->syscall_fd, pid, tid, &blocked_pc) < 0) {
+	if (procfs_read_blocked_pc(q->syscall_fd, pid, tid, &blocked_pc, &blocked_sp) < 0) {
 		q->retry_in = QUIET_RETRY;
-		return false;
+		return QUIET_RAN;
 	}
 	if (q->ring)
 		cpu = procfs_read_cputime(schedstat_fd, pid, tid);
 	*pc = blocked_pc;
+	*sp = blocked_sp;
 	*cpu_ns = cpu;
-	q->mark = stamp;
+	q->seen = stamp;
+	return QUIET_BLOCKED;
+}
+
+bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd)
+{
+	uint64_t stamp, cpu;
+
+	return read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) == 0 && stamp == q->seen;
+}
+
+bool quiet_on_cpu(const struct quiet *q)
+{
+	const volatile struct perf_event_header *h = q->ring ? last_record(q, ring_head(q)) : NULL;
+
+	if (!h)
+		return true;	/* not known: as if it were */
+	return h->type == PERF_RECORD_SWITCH && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
+}
+
+uint64_t quiet_stamp(const struct quiet *q)
+{
+	return q->ring ? ring_head(q) : 0;
+}
+
+bool quiet_switched(const struct quiet *q, uint64_t since)
+{
+	return q->ring && ring_head(q) != since;
+}
+
+void quiet_accept(struct quiet *q)
+{
+	q->mark = q->seen;
 	q->known = true;
-	return true;
 }

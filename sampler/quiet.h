@@ -14,7 +14,8 @@
  *    /proc/TID/schedstat, read with the CPU time the sample needs anyway.
  * The PC of a thread that is blocked now is in /proc/TID/syscall, read
  * without stopping it: a thread that woke and blocked again between two
- * samples is not stopped either.
+ * samples is not stopped either (unless its call stack is recorded: its
+ * stack is then compared first, callstack.h).
  */
 #ifndef SAMPLER_QUIET_H
 #define SAMPLER_QUIET_H
@@ -28,6 +29,7 @@ struct quiet {
 	int syscall_fd;			/* /proc/PID/task/TID/syscall, opened when needed */
 	bool known;			/* mark, PC and CPU time were read off CPU */
 	uint64_t mark;			/* switch stamp at that time */
+	uint64_t seen;			/* switch stamp of the last QUIET_BLOCKED look */
 	unsigned retry_in;		/* samples before a thread found running is looked at again */
 };
 
@@ -37,10 +39,32 @@ void quiet_init(struct quiet *q);
 void quiet_open(struct quiet *q, pid_t tid);
 void quiet_close(struct quiet *q);
 
-/* Can the thread be sampled without a stop?  True when it has not run
- * since its PC was last known (*pc, *cpu_ns unchanged) or when it is
- * blocked now (*pc and *cpu_ns read).  False: stop it. */
-bool quiet_sample(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
-		  uint64_t *pc, uint64_t *cpu_ns);
+/* What quiet_look found. */
+enum quiet_look {
+	QUIET_RAN,		/* on a CPU, preempted, or unknown: stop it */
+	QUIET_SAME,		/* not run since its PC was known: *pc unchanged, *cpu_ns read */
+	QUIET_BLOCKED,		/* ran, but is blocked now: *pc, *sp, *cpu_ns read off CPU */
+};
+
+/* Can the thread be sampled without a stop?  After QUIET_BLOCKED the
+ * caller takes the PC read with quiet_accept, or leaves it (and stops the
+ * thread). */
+enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
+			   uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns);
+/* Not switched in since the QUIET_BLOCKED look: what was read of it since
+ * (its stack) was read at the same instant as its PC. */
+bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd);
+/* Is the thread on a CPU now (its last switch was in; true without a
+ * ring)?  One that waits for a CPU stops only when it gets one. */
+bool quiet_on_cpu(const struct quiet *q);
+/* The switch stamp now (0 without a ring), and whether the thread was
+ * switched since a stamp (false without a ring: not known).  A thread
+ * interrupted on a CPU or waiting for one is switched out when it stops,
+ * so that the stops of many threads are reaped without a system call for
+ * each thread that has not stopped yet. */
+uint64_t quiet_stamp(const struct quiet *q);
+bool quiet_switched(const struct quiet *q, uint64_t since);
+/* The PC of the QUIET_BLOCKED look is the known one from now on. */
+void quiet_accept(struct quiet *q);
 
 #endif

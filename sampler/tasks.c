@@ -38,6 +38,7 @@ static void task_free(struct task *t)
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
 	quiet_close(&t->quiet);
+	callstack_memo_free(&t->stack);
 	process_put(t->proc);
 	free(t->counters);
 	free(t);

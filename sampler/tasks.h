@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "../common/idmap.h"
+#include "callstack.h"
 #include "procfs.h"
 #include "quiet.h"
 
@@ -45,10 +46,12 @@ struct task {
 	bool pending;		/* current sample waits for its stop */
 	bool in_vfork;		/* between its vfork event and vfork-done */
 	bool carried;		/* in this sample without a stop: it did not run */
+	uint64_t stop_stamp;	/* switch stamp when it was interrupted (quiet.h) */
 	int inject_sig;		/* signal to pass on when it is continued */
 	int schedstat_fd;	/* kept open: pread per sample */
 	int stat_fd;		/* opened when the sampler follows it to its CPU */
 	struct quiet quiet;	/* has it run since its PC was read? */
+	struct callstack_memo stack;	/* its last call stack (-g) */
 	uint64_t pc;
 	uint64_t cpu_ns;
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */

@@ -9,7 +9,10 @@
 # move samples from fa/fb to the blocked phase; SAMPLER_CHECK_CARRIED makes
 # the engine stop carried threads anyway and count PCs that differ, which
 # proves the rule without statistics.  --stop-all stops every thread at
-# every sample: the stops equal the thread-samples.
+# every sample: the stops equal the thread-samples.  With call stacks (-g)
+# a blocked thread carries its last stack too: wake sleeps from two
+# functions alike but for their address (the same PC and stack pointer),
+# so a rule that did not compare the stack bytes would carry wrong stacks.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
@@ -163,6 +166,74 @@ test_expect_success 'a carried PC is where the blocked thread waits (the same as
 	a=$(top prof.txt) b=$(top prof--stop-all.txt) &&
 	echo "default: $a; --stop-all: $b" &&
 	expect_eq "$b" "$a" "most frequent PC"
+'
+
+# stackstats ERR: "CARRIED CHECKED WRONG" of the call stacks (-d)
+stackstats() {
+	sed -n "s/^sampler: call stacks carried over without a stop: \([0-9]*\) .* \([0-9]*\) checked, \([0-9]*\) wrong.*/\1 \2 \3/p" "$1"
+}
+
+test_expect_success 'call stacks (-g), block/wake churn: every carried stack is the stack a stop finds' '
+	SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -g -f 1000 -- "$EXAMPLES/wake" 4 3 2 >out 2>err &&
+	stops err >counts && stackstats err >scounts &&
+	read stopped carried total checked wrong <counts &&
+	read scarried schecked swrong <scounts &&
+	echo "stops: $(cat counts); stacks carried checked wrong: $(cat scounts)" &&
+	expect_ge 50 "$schecked" "carried stacks checked by a stop and an unwind" &&
+	expect_eq 0 "$swrong" "carried stacks that differ from the stack unwound at a stop" &&
+	expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC"
+'
+
+# waiters TEXT: the most frequent PC and stack of the profile (the
+# waiters of examples/blocked, no ASLR: "PC STACK END"); on stderr the
+# share (%) of that PC's thread-samples with that stack (the main thread in
+# pthread_join waits at the same PC with another stack).
+waiters() {
+	sed -n "s/^ts .*pc=\([0-9a-fx]*\) .*stack=\([0-9a-fx,]*\) stack_end=\([a-z-]*\).*/\1 \2 \3/p" "$1" |
+		sort | uniq -c | sort -rn >stacks.$$ &&
+	pc=$(head -1 stacks.$$ | awk "{ print \$2 }") &&
+	awk -v pc="$pc" "\$2 == pc { n += \$1 } NR == 1 { top = \$1 } END { printf \"%d\\n\", 100 * top / n }" stacks.$$ >&2 &&
+	head -1 stacks.$$ | awk "{ print \$2, \$3, \$4 }"
+}
+
+test_expect_success 'call stacks (-g): blocked threads are not stopped and carry the stacks --stop-all finds' '
+	for o in "" --stop-all; do
+		setarch "$(uname -m)" -R "$SAMPLER" -d -g $o -o prof$o -- "$EXAMPLES/blocked" 1 8 40 >/dev/null 2>err$o &&
+		dump prof$o && stops err$o >counts$o &&
+		waiters prof$o.txt >stacks$o 2>share$o || return 1
+	done &&
+	echo "waiters: $(cat stacks) ($(cat share)%); --stop-all: $(cat stacks--stop-all) ($(cat share--stop-all)%)" &&
+	expect_eq "$(cat stacks--stop-all)" "$(cat stacks)" "the waiters'"'"' PC, stack and its end" &&
+	# 8 waiters and the main thread (in pthread_join) wait at that PC
+	expect_ge 80 "$(cat share)" "% of the waiting PC'"'"'s thread-samples with the waiters'"'"' stack" &&
+	expect_grep " complete$" stacks &&
+	read stopped carried total checked wrong <counts &&
+	read sstopped scarried stotal schecked swrong <counts--stop-all &&
+	echo "default: $(cat counts); --stop-all: $(cat counts--stop-all)" &&
+	expect_ge "$((total * 2 / 3))" "$carried" "of $total thread-samples, carried over with -g" &&
+	expect_eq 0 "$scarried" "--stop-all -g: thread-samples carried" &&
+	expect_eq "$stotal" "$sstopped" "--stop-all -g: stops = thread-samples" &&
+	expect_ge "$((stopped * 3))" "$total" "thread-samples with -g, 3x the stops at least (1 busy, 8 waiting, the main thread)"
+'
+
+# The stops of a snapshot are reaped by tid (waitpid(tid, WNOHANG)), not
+# by waitpid(-1), which walks every tracee at each call: with 30 threads
+# stopped per sample, a waitpid(-1) per stop made the kernel's work grow
+# with the square of the threads.
+test_lazy_prereq STRACE 'command -v strace'
+test_expect_success STRACE '--stop-all, 31 threads: the stops are reaped by tid, not by waitpid(-1) scans' '
+	# (a sanitizer build finds no leaks while traced: it would abort)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -qq -e trace=wait4 -o trace "$SAMPLER" -d --stop-all -f 200 -- "$EXAMPLES/blocked" 1 30 20 >/dev/null 2>err &&
+	stops err >counts &&
+	read stopped carried total checked wrong <counts &&
+	any=$(grep "^wait4(-1," trace | grep -c "PTRACE_EVENT_STOP" || true) &&
+	bytid=$(grep -v "^wait4(-1," trace | grep -c "PTRACE_EVENT_STOP" || true) &&
+	echo "stops $stopped; interrupt stops reaped by waitpid(-1) $any, by tid $bytid" &&
+	expect_ge 100 "$stopped" "threads stopped" &&
+	expect_ge "$((stopped * 9 / 10))" "$bytid" "interrupt stops reaped by tid" &&
+	# the first stop of each new thread comes before it is waited for
+	expect_le "$((31 + stopped / 10))" "$any" "interrupt stops reaped by waitpid(-1)"
 '
 
 test_done
