@@ -198,7 +198,7 @@ waiters() {
 
 test_expect_success 'call stacks (-g): blocked threads are not stopped and carry the stacks --stop-all finds' '
 	for o in "" --stop-all; do
-		setarch "$(uname -m)" -R "$SAMPLER" -d -g $o -o prof$o -- "$EXAMPLES/blocked" 1 8 40 >/dev/null 2>err$o &&
+		setarch "$(uname -m)" -R "$SAMPLER" -d -g $o -o prof$o -- "$EXAMPLES/blocked" 1 8 100 >/dev/null 2>err$o &&
 		dump prof$o && stops err$o >counts$o &&
 		waiters prof$o.txt >stacks$o 2>share$o || return 1
 	done &&
@@ -210,10 +210,12 @@ test_expect_success 'call stacks (-g): blocked threads are not stopped and carry
 	read stopped carried total checked wrong <counts &&
 	read sstopped scarried stotal schecked swrong <counts--stop-all &&
 	echo "default: $(cat counts); --stop-all: $(cat counts--stop-all)" &&
-	expect_ge "$((total * 2 / 3))" "$carried" "of $total thread-samples, carried over with -g" &&
+	expect_ge "$((total / 2))" "$carried" "of $total thread-samples, carried over with -g" &&
 	expect_eq 0 "$scarried" "--stop-all -g: thread-samples carried" &&
-	expect_eq "$stotal" "$sstopped" "--stop-all -g: stops = thread-samples" &&
-	expect_ge "$((stopped * 3))" "$total" "thread-samples with -g, 3x the stops at least (1 busy, 8 waiting, the main thread)"
+	expect_near "$stotal" "$sstopped" "$((stotal / 100 + 2))" "--stop-all -g: stops = thread-samples" &&
+	# 1 busy, 8 waiting and the main thread: a tenth of the thread-samples
+	# need a stop, and every thread at its start
+	expect_ge "$((stopped * 2))" "$total" "thread-samples with -g, 2x the stops at least"
 '
 
 # The stops of a snapshot are reaped by tid (waitpid(tid, WNOHANG)), not
