@@ -1028,6 +1028,14 @@ static void follow_target(struct engine *e)
 	}
 }
 
+static bool any_job_stopped(const struct engine *e)
+{
+	for (size_t i = 0; i < e->tasks.ntasks; i++)
+		if (e->tasks.tasks[i]->state == TASK_GROUP_STOPPED)
+			return true;
+	return false;
+}
+
 static void take_sample(struct engine *e)
 {
 	uint64_t t0 = host_now_ns(), snap, t1;
@@ -1064,7 +1072,10 @@ static void take_sample(struct engine *e)
 	t1 = host_now_ns();
 	e->st.latency_ns += t1 - t0;
 	if (n == 0) {
-		e->st.held_slots++;	/* all stopped by job control, or exiting */
+		/* a program held by job control is served; one whose threads
+		 * are all exiting has nothing left to sample */
+		if (any_job_stopped(e))
+			e->st.held_slots++;
 		return;
 	}
 	if (e->follow_cpu && e->st.samples % FOLLOW_EVERY == 0)

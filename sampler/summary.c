@@ -174,7 +174,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		fprintf(stderr, "sampler: sampling windows: %.6f s of the run's %.6f s (the times and rates above are within them)\n",
 			(double)st->sampled_ns / 1e9, (double)p->wall_ns / 1e9);
 	if (st->held_slots)
-		fprintf(stderr, "sampler: slots without a thread to sample (stopped by job control, or exiting): %" PRIu64 "\n",
+		fprintf(stderr, "sampler: slots in which job control held every thread (served): %" PRIu64 "\n",
 			st->held_slots);
 	if (st->stuck_samples)
 		fprintf(stderr, "sampler: samples that left out a thread which did not stop within 1 s: %" PRIu64 "\n",
