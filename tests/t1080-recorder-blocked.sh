@@ -174,14 +174,20 @@ stackstats() {
 }
 
 test_expect_success 'call stacks (-g), block/wake churn: every carried stack is the stack a stop finds' '
-	SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -g -f 1000 -- "$EXAMPLES/wake" 4 3 2 >out 2>err &&
-	stops err >counts && stackstats err >scounts &&
-	read stopped carried total checked wrong <counts &&
-	read scarried schecked swrong <scounts &&
-	echo "stops: $(cat counts); stacks carried checked wrong: $(cat scounts)" &&
-	expect_ge 50 "$schecked" "carried stacks checked by a stop and an unwind" &&
-	expect_eq 0 "$swrong" "carried stacks that differ from the stack unwound at a stop" &&
-	expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC"
+	# A loaded machine carries fewer stacks per run: runs add up to 50 checks.
+	all=0 &&
+	for run in 1 2 3 4; do
+		SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -g -f 1000 -- "$EXAMPLES/wake" 4 3 2 >out 2>err &&
+		stops err >counts && stackstats err >scounts &&
+		read stopped carried total checked wrong <counts &&
+		read scarried schecked swrong <scounts &&
+		echo "run $run: stops: $(cat counts); stacks carried checked wrong: $(cat scounts)" &&
+		expect_eq 0 "$swrong" "carried stacks that differ from the stack unwound at a stop" &&
+		expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC" || return 1
+		all=$((all + schecked))
+		[ "$all" -ge 50 ] && break
+	done &&
+	expect_ge 50 "$all" "carried stacks checked by a stop and an unwind"
 '
 
 # waiters TEXT: the most frequent PC and stack of the profile (the
