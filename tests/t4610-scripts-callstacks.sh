@@ -110,7 +110,8 @@ test_expect_success 'compare --tree of a profile with itself: no change anywhere
 '
 
 # The other run has one thread: the signal thread's paths (clone3...) are
-# in the base only, the main thread's in both.
+# in the base only, the main thread's in both.  How much CPU the signal
+# thread got depends on the load (a starved CI machine gave it 0.02 s of 1 s).
 test_expect_success 'compare --tree: inclusive CPU per path of each side, the change, a flag where it is significant' '
 	"$SAMPLER" -f 1000 -g -o one.prof -- "$EXAMPLES/calltree" 1 1 >/dev/null &&
 	"$EXPORT" --format folded --weight cpu one.prof >one.folded &&
@@ -124,9 +125,9 @@ test_expect_success 'compare --tree: inclusive CPU per path of each side, the ch
 			"$(csv_field diff.csv "$path" cpu_delta)" 0.00001 "CPU change of $path" || exit 1
 	done &&
 	expect_eq 0 "$(csv_field diff.csv "calltree;clone3" new_cpu)" "new CPU of the signal thread" &&
-	expect_ge 0.1 "$(csv_field diff.csv "calltree;clone3" base_cpu)" "base CPU of the signal thread (s)" &&
+	expect_ge 0.000001 "$(csv_field diff.csv "calltree;clone3" base_cpu)" "base CPU of the signal thread (s)" &&
 	expect_eq "-" "$(csv_field diff.csv "calltree;clone3" cpu_flag)" "flag of the path gone" &&
-	$COMPARE --tree p.prof one.prof >diff.txt &&
+	$COMPARE --tree --min-share 0 p.prof one.prof >diff.txt &&
 	expect_grep "^# base: p.prof" diff.txt &&
 	expect_grep "^  clone3  .* -100.0%  -$" diff.txt
 '
