@@ -571,6 +571,7 @@ static void on_exec(struct engine *e, struct task *t)
 	}
 	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;
+	p->last_refresh = 0;	/* its libraries are mapped after the exec: look at once */
 	emit_exec(e, p, now);
 	refresh_maps(e, p, now, true);
 }

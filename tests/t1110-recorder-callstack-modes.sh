@@ -89,6 +89,17 @@ test_expect_success 'exec from a second thread: the new image has its stacks' '
 	expect_ge 80 "$busy" "% of busy'"'"'s thread-samples under its main"
 '
 
+# The new image's libraries are mapped after the exec: the first frame in
+# one must re-read the maps at once, even when the old image re-read them
+# a few samples before (the re-read is rate-limited per process).
+test_expect_success 'exec soon after the start: the new image'"'"'s frames in its libraries are known' '
+	"$SAMPLER" -g -f 1000 -o soon.prof -- "$EXAMPLES/thread-exec" 0.02 &&
+	"$EXPORT" --format folded soon.prof >soon.folded &&
+	busy=$(awk "/^busy;/ { t += \$NF; if (\$1 ~ /^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main(;|\$)/) m += \$NF } END { printf \"%.0f\", t ? 100 * m / t : 0 }" soon.folded) &&
+	expect_ge 90 "$busy" "% of busy'"'"'s thread-samples under _start ... main" &&
+	expect_no_grep "^busy;\[unknown\]" soon.folded
+'
+
 # The execing thread keeps its CPU clock when it takes the leader's tid;
 # the engine starts that tid's CPU time from 0 again, so the first sample
 # after the exec carries the execing thread's whole CPU time a second time
