@@ -75,6 +75,31 @@ value() {
 	echo "$2" | sed -n "s/.*\<$1=\([0-9.]*\).*/\1/p"
 }
 
+# effective_samples PROFILE COLUMN: how many equal samples the main thread's
+# weights (a CSV column: cpu_delta_ns, wall_delta_ns) are worth,
+# (sum w)^2 / sum w^2.  A starved machine takes fewer samples, and one
+# sample after a long wait carries the whole wait's wall time (energy).
+effective_samples() {
+	"$EXPORT" --format csv "$1" | $PY -c '
+import csv, sys
+rows = csv.DictReader(line for line in sys.stdin if not line.startswith("#"))
+w = [float(r[sys.argv[1]]) for r in rows if r["kind"] == "sample" and r["tid"] == r["pid"]]
+s2 = sum(x * x for x in w)
+print("%.0f" % (sum(w) ** 2 / s2 if s2 else 0))' "$2"
+}
+
+# tolerance POINTS NEFF: POINTS holds for the DESIGN_SAMPLES effective
+# samples a run gets on a machine that is merely loaded (sampling error
+# about 1 point for a 35% share); a run worth fewer has a sampling error
+# larger by sqrt(DESIGN_SAMPLES / NEFF), and so has its margin (at most
+# 25 points: a path that takes every sample still fails).
+DESIGN_SAMPLES=2000
+tolerance() {
+	awk -v p="$1" -v n="$2" -v d=$DESIGN_SAMPLES 'BEGIN {
+		t = n > 0 && n < d ? p * sqrt(d / n) : p
+		printf "%.2f", t < 25 ? t : 25 }'
+}
+
 # compare_paths MEASURED PROFILED POINTS [KEYS]: each share within POINTS
 # (not on a sanitizer build).
 compare_paths() {

