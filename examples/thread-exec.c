@@ -1,11 +1,13 @@
-/* thread-exec [SECONDS] - three threads spin; after SECONDS (default 0.1)
- * the second one execs `busy 0.2` (the example next to this program), which
- * ends every other thread and gives the process a new image under the
- * leader's pid. */
+/* thread-exec [SECONDS [wait]] - three threads spin; after SECONDS (default
+ * 0.1) the second one execs `busy 0.2` (the example next to this program),
+ * which ends every other thread and gives the process a new image under the
+ * leader's pid.  With "wait" the leader does not spin but waits for its
+ * threads (its CPU time stays near 0, the execing thread's does not). */
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "workload.h"
@@ -36,6 +38,9 @@ int main(int argc, char **argv)
 	seconds = arg_double(argc, argv, 1, 0.1);
 	pthread_create(&tids[0], NULL, spinner, NULL);
 	pthread_create(&tids[1], NULL, spinner, busy);
-	spinner(NULL);
+	if (argc > 2 && strcmp(argv[2], "wait") == 0)
+		pthread_join(tids[0], NULL);	/* ended by the exec */
+	else
+		spinner(NULL);
 	return 1;
 }

@@ -280,14 +280,25 @@ static void channel_totals(const struct engine *e, struct profile_stats *out)
 
 /* ---- records ----------------------------------------------------------- */
 
+/* The CPU time recorded for t at a kernel reading of cpu_ns: the reading,
+ * moved by the offset an exec from another thread gave the tid (on_exec). */
+static uint64_t recorded_cpu(const struct task *t, uint64_t cpu_ns)
+{
+	int64_t v = (int64_t)cpu_ns + t->cpu_offset;
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 /* Read the CPU time and counters of a thread at its exit stop (still
  * alive, counters still attached): what it did after its last sample. */
 static void read_final(struct engine *e, struct task *t, struct profile_exit *rec)
 {
+	uint64_t cpu = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+
 	rec->final = true;
-	rec->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
-	if (rec->cpu_ns < t->cpu_ns)	/* unreadable: nothing more than we had */
-		rec->cpu_ns = t->cpu_ns;
+	if (cpu < t->cpu_ns)	/* unreadable: nothing more than we had */
+		cpu = t->cpu_ns;
+	rec->cpu_ns = recorded_cpu(t, cpu);
 	read_counters(e, t, rec->counters);
 }
 
@@ -534,6 +545,23 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 
 /* After exec the thread has the process's pid and a new image; every other
  * thread of the process is gone. */
+/* After an exec from another thread, t's tid belongs to that thread,
+ * whose CPU clock goes on from what it was under its former tid (already
+ * recorded there, up to its last sample).  The tid's record goes on from
+ * where it stood: 0 after the leader's exit record, else the leader's
+ * last value; so t's readings are moved by that minus the clock's last
+ * reading, and the first sample after the exec counts only what the
+ * thread ran since its last sample. */
+static void take_clock(struct task *t, const struct task *former, bool leader_exited)
+{
+	uint64_t recorded = leader_exited ? 0 : recorded_cpu(t, t->cpu_ns);
+
+	if (!former)
+		return;
+	t->cpu_ns = former->cpu_ns;
+	t->cpu_offset = (int64_t)recorded - (int64_t)former->cpu_ns;
+}
+
 static void on_exec(struct engine *e, struct task *t)
 {
 	struct process *p = t->proc;
@@ -542,6 +570,8 @@ static void on_exec(struct engine *e, struct task *t)
 	uint64_t now;
 
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	if ((pid_t)former != t->tid)
+		take_clock(t, tasks_find(&e->tasks, (pid_t)former), leader_returns);
 	if (leader_returns) {
 		/* the leader had exited; the execing thread takes its tid */
 		p->live_threads++;
@@ -946,7 +976,7 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		e->st.blocked_thread_samples++;
 	read_counters(e, t, counters);
 	*out = (struct profile_thread_sample){
-		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = t->cpu_ns,
+		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = recorded_cpu(t, t->cpu_ns),
 		.counters = counters,
 	};
 	return 0;
