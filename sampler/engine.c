@@ -775,12 +775,24 @@ static void check_carried(struct engine *e, struct task *t)
 	bool blocked;
 	int status;
 
+	uint64_t asked;
+
+	/* The carried PC is the one of the sample's start: a thread switched
+	 * in since (the checks before it let it run) has moved on. */
+	if (quiet_switched(&t->quiet, t->look_stamp))
+		return;
+	asked = host_now_ns();
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 ||
 	    waitpid(t->tid, &status, __WALL) != t->tid)
 		return;
 	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP ||
 	    WSTOPSIG(status) != SIGTRAP) {
 		on_status(e, t->tid, status);	/* a real event: handled as ever */
+		return;
+	}
+	if (quiet_ran_before(&t->quiet, asked)) {
+		/* it got a CPU between the look and the interrupt */
+		ptrace(PTRACE_CONT, t->tid, 0, 0);
 		return;
 	}
 	e->st.carried_checked++;
@@ -841,10 +853,11 @@ static bool carry(struct engine *e, struct task *t)
 
 	if (e->stop_every)
 		return false;
-	look = quiet_look(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd, &pc, &sp, &cpu);
+	look = quiet_look(&t->quiet, t->look_stamp, t->proc->pid, t->tid, t->schedstat_fd, &pc,
+			  &sp, &cpu);
 	if (look == QUIET_RAN || (e->stacks && !t->stack.valid))
 		return false;
-	if (look == QUIET_BLOCKED) {
+	if (look == QUIET_BLOCKED || look == QUIET_WAITING) {
 		if (e->stacks &&
 		    !(callstack_same(e->stacks, &t->stack, t->tid, pc, sp, &t->proc->maps) &&
 		      quiet_unmoved(&t->quiet, t->proc->pid, t->tid, t->schedstat_fd)))
@@ -853,11 +866,32 @@ static bool carry(struct engine *e, struct task *t)
 	}
 	t->pc = pc;
 	t->cpu_ns = cpu;
+	t->carried_waiting = quiet_runnable(&t->quiet);
 	return true;
 }
 
+/* Interrupt t, which ran since the last sample (or is new); the snapshot
+ * waits for its stop.  Returns 1 if it was on a CPU, -1 if it is gone. */
+static int interrupt(struct engine *e, struct task *t)
+{
+	uint64_t stamp = ANY_STAMP;
+
+	if (t->state == TASK_RUNNING) {
+		stamp = t->look_stamp;
+		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+			return -1;	/* gone: its exit follows */
+	}
+	e->st.stops++;
+	pend(e, t, stamp);
+	return t->state == TASK_RUNNING && quiet_on_cpu(&t->quiet, stamp);
+}
+
 /* Interrupt every running thread and wait until each has stopped.  A thread
- * that does not stop within a second is left out of this snapshot. */
+ * that does not stop within a second is left out of this snapshot.
+ * Threads on a CPU are interrupted first, judged by one load each; the
+ * others are looked at while those stops come, judged by their rings as
+ * they were at the start, so a thread that gets the CPU one of them left
+ * is not stopped in turn. */
 static void stop_all(struct engine *e)
 {
 	int slices = 0, running = 0, on_cpu = 0;
@@ -865,26 +899,37 @@ static void stop_all(struct engine *e)
 
 	e->sampling = true;
 	e->npending = 0;
+	for (size_t i = 0; i < e->tasks.ntasks; i++)
+		e->tasks.tasks[i]->look_stamp = quiet_stamp(&e->tasks.tasks[i]->quiet);
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
-		uint64_t stamp = ANY_STAMP;
+		int r;
 
-		if (t->state == TASK_RUNNING) {
-			if (carry(e, t)) {
-				t->carried = true;
-				if (e->check_carried)
-					check_carried(e, t);
-				continue;
-			}
-			stamp = quiet_stamp(&t->quiet);
-			if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
-				continue;	/* gone: its exit follows */
-			on_cpu += quiet_on_cpu(&t->quiet);
-		} else if (t->state != TASK_NEW) {
+		if (t->state == TASK_RUNNING && !e->stop_every &&
+		    !quiet_on_cpu(&t->quiet, t->look_stamp))
+			continue;	/* looked at below */
+		if (t->state != TASK_RUNNING && (t->state != TASK_NEW || !e->stop_every))
+			continue;	/* a new thread has not run user code yet */
+		if ((r = interrupt(e, t)) < 0)
+			continue;
+		on_cpu += r;
+		running++;
+	}
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+		int r;
+
+		if (t->state != TASK_RUNNING || t->pending)
+			continue;
+		if (carry(e, t)) {
+			t->carried = true;
+			if (e->check_carried)
+				check_carried(e, t);
 			continue;
 		}
-		e->st.stops++;
-		pend(e, t, stamp);
+		if ((r = interrupt(e, t)) < 0)
+			continue;
+		on_cpu += r;
 		running++;
 	}
 	/* Polling helps only a thread that stops on another CPU: one that waits
@@ -961,11 +1006,14 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 
 	if (t->carried) {
 		e->st.carried++;
+		blocked = !t->carried_waiting;
 	} else {
 		if (t->state == TASK_STOPPED &&
 		    read_regs(t->tid, &regs, &regs_len, &t->pc, &blocked) < 0)
 			return -1;
 		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+		if (t->state == TASK_STOPPED)
+			quiet_stopped(&t->quiet);
 	}
 	if (e->stacks && t->carried)
 		callstack_capture_carried(e->stacks, slot);

@@ -1,10 +1,13 @@
 /* quiet.c - has a traced thread run since the sampler last looked (quiet.h). */
 #include "quiet.h"
 
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -25,13 +28,44 @@ void quiet_init(struct quiet *q)
 	q->syscall_fd = -1;
 }
 
-void quiet_open(struct quiet *q, pid_t tid)
+/* The user stack pointer and PC, in the order the kernel writes them
+ * (ascending register number). */
+#if defined(__x86_64__)
+#define SWITCH_REGS ((1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP))
+#elif defined(__aarch64__)
+#define SWITCH_REGS ((1ULL << PERF_REG_ARM64_SP) | (1ULL << PERF_REG_ARM64_PC))
+#endif
+
+/* Preferred: the context-switch counter sampled at every switch out, with
+ * the user registers, into a ring written newest first (write_backward),
+ * so the last switch and the PC the thread left the CPU at are read from
+ * the head.  Counting switches that happen in the kernel is a kernel
+ * event: refused to unprivileged users at perf_event_paranoid >= 2. */
+static int open_switch_samples(pid_t tid)
 {
 	struct perf_event_attr a;
-	void *m;
-	int fd;
 
-	quiet_close(q);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
+	a.sample_regs_user = SWITCH_REGS;
+	a.sample_id_all = 1;	/* switch records carry their time too */
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;	/* host_now_ns()'s clock */
+	a.context_switch = 1;
+	a.write_backward = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The fallback: switch records only, from a dummy event. */
+static int open_switch_records(pid_t tid)
+{
+	struct perf_event_attr a;
+
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
@@ -39,14 +73,29 @@ void quiet_open(struct quiet *q, pid_t tid)
 	a.context_switch = 1;
 	a.exclude_kernel = 1;	/* allowed at perf_event_paranoid 2 */
 	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+void quiet_open(struct quiet *q, pid_t tid)
+{
+	bool backward = getenv("SAMPLER_NO_SWITCH_REGS") == NULL;
+	int fd = backward ? open_switch_samples(tid) : -1;
+	void *m;
+
+	quiet_close(q);
+	if (fd < 0) {
+		backward = false;
+		fd = open_switch_records(tid);
+	}
 	if (fd < 0)
 		return;
 	/* Read-only: the kernel overwrites old records, the head always moves. */
 	m = mmap(NULL, ring_size(), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);		/* the mapping keeps the event */
-	if (m != MAP_FAILED)
+	if (m != MAP_FAILED) {
 		q->ring = m;
+		q->backward = backward;
+	}
 }
 
 void quiet_close(struct quiet *q)
@@ -65,23 +114,89 @@ static uint64_t ring_head(const struct quiet *q)
 	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 }
 
-/* Was the thread's last switch out of a CPU into a wait (not a preemption)?
- * A misread only costs a /proc/TID/syscall read or a stop, both exact. */
-/* The ring's last record (NULL: none yet).  Every record is a bare 8-byte
- * PERF_RECORD_SWITCH header (no sample_id_all). */
-static const volatile struct perf_event_header *last_record(const struct quiet *q, uint64_t head)
+static uint64_t ring_data_size(const struct quiet *q)
+{
+	const volatile struct perf_event_mmap_page *pg = q->ring;
+
+	return pg->data_size ? pg->data_size : (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The 8 bytes at ring position pos (records may wrap around the end). */
+static const volatile uint64_t *ring_at(const struct quiet *q, uint64_t pos)
 {
 	const volatile struct perf_event_mmap_page *pg = q->ring;
 	uint64_t off = pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t size = pg->data_size ? pg->data_size : (uint64_t)sysconf(_SC_PAGESIZE);
-	const volatile struct perf_event_header *h;
 
-	if (head < sizeof(*h))
-		return NULL;
 	return (const volatile void *)((const volatile char *)q->ring + off +
-				       (head - sizeof(*h)) % size);
+				       pos % ring_data_size(q));
 }
 
+/* The ring's last record (NULL: none yet).  A forward ring holds bare
+ * 8-byte PERF_RECORD_SWITCH headers (no sample_id_all), so the last one
+ * ends at the head; a backward ring's newest record starts at the head. */
+static const volatile struct perf_event_header *last_record(const struct quiet *q, uint64_t head)
+{
+	if (q->backward)
+		return head ? (const volatile void *)ring_at(q, head) : NULL;
+	if (head < sizeof(struct perf_event_header))
+		return NULL;
+	return (const volatile void *)ring_at(q, head - sizeof(struct perf_event_header));
+}
+
+/* The thread is off CPU and the ring says where it will resume: the last
+ * record is a switch out, and the one before it the sample of that switch,
+ * with the user SP and PC (in a system call: its return address, which is
+ * what a stop or /proc/TID/syscall shows).  *preempted: it left the CPU
+ * runnable and waits for one; else it went to wait (it may have been woken
+ * since: it is still where it was until it is switched in). */
+static bool ring_left_cpu_at(const struct quiet *q, uint64_t head, uint64_t *pc, uint64_t *sp,
+			     bool *preempted)
+{
+	const volatile struct perf_event_header *h = last_record(q, head);
+	/* header, time, abi, sp, pc */
+	enum { SAMPLE_SIZE = sizeof(*h) + 4 * sizeof(uint64_t) };
+
+	if (!q->backward || !h || h->type != PERF_RECORD_SWITCH ||
+	    !(h->misc & PERF_RECORD_MISC_SWITCH_OUT))
+		return false;
+	*preempted = h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+	head += h->size;
+	h = (const volatile void *)ring_at(q, head);
+	if (h->type != PERF_RECORD_SAMPLE || h->size != SAMPLE_SIZE ||
+	    *ring_at(q, head + 16) != PERF_SAMPLE_REGS_ABI_64)
+		return false;	/* no user registers (a kernel-only task, an exit) */
+	*sp = *ring_at(q, head + 24);
+	*pc = *ring_at(q, head + 32);
+	/* The sample is this switch's if the run it ended began just before
+	 * (a throttled event drops samples, not switch records), or it is
+	 * the ring's first record. */
+	head += SAMPLE_SIZE;
+	if (head == 0)
+		return true;
+	h = (const volatile void *)ring_at(q, head);
+	return h->type == PERF_RECORD_SWITCH && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
+}
+
+bool quiet_ran_before(const struct quiet *q, uint64_t when_ns)
+{
+	uint64_t head, pc, sp;
+	const volatile struct perf_event_header *h;
+	bool preempted;
+
+	if (!q->backward)
+		return false;	/* looked at just before: taken as not */
+	head = ring_head(q);
+	if (!head || !ring_left_cpu_at(q, head, &pc, &sp, &preempted))
+		return true;	/* not known */
+	head += last_record(q, head)->size + (sizeof(*h) + 4 * sizeof(uint64_t));
+	if (head == 0)
+		return true;
+	h = (const volatile void *)ring_at(q, head);
+	return *ring_at(q, head + h->size - sizeof(uint64_t)) < when_ns;	/* its sample_id time */
+}
+
+/* Was the thread's last switch out of a CPU into a wait (not a preemption)?
+ * A misread only costs a /proc/TID/syscall read or a stop, both exact. */
 static bool ring_says_blocked(const struct quiet *q, uint64_t head)
 {
 	const volatile struct perf_event_header *h = last_record(q, head);
@@ -104,20 +219,35 @@ static int read_stamp(const struct quiet *q, pid_t pid, pid_t tid, int schedstat
 	return procfs_read_schedstat(schedstat_fd, pid, tid, cpu_ns, stamp);
 }
 
-enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
-			   uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns)
+enum quiet_look quiet_look(struct quiet *q, uint64_t stamp, pid_t pid, pid_t tid,
+			   int schedstat_fd, uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns)
 {
-	uint64_t stamp, cpu = *cpu_ns, blocked_pc, blocked_sp;
+	uint64_t cpu = *cpu_ns, blocked_pc, blocked_sp;
 
 	/* The stamp is read before the PC: equal later, the thread was not
 	 * switched in since, and it was off CPU when its PC was read. */
-	if (read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) < 0)
+	if (!q->ring && read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) < 0)
 		return QUIET_RAN;
 	if (q->known && stamp == q->mark) {
-		*cpu_ns = cpu;
+		*cpu_ns = cpu;	/* unchanged, or read with the run count */
 		return QUIET_SAME;
 	}
 	q->known = false;
+	if (q->backward && stamp) {
+		bool preempted;
+
+		/* Judged as the ring was at the stamp.  If the thread got a CPU
+		 * since (another thread's stop freed one), its CPU time is read
+		 * a little late; its PC is the stamp's. */
+		if (!ring_left_cpu_at(q, stamp, &blocked_pc, &blocked_sp, &preempted))
+			return QUIET_RAN;	/* on a CPU: it moves */
+		*pc = blocked_pc;
+		*sp = blocked_sp;
+		*cpu_ns = procfs_read_cputime(schedstat_fd, pid, tid);
+		q->seen = stamp;
+		q->seen_runnable = preempted;
+		return preempted ? QUIET_WAITING : QUIET_BLOCKED;
+	}
 	if (q->ring && !ring_says_blocked(q, stamp))
 		return QUIET_RAN;	/* on a CPU, or preempted: it moves */
 	if (q->retry_in) {
@@ -136,6 +266,7 @@ enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_
 	*sp = blocked_sp;
 	*cpu_ns = cpu;
 	q->seen = stamp;
+	q->seen_runnable = false;
 	return QUIET_BLOCKED;
 }
 
@@ -146,9 +277,9 @@ bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd
 	return read_stamp(q, pid, tid, schedstat_fd, &stamp, &cpu) == 0 && stamp == q->seen;
 }
 
-bool quiet_on_cpu(const struct quiet *q)
+bool quiet_on_cpu(const struct quiet *q, uint64_t stamp)
 {
-	const volatile struct perf_event_header *h = q->ring ? last_record(q, ring_head(q)) : NULL;
+	const volatile struct perf_event_header *h = q->ring ? last_record(q, stamp) : NULL;
 
 	if (!h)
 		return true;	/* not known: as if it were */
@@ -169,4 +300,19 @@ void quiet_accept(struct quiet *q)
 {
 	q->mark = q->seen;
 	q->known = true;
+	q->runnable = q->seen_runnable;
+}
+
+void quiet_stopped(struct quiet *q)
+{
+	if (!q->backward)
+		return;		/* preempted threads are stopped: see quiet.h */
+	q->mark = ring_head(q);
+	q->known = true;
+	q->runnable = true;
+}
+
+bool quiet_runnable(const struct quiet *q)
+{
+	return q->runnable;
 }

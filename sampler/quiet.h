@@ -27,9 +27,12 @@
 struct quiet {
 	const volatile void *ring;	/* perf_event_mmap_page, or NULL: schedstat */
 	int syscall_fd;			/* /proc/PID/task/TID/syscall, opened when needed */
+	bool backward;			/* newest record first, switches out with registers */
 	bool known;			/* mark, PC and CPU time were read off CPU */
 	uint64_t mark;			/* switch stamp at that time */
-	uint64_t seen;			/* switch stamp of the last QUIET_BLOCKED look */
+	bool runnable;			/* at the mark: preempted or continued, not blocked */
+	uint64_t seen;			/* switch stamp of the last QUIET_BLOCKED/WAITING look */
+	bool seen_runnable;		/* that look was QUIET_WAITING */
 	unsigned retry_in;		/* samples before a thread found running is looked at again */
 };
 
@@ -44,19 +47,22 @@ enum quiet_look {
 	QUIET_RAN,		/* on a CPU, preempted, or unknown: stop it */
 	QUIET_SAME,		/* not run since its PC was known: *pc unchanged, *cpu_ns read */
 	QUIET_BLOCKED,		/* ran, but is blocked now: *pc, *sp, *cpu_ns read off CPU */
+	QUIET_WAITING,		/* ran, but was preempted and waits for a CPU: the same */
 };
 
-/* Can the thread be sampled without a stop?  After QUIET_BLOCKED the
- * caller takes the PC read with quiet_accept, or leaves it (and stops the
- * thread). */
-enum quiet_look quiet_look(struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd,
-			   uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns);
+/* Can the thread be sampled without a stop?  After QUIET_BLOCKED or
+ * QUIET_WAITING the caller takes the PC read with quiet_accept, or leaves
+ * it (and stops the thread). */
+/* stamp: quiet_stamp() taken when the sample began (the ring is judged as
+ * it was then; ignored without a ring). */
+enum quiet_look quiet_look(struct quiet *q, uint64_t stamp, pid_t pid, pid_t tid,
+			   int schedstat_fd, uint64_t *pc, uint64_t *sp, uint64_t *cpu_ns);
 /* Not switched in since the QUIET_BLOCKED look: what was read of it since
  * (its stack) was read at the same instant as its PC. */
 bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd);
-/* Is the thread on a CPU now (its last switch was in; true without a
- * ring)?  One that waits for a CPU stops only when it gets one. */
-bool quiet_on_cpu(const struct quiet *q);
+/* Was the thread on a CPU at the stamp (its last switch was in; true
+ * without a ring)?  One that waits for a CPU stops only when it gets one. */
+bool quiet_on_cpu(const struct quiet *q, uint64_t stamp);
 /* The switch stamp now (0 without a ring), and whether the thread was
  * switched since a stamp (false without a ring: not known).  A thread
  * interrupted on a CPU or waiting for one is switched out when it stops,
@@ -66,5 +72,19 @@ uint64_t quiet_stamp(const struct quiet *q);
 bool quiet_switched(const struct quiet *q, uint64_t since);
 /* The PC of the QUIET_BLOCKED look is the known one from now on. */
 void quiet_accept(struct quiet *q);
+/* Its PC and CPU time were just read at a ptrace stop (after the register
+ * read, so its switch out into the stop is in the ring): continued, it
+ * cannot move before it is switched in, which moves the head.  A busy
+ * thread stopped at one sample that has not had a CPU back by the next is
+ * carried there, not stopped again (it would stop only once it got one). */
+void quiet_stopped(struct quiet *q);
+/* At a stop: did the run that ended in it begin before when_ns
+ * (CLOCK_MONOTONIC; true if not known, false without switch samples)?  If
+ * not, the thread went from its wait or its queue straight into the stop
+ * and ran no user code since. */
+bool quiet_ran_before(const struct quiet *q, uint64_t when_ns);
+/* Was the thread runnable (waiting for a CPU, not blocked) when its PC was
+ * last known? */
+bool quiet_runnable(const struct quiet *q);
 
 #endif

@@ -46,7 +46,9 @@ struct task {
 	bool pending;		/* current sample waits for its stop */
 	bool in_vfork;		/* between its vfork event and vfork-done */
 	bool carried;		/* in this sample without a stop: it did not run */
+	bool carried_waiting;	/* ...and it waits for a CPU (not blocked) */
 	uint64_t stop_stamp;	/* switch stamp when it was interrupted (quiet.h) */
+	uint64_t look_stamp;	/* switch stamp when the sample began */
 	int inject_sig;		/* signal to pass on when it is continued */
 	int schedstat_fd;	/* kept open: pread per sample */
 	int stat_fd;		/* opened when the sampler follows it to its CPU */
