@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -764,40 +765,53 @@ static int drain(struct engine *e)
 
 /* ---- sampling ---------------------------------------------------------- */
 
+/* Stopped at the system call instruction that a restart rewound to (the
+ * kernel moves the PC back over it and sets the call number again): the
+ * same place as just after it, where the thread was blocked. */
+static bool restarting(const struct user_regs_struct *regs, size_t len, uint64_t pc,
+		       uint64_t blocked_pc)
+{
+#if defined(__x86_64__)
+	return len == sizeof(*regs) && pc + 2 == blocked_pc &&
+	       (regs->rax == SYS_restart_syscall || regs->rax == regs->orig_rax);
+#else
+	(void)regs, (void)len, (void)pc, (void)blocked_pc;
+	return false;
+#endif
+}
+
 /* SAMPLER_CHECK_CARRIED=1 (tests/t1080): stop a carried thread anyway and
  * count the times its PC is not the one carried, to prove the rule of
  * quiet.h under block/wake churn without a statistical test. */
 static void check_carried(struct engine *e, struct task *t)
 {
 	struct user_regs_struct regs;
-	uint64_t pc = 0;
+	uint64_t pc = 0, asked;
 	size_t regs_len;
 	bool blocked;
 	int status;
 
-	uint64_t asked;
-
-	/* The carried PC is the one of the sample's start: a thread switched
-	 * in since (the checks before it let it run) has moved on. */
-	if (quiet_switched(&t->quiet, t->look_stamp))
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 		return;
+	/* Switched in after this, it stops before it runs user code; before,
+	 * it may run some until the interrupt reaches its CPU. */
 	asked = host_now_ns();
-	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 ||
-	    waitpid(t->tid, &status, __WALL) != t->tid)
+	if (waitpid(t->tid, &status, __WALL) != t->tid)
 		return;
 	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP ||
 	    WSTOPSIG(status) != SIGTRAP) {
 		on_status(e, t->tid, status);	/* a real event: handled as ever */
 		return;
 	}
-	if (quiet_ran_before(&t->quiet, asked)) {
-		/* it got a CPU between the look and the interrupt */
+	if (!quiet_straight_to_stop(&t->quiet, t->look_stamp, asked)) {
+		/* it ran since the look (the checks before it let it): the
+		 * carried PC was its PC then, not now */
 		ptrace(PTRACE_CONT, t->tid, 0, 0);
 		return;
 	}
 	e->st.carried_checked++;
 	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0) {
-		if (pc != t->pc)
+		if (pc != t->pc && !restarting(&regs, regs_len, pc, t->pc))
 			e->st.carried_wrong++;
 		if (e->stacks)
 			callstack_check(e->stacks, &t->stack, t->proc->pid, t->tid, &regs, regs_len,
@@ -886,19 +900,11 @@ static int interrupt(struct engine *e, struct task *t)
 	return t->state == TASK_RUNNING && quiet_on_cpu(&t->quiet, stamp);
 }
 
-/* Interrupt every running thread and wait until each has stopped.  A thread
- * that does not stop within a second is left out of this snapshot.
- * Threads on a CPU are interrupted first, judged by one load each; the
- * others are looked at while those stops come, judged by their rings as
- * they were at the start, so a thread that gets the CPU one of them left
- * is not stopped in turn. */
-static void stop_all(struct engine *e)
+/* Interrupt the threads on a CPU now, judged by one load each (with
+ * --stop-all: every running and new thread).  Every thread's switch stamp
+ * is taken first, so the others are judged as they were at this instant. */
+static void interrupt_on_cpu(struct engine *e, int *running, int *on_cpu)
 {
-	int slices = 0, running = 0, on_cpu = 0;
-	uint64_t spin_until;
-
-	e->sampling = true;
-	e->npending = 0;
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->look_stamp = quiet_stamp(&e->tasks.tasks[i]->quiet);
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
@@ -907,14 +913,20 @@ static void stop_all(struct engine *e)
 
 		if (t->state == TASK_RUNNING && !e->stop_every &&
 		    !quiet_on_cpu(&t->quiet, t->look_stamp))
-			continue;	/* looked at below */
-		if (t->state != TASK_RUNNING && (t->state != TASK_NEW || !e->stop_every))
-			continue;	/* a new thread has not run user code yet */
+			continue;	/* off CPU: carry_rest() */
+		if (t->state != TASK_RUNNING && t->state != TASK_NEW)
+			continue;	/* a new thread's first stop is waited for */
 		if ((r = interrupt(e, t)) < 0)
 			continue;
-		on_cpu += r;
-		running++;
+		*on_cpu += r;
+		(*running)++;
 	}
+}
+
+/* The running threads off CPU at the stamp: carried (quiet.h), or
+ * interrupted if their rings cannot tell. */
+static void carry_rest(struct engine *e, int *running, int *on_cpu)
+{
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
 		int r;
@@ -929,13 +941,21 @@ static void stop_all(struct engine *e)
 		}
 		if ((r = interrupt(e, t)) < 0)
 			continue;
-		on_cpu += r;
-		running++;
+		*on_cpu += r;
+		(*running)++;
 	}
+}
+
+/* Wait until every interrupted thread has stopped.  A thread that does not
+ * stop within a second is left out of this snapshot. */
+static void wait_stops(struct engine *e, int running, int on_cpu)
+{
+	int slices = 0;
 	/* Polling helps only a thread that stops on another CPU: one that waits
 	 * for a CPU (preempted, by the sampler itself too) needs this one. */
-	spin_until = host_now_ns() +
-		     (!on_cpu ? 0 : running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
+	uint64_t spin_until = host_now_ns() +
+		(!on_cpu ? 0 : running < e->ncpus ? SPIN_ALONE_NS : SPIN_SHARED_NS);
+
 	while (e->npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 
@@ -954,6 +974,22 @@ static void stop_all(struct engine *e)
 			drain(e);	/* a stop of a thread not waited for */
 		}
 	}
+}
+
+/* Take the snapshot: every running thread stopped or carried.  The
+ * threads on a CPU are interrupted first; the others are looked at while
+ * those stops come, judged by their rings as they were at the start, so a
+ * thread that gets the CPU one of them left is not stopped in turn (which
+ * would free a CPU for the next one, and so on through every busy thread). */
+static void stop_all(struct engine *e)
+{
+	int running = 0, on_cpu = 0;
+
+	e->sampling = true;
+	e->npending = 0;
+	interrupt_on_cpu(e, &running, &on_cpu);
+	carry_rest(e, &running, &on_cpu);
+	wait_stops(e, running, on_cpu);
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->pending = false;
 	e->npending = 0;

@@ -177,22 +177,20 @@ static bool ring_left_cpu_at(const struct quiet *q, uint64_t head, uint64_t *pc,
 	return h->type == PERF_RECORD_SWITCH && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);
 }
 
-bool quiet_ran_before(const struct quiet *q, uint64_t when_ns)
+bool quiet_straight_to_stop(const struct quiet *q, uint64_t since, uint64_t when_ns)
 {
+	/* switch in, the switch-out sample, switch out */
+	enum { RUN = 2 * (sizeof(struct perf_event_header) + sizeof(uint64_t)) +
+		     sizeof(struct perf_event_header) + 4 * sizeof(uint64_t) };
 	uint64_t head, pc, sp;
-	const volatile struct perf_event_header *h;
 	bool preempted;
 
 	if (!q->backward)
-		return false;	/* looked at just before: taken as not */
+		return true;	/* not known: taken as so */
 	head = ring_head(q);
-	if (!head || !ring_left_cpu_at(q, head, &pc, &sp, &preempted))
-		return true;	/* not known */
-	head += last_record(q, head)->size + (sizeof(*h) + 4 * sizeof(uint64_t));
-	if (head == 0)
-		return true;
-	h = (const volatile void *)ring_at(q, head);
-	return *ring_at(q, head + h->size - sizeof(uint64_t)) < when_ns;	/* its sample_id time */
+	if (since - head != RUN || !ring_left_cpu_at(q, head, &pc, &sp, &preempted))
+		return false;
+	return *ring_at(q, since - sizeof(uint64_t)) >= when_ns;	/* the switch in's time */
 }
 
 /* Was the thread's last switch out of a CPU into a wait (not a preemption)?

@@ -78,11 +78,11 @@ void quiet_accept(struct quiet *q);
  * thread stopped at one sample that has not had a CPU back by the next is
  * carried there, not stopped again (it would stop only once it got one). */
 void quiet_stopped(struct quiet *q);
-/* At a stop: did the run that ended in it begin before when_ns
- * (CLOCK_MONOTONIC; true if not known, false without switch samples)?  If
- * not, the thread went from its wait or its queue straight into the stop
- * and ran no user code since. */
-bool quiet_ran_before(const struct quiet *q, uint64_t when_ns);
+/* At a stop: is the stop's run the only one since the stamp, and did it
+ * begin at or after when_ns (CLOCK_MONOTONIC)?  Then the thread went from
+ * its wait or its queue straight into the stop and ran no user code since
+ * the stamp.  True without switch samples (not known). */
+bool quiet_straight_to_stop(const struct quiet *q, uint64_t since, uint64_t when_ns);
 /* Was the thread runnable (waiting for a CPU, not blocked) when its PC was
  * last known? */
 bool quiet_runnable(const struct quiet *q);

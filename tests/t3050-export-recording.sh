@@ -124,7 +124,15 @@ test_expect_success PERF 'samples in the vDSO: CSV --symbols and perf report nam
 	perf script -i vd.data -F event,ip,sym 2>/dev/null |
 		awk "\$1 == \"wall-time:\" { print \$2, \$3 }" | sed "s/@.*//" | sort >perf.pcs &&
 	expect_ge 1 "$(grep -c " __vdso_clock_gettime\$" csv.pcs)" "thread-samples in __vdso_clock_gettime (CSV)" &&
-	diff -u csv.pcs perf.pcs &&
+	# Addresses neither names are left out: a static function of the vDSO
+	# (the kvm-clock read: CSV 0x79d, perf [unknown]) and a PLT stub, which
+	# perf 6.1 gives to the symbol before .plt (_init).
+	cat csv.pcs perf.pcs | awk "\$2 ~ /^0x/ || \$2 == \"[unknown]\" || \$2 == \"_init\" { print \$1 }" |
+		sort -u >unnamed.pcs &&
+	grep -v -w -F -f unnamed.pcs csv.pcs >csv.named || true &&
+	grep -v -w -F -f unnamed.pcs perf.pcs >perf.named || true &&
+	expect_ge 1 "$(grep -c " __vdso_clock_gettime\$" csv.named)" "named thread-samples in __vdso_clock_gettime (CSV)" &&
+	diff -u csv.named perf.named &&
 	want=$(awk "\$1 == \"__vdso_clock_gettime\" { print \$2 }" vd.expected) &&
 	expect_near "$want" "$(share vd.txt cpu-time __vdso_clock_gettime)" 0.5 "perf cpu-time share of __vdso_clock_gettime"
 '
