@@ -14,8 +14,10 @@
 # Rows: the bare ptrace floor (bench/ptfloor) and the detectors' cost per
 # thread (bench/detect); one busy thread at 1 and 10 kHz; 4 busy + N
 # blocked threads (N = 0, 60, 250) at 1 kHz, and N = 60 with call stacks
-# (-g); 16 and 64 busy threads as root
-# and as uid 65534; 512 busy threads as root.  The load average is printed first: on a loaded
+# (-g); 16 and 64 busy threads as root, as uid 65534, and as uid 65534
+# with kernel.perf_event_paranoid set to 1 for the run (bench/with-paranoid:
+# the switch samples an unprivileged user gets where the kernel allows
+# them); 512 busy threads as root.  The load average is printed first: on a loaded
 # machine, compare within a block only.  Benchmarks print, never fail.
 cd "$(dirname "$0")/.." || exit 1
 SAMPLER=build/sampler
@@ -119,7 +121,7 @@ build/bench/detect 250 200 | sed 's/^/  /'
 D="default||"
 S="--stop-all||--stop-all"
 block "1 busy thread at 1 kHz" "$EX/work 1 150" 1000 "$D" "--no-realtime --no-latency-qos||--no-realtime --no-latency-qos" "--cpu auto||--cpu auto"
-block "1 busy thread at 10 kHz" "$EX/work 1 150" 10000 "$D" "--no-realtime --no-latency-qos||--no-realtime --no-latency-qos"
+block "1 busy thread at 10 kHz" "$EX/work 1 150" 10000 "$D" "--no-realtime --no-latency-qos||--no-realtime --no-latency-qos" "--cpu auto||--cpu auto"
 for n in 0 60 250; do
 	block "4 busy + $n blocked threads at 1 kHz" "$EX/blocked 4 $n 40" 1000 "$D" "$S"
 done
@@ -127,7 +129,8 @@ block "4 busy + 60 blocked threads at 1 kHz, call stacks" "$EX/blocked 4 60 40" 
 for n in 16 64; do
 	units=$(awk -v n=$n 'BEGIN { printf "%.2f", 300 / n }')
 	if [ $as_nobody = 1 ]; then
-		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "uid 65534|$NOBODY|"
+		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "uid 65534|$NOBODY|" \
+			"uid 65534, perf_event_paranoid 1|bench/with-paranoid 1 $NOBODY|"
 	else
 		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D"
 	fi

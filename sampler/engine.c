@@ -521,9 +521,37 @@ static void note_target_signal(struct engine *e, const struct task *t)
 
 /* ---- events ------------------------------------------------------------ */
 
+static int read_regs(pid_t tid, struct user_regs_struct *regs, size_t *len, uint64_t *pc,
+		     bool *blocked);
+
+/* A new thread or process starts where its parent is stopped now: just
+ * after the clone or fork call, which returns in both.  Until its first
+ * stop it runs no user code, so a sample carries it there (without call
+ * stacks: it has none of its own yet) instead of waiting for that stop,
+ * which may wait behind every busy thread for a CPU. */
+static void know_start(struct engine *e, struct task *parent, struct task *child)
+{
+	struct user_regs_struct regs;
+	size_t len;
+	bool blocked;
+
+	if (e->stop_every || e->stacks || child->state != TASK_NEW ||
+	    read_regs(parent->tid, &regs, &len, &child->pc, &blocked) < 0)
+		return;
+	child->cpu_ns = 0;
+	child->start_known = true;
+}
+
+static void carry_new(struct task *t)
+{
+	t->carried = true;
+	t->carried_waiting = true;
+}
+
 static void on_new_child(struct engine *e, struct task *parent, int event)
 {
 	unsigned long msg = 0;
+	struct task *child;
 	pid_t tid;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0 || msg == 0)
@@ -531,17 +559,17 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 	tid = (pid_t)msg;
 	if (tasks_find(&e->tasks, tid))
 		return;		/* its own stop came first: adopted already */
-	if (event == PTRACE_EVENT_CLONE)
-		adopt(e, tid, parent->proc->pid, true);
+	child = adopt(e, tid, parent->proc->pid, event == PTRACE_EVENT_CLONE);
+	if (!child)
+		return;
+	know_start(e, parent, child);
+	if (!e->sampling || child->state != TASK_NEW || child->pending)
+		return;
+	/* the snapshot includes it: where it starts, or at its first stop */
+	if (child->start_known)
+		carry_new(child);
 	else
-		adopt(e, tid, parent->proc->pid, false);
-	if (e->sampling) {
-		struct task *child = tasks_find(&e->tasks, tid);
-
-		/* it stops by itself: make the snapshot include it */
-		if (child && child->state == TASK_NEW && !child->pending)
-			pend(e, child, ANY_STAMP);
-	}
+		pend(e, child, ANY_STAMP);
 }
 
 /* After exec the thread has the process's pid and a new image; every other
@@ -686,6 +714,8 @@ static void on_stop(struct engine *e, struct task *t, int status)
 		ptrace(PTRACE_CONT, t->tid, 0, 0);
 		return;
 	case PTRACE_EVENT_STOP:
+		if (t->state == TASK_NEW && t->start_known)
+			quiet_stopped(&t->quiet);	/* still where it starts */
 		if (is_stop_signal(sig) && !e->detaching) {
 			/* group-stop: stay stopped, but let SIGCONT through */
 			unpend(e, t);
@@ -914,8 +944,9 @@ static void interrupt_on_cpu(struct engine *e, int *running, int *on_cpu)
 		if (t->state == TASK_RUNNING && !e->stop_every &&
 		    !quiet_on_cpu(&t->quiet, t->look_stamp))
 			continue;	/* off CPU: carry_rest() */
-		if (t->state != TASK_RUNNING && t->state != TASK_NEW)
-			continue;	/* a new thread's first stop is waited for */
+		if (t->state != TASK_RUNNING && (t->state != TASK_NEW || t->start_known))
+			continue;	/* a new thread's first stop is waited for, unless
+					 * its start is known (carry_rest) */
 		if ((r = interrupt(e, t)) < 0)
 			continue;
 		*on_cpu += r;
@@ -931,6 +962,10 @@ static void carry_rest(struct engine *e, int *running, int *on_cpu)
 		struct task *t = e->tasks.tasks[i];
 		int r;
 
+		if (t->state == TASK_NEW && t->start_known && !t->pending) {
+			carry_new(t);
+			continue;
+		}
 		if (t->state != TASK_RUNNING || t->pending)
 			continue;
 		if (carry(e, t)) {
@@ -1165,7 +1200,7 @@ static void take_sample(struct engine *e)
 			struct task *t = e->tasks.tasks[i];
 
 			if (t->state != TASK_STOPPED && t->state != TASK_IN_VFORK)
-				t->carried &= t->state == TASK_RUNNING;
+				t->carried &= t->state == TASK_RUNNING || t->state == TASK_NEW;
 			else
 				t->carried = false;	/* it stopped meanwhile: read it */
 			if ((t->state == TASK_STOPPED || t->state == TASK_IN_VFORK || t->carried) &&

@@ -279,6 +279,9 @@ bool quiet_on_cpu(const struct quiet *q, uint64_t stamp)
 {
 	const volatile struct perf_event_header *h = q->ring ? last_record(q, stamp) : NULL;
 
+	if (q->ring && q->known && stamp == q->mark)
+		return false;	/* off CPU at the mark, not switched in since */
+
 	if (!h)
 		return true;	/* not known: as if it were */
 	return h->type == PERF_RECORD_SWITCH && !(h->misc & PERF_RECORD_MISC_SWITCH_OUT);

@@ -61,7 +61,7 @@ enum quiet_look quiet_look(struct quiet *q, uint64_t stamp, pid_t pid, pid_t tid
  * (its stack) was read at the same instant as its PC. */
 bool quiet_unmoved(const struct quiet *q, pid_t pid, pid_t tid, int schedstat_fd);
 /* Was the thread on a CPU at the stamp (its last switch was in; true
- * without a ring)?  One that waits for a CPU stops only when it gets one. */
+ * without a ring, or with an empty one unless it was known to be off CPU)?  One that waits for a CPU stops only when it gets one. */
 bool quiet_on_cpu(const struct quiet *q, uint64_t stamp);
 /* The switch stamp now (0 without a ring), and whether the thread was
  * switched since a stamp (false without a ring: not known).  A thread
