@@ -88,6 +88,8 @@ struct engine {
 
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: no thread is sampled without a stop */
+	bool carry_preempted;		/* --carry-preempted (quiet.h) */
+	bool carry_refused;		/* ...and a thread's ring has no registers */
 	bool check_carried;		/* stop carried threads too, count wrong PCs */
 	int cpu;			/* where it is pinned now, or -1 */
 	int ncpus;			/* online CPUs */
@@ -387,7 +389,9 @@ static struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 	emit_thread(e, t, host_now_ns());
 	pmu_attach(e, t);
 	if (!e->stop_every)
-		quiet_open(&t->quiet, tid);
+		quiet_open(&t->quiet, tid, e->carry_preempted);
+	if (e->carry_preempted && !quiet_samples_registers(&t->quiet))
+		e->carry_refused = true;
 	return t;
 }
 
@@ -484,6 +488,10 @@ static void resume(struct engine *e, struct task *t)
 	t->inject_sig = 0;
 	if (sig)
 		e->st.signals_delivered++;
+	/* The kernel builds the handler's frame when the thread runs again,
+	 * and its PC moves there before any user code: until then the PC it
+	 * was stopped at is not where it is going (carry() stops it). */
+	t->to_handler = sig != 0;
 	t->state = t->in_vfork ? TASK_IN_VFORK : TASK_RUNNING;
 	/* ESRCH: killed meanwhile; its exit is reported later. */
 	ptrace(PTRACE_CONT, t->tid, 0, sig);
@@ -626,7 +634,7 @@ static void on_exec(struct engine *e, struct task *t)
 			close(t->stat_fd);
 		t->stat_fd = -1;
 		if (!e->stop_every)
-			quiet_open(&t->quiet, t->tid);
+			quiet_open(&t->quiet, t->tid, e->carry_preempted);
 	}
 	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;
@@ -895,7 +903,7 @@ static bool carry(struct engine *e, struct task *t)
 	uint64_t pc = t->pc, sp = 0, cpu = t->cpu_ns;
 	enum quiet_look look;
 
-	if (e->stop_every)
+	if (e->stop_every || t->to_handler)
 		return false;
 	look = quiet_look(&t->quiet, t->look_stamp, t->proc->pid, t->tid, t->schedstat_fd, &pc,
 			  &sp, &cpu);
@@ -1475,6 +1483,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->writer = cfg->writer;
 	e->follow_cpu = cfg->follow_cpu;
 	e->stop_every = cfg->stop_every;
+	e->carry_preempted = cfg->carry_preempted;
 	e->check_carried = cfg->check_carried;
 	e->root_pid = cfg->root;
 	e->cpu = -1;
@@ -1543,6 +1552,7 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 			stats->channel_missing[i] = e->tally[s++].missing;
 	stats->held_slots = e->st.held_slots;
 	stats->blocked_thread_samples = e->st.blocked_thread_samples;
+	stats->carry_refused = e->carry_refused;
 	stats->stuck_samples = e->st.stuck_samples;
 	stats->stops = e->st.stops;
 	stats->carried = e->st.carried;

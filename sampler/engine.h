@@ -40,6 +40,7 @@ struct engine_config {
 	struct profile_writer *writer;	/* NULL: nothing is written */
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: stop also threads that did not run */
+	bool carry_preempted;		/* --carry-preempted: nor those that wait for a CPU */
 	bool check_carried;		/* SAMPLER_CHECK_CARRIED: stop carried threads too */
 	/* --pid/--tid: the threads seized (running), instead of root; the
 	 * run ends when they are gone, on HUP, INT, QUIT or TERM, or when the
@@ -65,6 +66,7 @@ struct engine_stats {
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
+	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
 	struct error pmu_err;
 };
 

@@ -42,6 +42,7 @@ struct options {
 	size_t npmu;
 	bool debug;
 	bool stop_all;
+	bool carry_preempted;
 	enum profile_format format;
 	struct tune tune;
 	struct window_options window;
@@ -104,6 +105,10 @@ static void usage(FILE *out)
 		"      --stop-all        stop every thread at every sample; by default a thread\n"
 		"                        that has not run since the previous sample is not\n"
 		"                        stopped (its PC and CPU time cannot have changed)\n"
+		"      --carry-preempted  do not stop threads that wait for a CPU either: take\n"
+		"                        their PC from the kernel's sample at their switch out\n"
+		"                        (many busy threads; needs root, CAP_PERFMON or\n"
+		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
 		"      --pid PID[,PID...]  attach to running processes (all their threads, and\n"
 		"                        the threads and children they create) until they exit,\n"
 		"                        Ctrl-C or --duration; then detach, leaving them running\n"
@@ -154,7 +159,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_STOP_ALL, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
+       OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
        OPT_CALL_GRAPH, OPT_MAX_STACK };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
@@ -178,6 +183,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
+		{ "carry-preempted", no_argument, NULL, OPT_CARRY_PREEMPTED },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "control", required_argument, NULL, OPT_CONTROL },
@@ -268,6 +274,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case OPT_STOP_ALL:
 			opt->stop_all = true;
+			break;
+		case OPT_CARRY_PREEMPTED:
+			opt->carry_preempted = true;
 			break;
 		case OPT_DELAY:
 			if (window_parse_seconds("--delay", optarg, true, &opt->window.delay_s, err) < 0)
@@ -416,6 +425,7 @@ static int run(struct context *ctx)
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
 		/* a stack needs the thread's registers: no thread is carried */
 		.stop_every = ctx->opt.stop_all,
+		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
 		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,

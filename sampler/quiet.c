@@ -3,7 +3,6 @@
 
 #include <asm/perf_regs.h>
 #include <linux/perf_event.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -76,9 +75,9 @@ static int open_switch_records(pid_t tid)
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-void quiet_open(struct quiet *q, pid_t tid)
+void quiet_open(struct quiet *q, pid_t tid, bool with_registers)
 {
-	bool backward = getenv("SAMPLER_NO_SWITCH_REGS") == NULL;
+	bool backward = with_registers;
 	int fd = backward ? open_switch_samples(tid) : -1;
 	void *m;
 
@@ -316,4 +315,9 @@ void quiet_stopped(struct quiet *q)
 bool quiet_runnable(const struct quiet *q)
 {
 	return q->runnable;
+}
+
+bool quiet_samples_registers(const struct quiet *q)
+{
+	return q->backward;
 }

@@ -16,6 +16,10 @@
  * without stopping it: a thread that woke and blocked again between two
  * samples is not stopped either (unless its call stack is recorded: its
  * stack is then compared first, callstack.h).
+ * With --carry-preempted the event is the context-switch counter sampled
+ * at every switch out with the user SP and PC, in a ring written newest
+ * first: a thread that waits for a CPU (preempted, or woken and not yet
+ * run) is carried too, with the PC it left the CPU at.
  */
 #ifndef SAMPLER_QUIET_H
 #define SAMPLER_QUIET_H
@@ -38,8 +42,11 @@ struct quiet {
 
 /* No ring, nothing known (also what a zeroed struct needs before close). */
 void quiet_init(struct quiet *q);
-/* Map the thread's switch ring (falls back to schedstat when refused). */
-void quiet_open(struct quiet *q, pid_t tid);
+/* Map the thread's switch ring (falls back to schedstat when refused).
+ * with_registers (--carry-preempted): sample the user registers at every
+ * switch out, so that a thread that waits for a CPU is carried too (falls
+ * back to switch records only where that is refused). */
+void quiet_open(struct quiet *q, pid_t tid, bool with_registers);
 void quiet_close(struct quiet *q);
 
 /* What quiet_look found. */
@@ -70,6 +77,8 @@ bool quiet_on_cpu(const struct quiet *q, uint64_t stamp);
  * each thread that has not stopped yet. */
 uint64_t quiet_stamp(const struct quiet *q);
 bool quiet_switched(const struct quiet *q, uint64_t since);
+/* Does the ring sample the user registers at every switch out? */
+bool quiet_samples_registers(const struct quiet *q);
 /* The PC of the QUIET_BLOCKED look is the known one from now on. */
 void quiet_accept(struct quiet *q);
 /* Its PC and CPU time were just read at a ptrace stop (after the register

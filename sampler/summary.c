@@ -185,6 +185,10 @@ void summary_print(const char *prog, const struct summary_run *run,
 		   const struct engine_stats *st)
 {
 	warn_readings(prog, run, st);
+	if (st->carry_refused)
+		warn_print(prog, "--carry-preempted: the kernel refused the context-switch samples "
+			   "(they need root, CAP_PERFMON or kernel.perf_event_paranoid 1 or lower); "
+			   "threads that waited for a CPU were stopped");
 	warn_rate(prog, run, st);
 	if (run->debug)
 		print_debug(run, st);

@@ -46,6 +46,7 @@ struct task {
 	bool pending;		/* current sample waits for its stop */
 	bool in_vfork;		/* between its vfork event and vfork-done */
 	bool start_known;	/* new: its PC is its parent's at the clone or fork */
+	bool to_handler;	/* continued with a signal: its next PC is a handler's */
 	bool carried;		/* in this sample without a stop: it did not run */
 	bool carried_waiting;	/* ...and it waits for a CPU (not blocked) */
 	uint64_t stop_stamp;	/* switch stamp when it was interrupted (quiet.h) */

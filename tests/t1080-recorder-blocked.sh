@@ -125,19 +125,59 @@ churn() {
 	expect_ge 600 "$(sed -n "s/samples=//p" $1.count)" "thread-samples in fa, fb or libc (the tolerance follows the count)"
 }
 
-test_expect_success 'no stale PC: every carried PC is the PC a stop finds (block/wake churn)' '
-	# A starved machine carries fewer per run: runs add up to 50 checks.
+# carried_pcs_hold [OPTION]: SAMPLER_CHECK_CARRIED stops every carried
+# thread and compares; a starved machine carries fewer per run: runs add up
+# to 50 checks.
+carried_pcs_hold() {
 	all=0 &&
 	for run in 1 2 3 4; do
-		SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -f 1000 -- "$EXAMPLES/wake" 4 2 >out 2>err &&
+		SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d ${1:-} -f 1000 -- "$EXAMPLES/wake" 4 2 >out 2>err &&
 		stops err >counts &&
 		read stopped carried total checked wrong <counts &&
-		echo "run $run: $(cat counts)" &&
+		echo "${1:-default} run $run: $(cat counts)" &&
 		expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC" || return 1
 		all=$((all + checked))
 		[ "$all" -ge 50 ] && break
 	done &&
 	expect_ge 50 "$all" "carried thread-samples checked by a stop"
+}
+
+test_expect_success 'no stale PC: every carried PC is the PC a stop finds (block/wake churn)' '
+	carried_pcs_hold
+'
+
+# --carry-preempted: a thread that waits for a CPU is carried from the
+# user registers of its switch-out sample (root: the event counts
+# switches in the kernel).
+test_expect_success ROOT '--carry-preempted: no stale PC, and 16 busy threads cost about one stop per sample' '
+	carried_pcs_hold --carry-preempted &&
+	# per_sample [OPTION]: threads stopped per sample x 10, 16 busy threads
+	per_sample() {
+		"$SAMPLER" -d ${1:-} -f 1000 -o busy.prof -- "$EXAMPLES/work" 16 18.75 >/dev/null 2>err &&
+		stops err >counts &&
+		samples=$(sed -n "s/^sampler: samples: \([0-9]*\) actual.*/\1/p" err) &&
+		read stopped carried total checked wrong <counts &&
+		echo "${1:-default}: $stopped stops, $carried carried, $samples samples" >&2 &&
+		expect_ge 50 "$samples" "${1:-default}: samples" >&2 &&
+		echo $((stopped * 10 / samples))
+	} &&
+	fast=$(per_sample --carry-preempted) && slow=$(per_sample) &&
+	# 2 CPUs: at most 2 threads are on a CPU at an instant; the default
+	# stops every thread that ran (most of the 16)
+	expect_le 25 "$fast" "--carry-preempted: stops per sample x 10" &&
+	expect_ge "$((fast + 10))" "$slow" "default: stops per sample x 10"
+'
+
+test_expect_success NOBODY_CAN_READ '--carry-preempted unprivileged: one warning line where the kernel refuses it, a complete profile' '
+	mkdir nobody && chown $NOBODY:$NOBODY nobody &&
+	as_nobody "$SAMPLER" --carry-preempted -o nobody/p -- "$EXAMPLES/work" 2 2 >/dev/null 2>err &&
+	dump nobody/p &&
+	expect_ge 1 "$(grep -c "^ts " nobody/p.txt)" "thread-samples" &&
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+		expect_eq 1 "$(grep -c "^sampler: warning: --carry-preempted: the kernel refused" err)" "warning lines"
+	else
+		expect_eq 0 "$(grep -c "carry-preempted" err)" "warning lines (perf_event_paranoid <= 1 allows it)"
+	fi
 '
 
 # The profile of a loaded 2-CPU VM that holds the target 40-50% of the time

@@ -92,7 +92,9 @@ test_expect_success '200 blocked threads: -d says they were blocked; a warning, 
 	"$SAMPLER" -d -f 1000 -o blocked -- sh -c "for i in \$(seq 200); do sleep 1 & done; wait" 2>err &&
 	line=$(grep "^sampler: threads per sample: " err) &&
 	set -- $(echo "$line" | sed "s/^sampler: threads per sample: \([0-9.]*\), \([0-9.]*\) running and \([-0-9.]*\) blocked .*/\1 \2 \3/") &&
-	expect_ge 50 "$3" "blocked threads per sample" &&
+	# (a loaded machine forks the sleeps more slowly: 34-38 alive per
+	# sample on average with two busy loops beside it, 50+ idle)
+	expect_ge 20 "$3" "blocked threads per sample" &&
 	awk -v r="$2" -v b="$3" "BEGIN { exit !(b > 4 * r) }" ||
 		{ echo "expected far more blocked than running threads: $line"; return 1; } &&
 	expect_no_grep "busy threads\|--idle" err &&
