@@ -829,7 +829,10 @@ static void check_carried(struct engine *e, struct task *t)
 	bool blocked;
 	int status;
 
-	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+	/* The carried PC is the one of the sample's start: a thread switched
+	 * in since (the checks before it let it run) has moved on. */
+	if (quiet_switched(&t->quiet, t->look_stamp) ||
+	    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 		return;
 	/* Switched in after this, it stops before it runs user code; before,
 	 * it may run some until the interrupt reaches its CPU. */
