@@ -125,6 +125,18 @@ churn() {
 	expect_ge 600 "$(sed -n "s/samples=//p" $1.count)" "thread-samples in fa, fb or libc (the tolerance follows the count)"
 }
 
+# allowed_wrong OPTION CHECKED: how many checked PCs may differ.  With
+# --carry-preempted the ring's times prove that the thread went straight
+# from the look into the check's stop: none.  Without them the check can
+# only ask whether the thread was switched in before it sent the
+# interrupt; one switched in just after that asks runs user code until the
+# interrupt reaches its CPU (an IPI: 70-130 us on these VMs), so about 1 in
+# 300 checks differs by the check's own doing (docs/SCALING.md); a rule
+# that does not hold gets about a quarter wrong.
+allowed_wrong() {
+	if [ "$1" = --carry-preempted ]; then echo 0; else echo $(($2 / 100 + 1)); fi
+}
+
 # carried_pcs_hold [OPTION]: SAMPLER_CHECK_CARRIED stops every carried
 # thread and compares; a starved machine carries fewer per run: runs add up
 # to 50 checks.
@@ -135,7 +147,7 @@ carried_pcs_hold() {
 		stops err >counts &&
 		read stopped carried total checked wrong <counts &&
 		echo "${1:-default} run $run: $(cat counts)" &&
-		expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC" || return 1
+		expect_le "$(allowed_wrong "${1:-}" "$checked")" "$wrong" "carried PCs that differ from the stopped PC" || return 1
 		all=$((all + checked))
 		[ "$all" -ge 50 ] && break
 	done &&
@@ -236,8 +248,8 @@ test_expect_success 'call stacks (-g), block/wake churn: every carried stack is 
 		read stopped carried total checked wrong <counts &&
 		read scarried schecked swrong <scounts &&
 		echo "run $run: stops: $(cat counts); stacks carried checked wrong: $(cat scounts)" &&
-		expect_eq 0 "$swrong" "carried stacks that differ from the stack unwound at a stop" &&
-		expect_eq 0 "$wrong" "carried PCs that differ from the stopped PC" || return 1
+		expect_le "$(allowed_wrong "" "$schecked")" "$swrong" "carried stacks that differ from the stack unwound at a stop" &&
+		expect_le "$(allowed_wrong "" "$checked")" "$wrong" "carried PCs that differ from the stopped PC" || return 1
 		all=$((all + schecked))
 		[ "$all" -ge 50 ] && break
 	done &&
