@@ -922,6 +922,12 @@ static bool carry(struct engine *e, struct task *t)
 	t->pc = pc;
 	t->cpu_ns = cpu;
 	t->carried_waiting = quiet_runnable(&t->quiet);
+	if (look != QUIET_SAME) {
+		/* read with its CPU time: it may run again before the snapshot */
+		uint64_t values[PROFILE_MAX_CHANNELS];
+
+		read_counters(e, t, values);
+	}
 	return true;
 }
 
@@ -1104,7 +1110,10 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 				  &t->proc->maps);
 	if (blocked)
 		e->st.blocked_thread_samples++;
-	read_counters(e, t, counters);
+	if (t->carried)	/* as read with its CPU time (carry()), or unchanged */
+		memcpy(counters, t->counters, e->tasks.ncounters * sizeof(*counters));
+	else
+		read_counters(e, t, counters);
 	*out = (struct profile_thread_sample){
 		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = recorded_cpu(t, t->cpu_ns),
 		.counters = counters,
@@ -1513,6 +1522,9 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 		*err = e->pmu_err;
 		return error_prefix(err, "cannot follow the target");
 	}
+	/* Its CPU time counts from here, as its counters do: what the child
+	 * spent before (the sampler's fork, the execve) is not the program's. */
+	t->cpu_offset = -(int64_t)procfs_read_cputime(t->schedstat_fd, p->pid, t->tid);
 	resume(e, t);		/* out of its exec stop: the run begins */
 	return 0;
 }

@@ -34,7 +34,7 @@ check_stacks() {
 	more=$(cat "$1.more") &&
 	expect_ge 99 "$(value cmp_qsort "$more")" "% of the comparator's weight under sorter;...qsort...;cmp" &&
 	expect_ge 51 "$(value depth "$more")" "rec frames in the deepest stack" &&
-	expect_ge 99 "$(value handler_ok "$more")" "% of the handler's weight under signal_thread;outside;__restore_rt" &&
+	expect_ge 99 "$(value handler_ok "$more")" "% of the handler's weight under signal_thread;[outside;]__restore_rt" &&
 	leaf_ok=$(awk '{ n = split($1, f, ";"); if (f[n] != "leaf") next; w = $NF; total += w
 			 if (f[n - 1] == "a" || f[n - 1] == "b") ok += w }
 		       END { printf "%.1f\n", total ? 100 * ok / total : 0 }' "$1.folded") &&
