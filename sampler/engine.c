@@ -135,7 +135,7 @@ struct engine {
 		uint64_t signals_delivered;
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
-		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns;
+		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns, own_cpu_ns;
 		uint64_t stops, carried, carried_checked, carried_wrong;
 	} st;
 };
@@ -1390,9 +1390,17 @@ static uint64_t follow_window(struct engine *e, uint64_t now)
 	return window_next_change(e->window, now);
 }
 
+static uint64_t own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void engine_run(struct engine *e)
 {
-	uint64_t period = e->period_ns, slot = 1;
+	uint64_t period = e->period_ns, slot = 1, cpu0 = own_cpu_ns();
 
 	e->enabled = !e->window;
 	if (e->window && e->writer && e->window->used &&
@@ -1438,6 +1446,7 @@ void engine_run(struct engine *e)
 		}
 		wait_until(e, due);
 	}
+	e->st.own_cpu_ns = own_cpu_ns() - cpu0;
 }
 
 /* ---- set-up and results ------------------------------------------------ */
@@ -1574,6 +1583,7 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->carried_checked = e->st.carried_checked;
 	stats->carried_wrong = e->st.carried_wrong;
 	stats->pmu_read_ns = e->st.pmu_read_ns;
+	stats->own_cpu_ns = e->st.own_cpu_ns;
 	stats->sampled_ns = out->wall_ns;
 	if (e->window)
 		stats->sampled_ns = e->sampled_ns + (e->enabled && e->st.end_ns > e->enabled_at ?

@@ -62,6 +62,7 @@ struct engine_stats {
 	uint64_t carried;		/* thread-samples taken without a stop (quiet.h) */
 	uint64_t carried_checked, carried_wrong; /* check_carried: PCs checked, differing */
 	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
+	uint64_t own_cpu_ns;		/* the sampler's own CPU time while it sampled (engine_run) */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */

@@ -156,6 +156,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		"sampler: threads per sample: %.1f, %.1f running and %.1f blocked (in a system call at the stop)\n"
 		"sampler: stops: %" PRIu64 " threads stopped, %" PRIu64 " thread-samples taken without a stop"
 		" (%" PRIu64 " checked, %" PRIu64 " wrong)\n"
+		"sampler: own CPU time: %.6f s, %.1f us per sample, %.2f us per thread stopped (the cost model of docs/SCALING.md)\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
 		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
 		"sampler: scheduling: %s\n",
@@ -166,6 +167,9 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		p->threads_seen, p->thread_samples, p->processes_seen,
 		r.threads, r.running, r.threads - r.running,
 		st->stops, st->carried, st->carried_checked, st->carried_wrong,
+		(double)st->own_cpu_ns / 1e9,
+		p->samples ? (double)st->own_cpu_ns / 1e3 / (double)p->samples : 0,
+		st->stops ? (double)st->own_cpu_ns / 1e3 / (double)st->stops : 0,
 		p->signals_delivered,
 		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
 		run->written ? "" : " (no -o: nothing written)",
