@@ -17,7 +17,8 @@
 # (-g); 16 and 64 busy threads as root, as uid 65534, and as uid 65534
 # with kernel.perf_event_paranoid set to 1 for the run (bench/with-paranoid:
 # the switch samples an unprivileged user gets where the kernel allows
-# them); 512 busy threads as root.  Rows with --carry-preempted beside the
+# them); 512 busy threads as root.  Rows with --carry-preempted and
+# --tracers auto (one tracing thread per CPU) beside the
 # default where it matters (docs/SCALING.md).  The load average is printed first: on a loaded
 # machine, compare within a block only.  Benchmarks print, never fail.
 cd "$(dirname "$0")/.." || exit 1
@@ -123,6 +124,8 @@ D="default||"
 S="--stop-all||--stop-all"
 C="--carry-preempted||--carry-preempted"
 A="--cpu auto --carry-preempted||--cpu auto --carry-preempted"
+T="--tracers auto||--tracers auto"
+CT="--carry-preempted --tracers auto||--carry-preempted --tracers auto"
 block "1 busy thread at 1 kHz" "$EX/work 1 150" 1000 "$D" "--no-realtime --no-latency-qos||--no-realtime --no-latency-qos" "--cpu auto||--cpu auto" "$A"
 block "1 busy thread at 10 kHz" "$EX/work 1 150" 10000 "$D" "--no-realtime --no-latency-qos||--no-realtime --no-latency-qos" "--cpu auto||--cpu auto" "$A"
 for n in 0 60 250; do
@@ -132,12 +135,12 @@ block "4 busy + 60 blocked threads at 1 kHz, call stacks" "$EX/blocked 4 60 40" 
 for n in 16 64; do
 	units=$(awk -v n=$n 'BEGIN { printf "%.2f", 300 / n }')
 	if [ $as_nobody = 1 ]; then
-		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "$C" "uid 65534|$NOBODY|" \
+		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "$C" "$T" "$CT" "uid 65534|$NOBODY|" \
 			"uid 65534, paranoid 1, --carry-preempted|bench/with-paranoid 1 $NOBODY|--carry-preempted"
 	else
-		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "$C"
+		block "$n busy threads at 1 kHz" "$EX/work $n $units" 1000 "$D" "$C" "$T" "$CT"
 	fi
 done
 # threads: 512 spinning together for 1 s (work's short threads would end
 # one by one within a slice each); its runtime is fixed, so no slowdown
-block "512 busy threads at 1 kHz" "$EX/threads 512 1" 1000 "$D" "$C"
+block "512 busy threads at 1 kHz" "$EX/threads 512 1" 1000 "$D" "$C" "$T" "$CT"

@@ -1,7 +1,6 @@
 /* attach.c - seize running processes and threads (see attach.h). */
 #include "attach.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,33 +128,36 @@ static int seize_one(struct attach_list *l, pid_t tid, pid_t pid, struct error *
 	return seize_error(tid, errno, err);
 }
 
+struct pass {
+	struct attach_list *l;
+	pid_t pid;
+	int seized;
+	struct error *err;
+};
+
+static int seize_listed(void *arg, pid_t tid)
+{
+	struct pass *pass = arg;
+	int rc;
+
+	if (find(pass->l, tid))
+		return 0;
+	rc = seize_one(pass->l, tid, pass->pid, pass->err);
+	if (rc < 0)
+		return -2;
+	pass->seized += rc;
+	return 0;
+}
+
 /* One pass over /proc/PID/task: how many threads were seized, or -1. */
 static int seize_pass(struct attach_list *l, pid_t pid, struct error *err)
 {
-	char path[64];
-	struct dirent *d;
-	int seized = 0;
-	DIR *dir;
+	struct pass pass = { l, pid, 0, err };
+	int rc = procfs_each_task(pid, seize_listed, &pass);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
+	if (rc == -1)
 		return l->n ? 0 : seize_error(pid, ESRCH, err);
-	while ((d = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
-		int rc;
-
-		if (tid <= 0 || find(l, tid))
-			continue;
-		rc = seize_one(l, tid, pid, err);
-		if (rc < 0) {
-			closedir(dir);
-			return -1;
-		}
-		seized += rc;
-	}
-	closedir(dir);
-	return seized;
+	return rc < 0 ? -1 : pass.seized;
 }
 
 int attach_seize(struct attach_list *l, pid_t id, int whole, struct error *err)

@@ -29,6 +29,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -40,8 +41,10 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "launch.h"
 #include "signals.h"
 #include "tasks.h"
+#include "tracers.h"
 #include "tune.h"
 
 /* How long a sample waits for a thread that does not stop (a thread in an
@@ -95,6 +98,13 @@ struct engine {
 	int ncpus;			/* online CPUs */
 
 	struct task_table tasks;
+	/* tid -> pid: threads and processes reaped before their parent's clone
+	 * or fork event was (on_new_child ignores that event) */
+	struct idmap orphans;
+	struct tracers *tracers;	/* NULL: one tracer, this thread (tracers.h) */
+	int next_tracer;		/* the one the next new thread moves to */
+	size_t marked;			/* threads marked for the tracers' next round */
+	long seize_options;		/* ptrace options of a thread moved to another tracer */
 	pid_t root_pid;
 	bool root_done;			/* the command (first process) was reaped */
 	bool tree_done;			/* nothing traced is left */
@@ -135,8 +145,9 @@ struct engine {
 		uint64_t signals_delivered;
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
+		bool tracers_refused;
 		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns, own_cpu_ns;
-		uint64_t stops, carried, carried_checked, carried_wrong;
+		uint64_t stops, carried, carried_checked, carried_wrong, moved, strays;
 	} st;
 };
 
@@ -457,6 +468,10 @@ static void thread_exits(struct engine *e, struct task *t, bool readable)
 
 static void drop_task(struct engine *e, struct task *t)
 {
+	pid_t *pid;
+
+	if (t->event_due && (pid = idmap_get(&e->orphans, (uint32_t)t->tid, NULL)))
+		*pid = t->proc->pid;
 	thread_exits(e, t, false);
 	tasks_remove(&e->tasks, t);
 }
@@ -481,7 +496,23 @@ static struct task *adopt(struct engine *e, pid_t tid, pid_t parent_pid, bool th
 
 /* ---- continuing -------------------------------------------------------- */
 
-static void resume(struct engine *e, struct task *t)
+/* A ptrace request on t, made by its tracer's thread (tracers.h). */
+static long tptrace(struct engine *e, const struct task *t, int request, void *addr, void *data)
+{
+	return tracers_ptrace(e->tracers, t->tracer, request, t->tid, addr, data);
+}
+
+/* The tracer of a thread the engine did not see attached: /proc says
+ * which thread traces it (0 when it cannot tell). */
+static int tracer_of(const struct engine *e, pid_t tid)
+{
+	int tracer = e->tracers ? tracers_find(e->tracers, procfs_read_tracer(tid)) : 0;
+
+	return tracer < 0 ? 0 : tracer;
+}
+
+/* Mark t as running on; returns the signal to continue it with. */
+static int resume_prepare(struct engine *e, struct task *t)
 {
 	int sig = t->inject_sig;
 
@@ -493,8 +524,15 @@ static void resume(struct engine *e, struct task *t)
 	 * was stopped at is not where it is going (carry() stops it). */
 	t->to_handler = sig != 0;
 	t->state = t->in_vfork ? TASK_IN_VFORK : TASK_RUNNING;
+	return sig;
+}
+
+static void resume(struct engine *e, struct task *t)
+{
+	int sig = resume_prepare(e, t);
+
 	/* ESRCH: killed meanwhile; its exit is reported later. */
-	ptrace(PTRACE_CONT, t->tid, 0, sig);
+	tptrace(e, t, PTRACE_CONT, 0, (void *)(long)sig);
 }
 
 static void hold(struct engine *e, struct task *t)
@@ -513,7 +551,7 @@ static void detach_task(struct engine *e, struct task *t)
 	thread_exits(e, t, true);
 	if (sig)
 		e->st.signals_delivered++;
-	ptrace(PTRACE_DETACH, t->tid, 0, sig);
+	tptrace(e, t, PTRACE_DETACH, 0, (void *)(long)sig);
 	tasks_remove(&e->tasks, t);
 }
 
@@ -523,14 +561,14 @@ static void note_target_signal(struct engine *e, const struct task *t)
 {
 	siginfo_t info;
 
-	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &info) == 0)
+	if (tptrace(e, t, PTRACE_GETSIGINFO, 0, &info) == 0)
 		relay_note_target(&e->relay, &info, host_now_ns());
 }
 
 /* ---- events ------------------------------------------------------------ */
 
-static int read_regs(pid_t tid, struct user_regs_struct *regs, size_t *len, uint64_t *pc,
-		     bool *blocked);
+static int read_regs(struct engine *e, const struct task *t, struct user_regs_struct *regs,
+		     size_t *len, uint64_t *pc, bool *blocked);
 
 /* A new thread or process starts where its parent is stopped now: just
  * after the clone or fork call, which returns in both.  Until its first
@@ -544,7 +582,7 @@ static void know_start(struct engine *e, struct task *parent, struct task *child
 	bool blocked;
 
 	if (e->stop_every || e->stacks || child->state != TASK_NEW ||
-	    read_regs(parent->tid, &regs, &len, &child->pc, &blocked) < 0)
+	    read_regs(e, parent, &regs, &len, &child->pc, &blocked) < 0)
 		return;
 	child->cpu_ns = 0;
 	child->start_known = true;
@@ -562,14 +600,19 @@ static void on_new_child(struct engine *e, struct task *parent, int event)
 	struct task *child;
 	pid_t tid;
 
-	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg) < 0 || msg == 0)
+	if (tptrace(e, parent, PTRACE_GETEVENTMSG, 0, &msg) < 0 || msg == 0)
 		return;
 	tid = (pid_t)msg;
-	if (tasks_find(&e->tasks, tid))
+	if ((child = tasks_find(&e->tasks, tid))) {
+		child->event_due = false;
 		return;		/* its own stop came first: adopted already */
+	}
+	if (idmap_remove(&e->orphans, (uint32_t)tid))
+		return;		/* ...and it ended since: not to be adopted again */
 	child = adopt(e, tid, parent->proc->pid, event == PTRACE_EVENT_CLONE);
 	if (!child)
 		return;
+	child->tracer = parent->tracer;	/* the kernel attached it there */
 	know_start(e, parent, child);
 	if (!e->sampling || child->state != TASK_NEW || child->pending)
 		return;
@@ -606,7 +649,9 @@ static void on_exec(struct engine *e, struct task *t)
 	bool leader_returns = t->state == TASK_EXITING;
 	uint64_t now;
 
-	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	if (e->tracers)		/* the tid is the execing thread's now: its tracer's */
+		t->tracer = tracer_of(e, t->tid);
+	tptrace(e, t, PTRACE_GETEVENTMSG, 0, &former);
 	if ((pid_t)former != t->tid)
 		take_clock(t, tasks_find(&e->tasks, (pid_t)former), leader_returns);
 	if (leader_returns) {
@@ -650,19 +695,14 @@ static bool interrupted_syscall(int64_t ret, int64_t nr)
 	return nr >= 0 && (ret == -EINTR || (ret >= -516 && ret <= -512));
 }
 
-/* The registers of a stopped thread (*len: the bytes filled, fewer for a
- * 32-bit tracee), its PC, and whether the stop found it blocked in a
+/* The PC in registers read from a stopped thread (len: the bytes filled,
+ * fewer for a 32-bit tracee), and whether the stop found it blocked in a
  * system call (sleeping, waiting) rather than running or runnable. */
-static int read_regs(pid_t tid, struct user_regs_struct *regs, size_t *len, uint64_t *pc,
-		     bool *blocked)
+static void decode_regs(const struct user_regs_struct *regs, size_t len, uint64_t *pc,
+			bool *blocked)
 {
-	struct iovec iov = { regs, sizeof(*regs) };
-
-	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
-		return -1;
-	*len = iov.iov_len;
 #if defined(__x86_64__)
-	if (iov.iov_len == sizeof(*regs)) {
+	if (len == sizeof(*regs)) {
 		*pc = regs->rip;
 		*blocked = interrupted_syscall((int64_t)regs->rax, (int64_t)regs->orig_rax);
 	} else {	/* a 32-bit tracee: eax, orig_eax, eip are words 6, 11, 12 */
@@ -679,7 +719,91 @@ static int read_regs(pid_t tid, struct user_regs_struct *regs, size_t *len, uint
 #else
 #error "sampler: reading the PC is implemented for x86-64 and aarch64 only"
 #endif
+}
+
+/* The registers of a stopped thread, read by its tracer (*len: the bytes
+ * filled), decoded (decode_regs). */
+static int read_regs(struct engine *e, const struct task *t, struct user_regs_struct *regs,
+		     size_t *len, uint64_t *pc, bool *blocked)
+{
+	struct iovec iov = { regs, sizeof(*regs) };
+
+	if (tptrace(e, t, PTRACE_GETREGSET, (void *)NT_PRSTATUS, &iov) < 0)
+		return -1;
+	*len = iov.iov_len;
+	decode_regs(regs, *len, pc, blocked);
 	return 0;
+}
+
+/* ---- several tracers (tracers.h) -------------------------------------- */
+
+/* A new thread, at its first stop, moves to the next tracer in turn (the
+ * kernel attached it to its parent's).  Only a stopped thread can be
+ * detached, and only a running one seized, so it runs untraced for a
+ * moment in between (tracers_move keeps that short): seize_strays() then
+ * looks for threads it started.  A new process stays with its parent's
+ * tracer: it often execs at once, which must not happen untraced. */
+static bool move_to_tracer(struct engine *e, struct task *t)
+{
+	int to = e->next_tracer, rc;
+
+	t->placed = true;
+	e->next_tracer = (e->next_tracer + 1) % tracers_count(e->tracers);
+	if (t->tid == t->proc->pid || to == 0)
+		return false;	/* a process, or the turn of this thread's tracer */
+	rc = tracers_move(e->tracers, t->tid, t->tracer, to, e->seize_options);
+	if (rc == -2)
+		return false;	/* still where it was */
+	if (rc < 0) {
+		drop_task(e, t);	/* it ended meanwhile */
+		return true;
+	}
+	t->tracer = to;
+	t->start_known = false;	/* it may have run on from where it started */
+	t->look_for_strays = true;
+	e->st.moved++;
+	return true;
+}
+
+struct strays {
+	struct engine *e;
+	struct task *mover;
+	int seized;
+};
+
+static int seize_stray(void *arg, pid_t tid)
+{
+	struct strays *s = arg;
+	struct engine *e = s->e;
+	struct task *t;
+
+	if (tasks_find(&e->tasks, tid) ||
+	    tracers_ptrace(e->tracers, s->mover->tracer, PTRACE_SEIZE, tid, 0,
+			   (void *)e->seize_options) < 0)
+		return 0;	/* ours already (its first stop is on its way), or gone */
+	t = add_thread(e, tid, s->mover->proc, TASK_NEW);
+	if (!t)
+		return 0;
+	t->tracer = s->mover->tracer;
+	t->placed = true;
+	tptrace(e, t, PTRACE_INTERRUPT, 0, 0);
+	s->seized++;
+	e->st.strays++;
+	return 0;
+}
+
+/* Threads that t started while it moved were not attached by the kernel:
+ * seize them now, on t's tracer (their first stop follows), until a look
+ * finds none (one may start another before it is seized). */
+static void seize_strays(struct engine *e, struct task *t)
+{
+	struct strays s = { e, t, 0 };
+
+	t->look_for_strays = false;
+	do {
+		s.seized = 0;
+		procfs_each_task(t->proc->pid, seize_stray, &s);
+	} while (s.seized);
 }
 
 static bool is_stop_signal(int sig)
@@ -708,7 +832,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 			/* It cannot stop again until the child execs or exits;
 			 * meanwhile samples show it where it waits. */
 			t->in_vfork = true;
-			read_regs(t->tid, &regs, &regs_len, &t->pc, &blocked);
+			read_regs(e, t, &regs, &regs_len, &t->pc, &blocked);
 		}
 		break;
 	case PTRACE_EVENT_VFORK_DONE:
@@ -719,16 +843,22 @@ static void on_stop(struct engine *e, struct task *t, int status)
 		break;
 	case PTRACE_EVENT_EXIT:
 		thread_exits(e, t, true);
-		ptrace(PTRACE_CONT, t->tid, 0, 0);
+		tptrace(e, t, PTRACE_CONT, 0, 0);
 		return;
 	case PTRACE_EVENT_STOP:
+		if (t->state == TASK_NEW && e->tracers && !is_stop_signal(sig)) {
+			if (!t->placed && move_to_tracer(e, t))
+				return;		/* its first stop there follows */
+			if (t->look_for_strays)
+				seize_strays(e, t);
+		}
 		if (t->state == TASK_NEW && t->start_known)
 			quiet_stopped(&t->quiet);	/* still where it starts */
 		if (is_stop_signal(sig) && !e->detaching) {
 			/* group-stop: stay stopped, but let SIGCONT through */
 			unpend(e, t);
 			t->state = TASK_GROUP_STOPPED;
-			ptrace(PTRACE_LISTEN, t->tid, 0, 0);
+			tptrace(e, t, PTRACE_LISTEN, 0, 0);
 			return;
 		}
 		break;		/* our interrupt, a first stop, or the end of a group-stop */
@@ -745,6 +875,17 @@ static void on_stop(struct engine *e, struct task *t, int status)
 		resume(e, t);
 }
 
+static void forget_orphans(struct engine *e, pid_t pid)
+{
+	size_t pos = 0;
+	uint32_t tid;
+	pid_t *owner;
+
+	while ((owner = idmap_next(&e->orphans, &pos, &tid)))
+		if (*owner == pid && idmap_remove(&e->orphans, tid))
+			pos = 0;	/* removing may move entries: look again */
+}
+
 static void on_gone(struct engine *e, pid_t tid, int status)
 {
 	struct task *t = tasks_find(&e->tasks, tid);
@@ -755,6 +896,7 @@ static void on_gone(struct engine *e, pid_t tid, int status)
 	p = tasks_find_process(&e->tasks, tid);
 	if (!p)
 		return;
+	forget_orphans(e, p->pid);	/* events of its threads come no more */
 	tasks_reap_process(&e->tasks, p);	/* frees p: the leader is reaped */
 	if (tid == e->root_pid) {
 		e->root_done = true;
@@ -774,10 +916,12 @@ static void on_status(struct engine *e, pid_t tid, int status)
 	if (!WIFSTOPPED(status))
 		return;
 	t = tasks_find(&e->tasks, tid);
-	if (!t)
-		t = adopt(e, tid, 0, false);
+	if (!t && (t = adopt(e, tid, 0, false))) {
+		t->tracer = tracer_of(e, tid);
+		t->event_due = true;	/* its parent's event is still to come */
+	}
 	if (!t) {
-		ptrace(PTRACE_CONT, tid, 0, 0);
+		tracers_ptrace(e->tracers, tracer_of(e, tid), PTRACE_CONT, tid, 0, 0);
 		return;
 	}
 	on_stop(e, t, status);
@@ -832,7 +976,7 @@ static void check_carried(struct engine *e, struct task *t)
 	/* The carried PC is the one of the sample's start: a thread switched
 	 * in since (the checks before it let it run) has moved on. */
 	if (quiet_switched(&t->quiet, t->look_stamp) ||
-	    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+	    tptrace(e, t, PTRACE_INTERRUPT, 0, 0) < 0)
 		return;
 	/* Switched in after this, it stops before it runs user code; before,
 	 * it may run some until the interrupt reaches its CPU. */
@@ -847,18 +991,18 @@ static void check_carried(struct engine *e, struct task *t)
 	if (!quiet_straight_to_stop(&t->quiet, t->look_stamp, asked)) {
 		/* it ran since the look (the checks before it let it): the
 		 * carried PC was its PC then, not now */
-		ptrace(PTRACE_CONT, t->tid, 0, 0);
+		tptrace(e, t, PTRACE_CONT, 0, 0);
 		return;
 	}
 	e->st.carried_checked++;
-	if (read_regs(t->tid, &regs, &regs_len, &pc, &blocked) == 0) {
+	if (read_regs(e, t, &regs, &regs_len, &pc, &blocked) == 0) {
 		if (pc != t->pc && !restarting(&regs, regs_len, pc, t->pc))
 			e->st.carried_wrong++;
 		if (e->stacks)
 			callstack_check(e->stacks, &t->stack, t->proc->pid, t->tid, &regs, regs_len,
 					&t->proc->maps);
 	}
-	ptrace(PTRACE_CONT, t->tid, 0, 0);
+	tptrace(e, t, PTRACE_CONT, 0, 0);
 }
 
 /* Reap the stops of the threads the snapshot waits for, each by its tid:
@@ -932,19 +1076,55 @@ static bool carry(struct engine *e, struct task *t)
 }
 
 /* Interrupt t, which ran since the last sample (or is new); the snapshot
- * waits for its stop.  Returns 1 if it was on a CPU, -1 if it is gone. */
+ * waits for its stop.  Returns 1 if it was on a CPU, -1 if it is gone.
+ * With several tracers the interrupt is only marked: send_interrupts(). */
 static int interrupt(struct engine *e, struct task *t)
 {
 	uint64_t stamp = ANY_STAMP;
 
 	if (t->state == TASK_RUNNING) {
 		stamp = t->look_stamp;
-		if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		if (e->tracers) {
+			t->to_interrupt = true;
+			e->marked++;
+		} else if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			return -1;	/* gone: its exit follows */
 	}
 	e->st.stops++;
 	pend(e, t, stamp);
 	return t->state == TASK_RUNNING && quiet_on_cpu(&t->quiet, stamp);
+}
+
+static void interrupt_share(void *arg, int tracer)
+{
+	struct engine *e = arg;
+
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->to_interrupt && t->tracer == tracer &&
+		    ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+			t->to_interrupt = false;
+	}
+}
+
+/* Every tracer interrupts its marked threads at once; one that could not
+ * be interrupted is gone (its exit follows), not waited for. */
+static void send_interrupts(struct engine *e)
+{
+	if (!e->marked)
+		return;
+	e->marked = 0;
+	tracers_each(e->tracers, interrupt_share, e);
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->to_interrupt) {
+			t->to_interrupt = false;
+			unpend(e, t);
+			e->st.stops--;
+		}
+	}
 }
 
 /* Interrupt the threads on a CPU now, judged by one load each (with
@@ -969,6 +1149,7 @@ static void interrupt_on_cpu(struct engine *e, int *running, int *on_cpu)
 		*on_cpu += r;
 		(*running)++;
 	}
+	send_interrupts(e);
 }
 
 /* The running threads off CPU at the stamp: carried (quiet.h), or
@@ -996,6 +1177,7 @@ static void carry_rest(struct engine *e, int *running, int *on_cpu)
 		*on_cpu += r;
 		(*running)++;
 	}
+	send_interrupts(e);
 }
 
 /* Wait until every interrupted thread has stopped.  A thread that does not
@@ -1050,11 +1232,39 @@ static void stop_all(struct engine *e)
 	e->sampling = false;
 }
 
+static void continue_share(void *arg, int tracer)
+{
+	struct engine *e = arg;
+
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->to_continue && t->tracer == tracer) {
+			t->to_continue = false;
+			ptrace(PTRACE_CONT, t->tid, 0, t->cont_sig);
+		}
+	}
+}
+
 static void resume_all(struct engine *e)
 {
-	for (size_t i = 0; i < e->tasks.ntasks; i++)
-		if (e->tasks.tasks[i]->state == TASK_STOPPED)
-			resume(e, e->tasks.tasks[i]);
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->state != TASK_STOPPED)
+			continue;
+		if (!e->tracers) {
+			resume(e, t);
+			continue;
+		}
+		t->cont_sig = resume_prepare(e, t);
+		t->to_continue = true;
+		e->marked++;
+	}
+	if (e->marked) {
+		e->marked = 0;
+		tracers_each(e->tracers, continue_share, e);	/* each its own, at once */
+	}
 }
 
 static int grow_snapshot(struct engine *e)
@@ -1080,6 +1290,24 @@ static int grow_snapshot(struct engine *e)
 	return 0;
 }
 
+/* Each tracer reads the registers and CPU time of its stopped threads. */
+static void fetch_share(void *arg, int tracer)
+{
+	struct engine *e = arg;
+
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+		struct iovec iov = { &t->regs, sizeof(t->regs) };
+
+		if (t->state != TASK_STOPPED || t->tracer != tracer)
+			continue;
+		t->fetch_rc = (int)ptrace(PTRACE_GETREGSET, t->tid, NT_PRSTATUS, &iov);
+		t->regs_len = iov.iov_len;
+		t->fetched_cpu = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+		t->fetched = true;
+	}
+}
+
 /* Read one stopped thread into the snapshot (a thread waiting in vfork
  * cannot be stopped, but cannot move either: its PC is the one it had at
  * its vfork event; a carried thread did not run since carry() read its PC
@@ -1089,15 +1317,23 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		       struct profile_thread_sample *out, uint64_t *counters)
 {
 	bool blocked = true;	/* waiting in vfork, or carried */
-	struct user_regs_struct regs;
+	struct user_regs_struct regs, *rp = &regs;
 	size_t regs_len = 0;
 
 	if (t->carried) {
 		e->st.carried++;
 		blocked = !t->carried_waiting;
+	} else if (t->fetched) {	/* by its tracer (fetch_share) */
+		if (t->fetch_rc < 0)
+			return -1;
+		rp = &t->regs;
+		regs_len = t->regs_len;
+		decode_regs(rp, regs_len, &t->pc, &blocked);
+		t->cpu_ns = t->fetched_cpu;
+		quiet_stopped(&t->quiet);
 	} else {
 		if (t->state == TASK_STOPPED &&
-		    read_regs(t->tid, &regs, &regs_len, &t->pc, &blocked) < 0)
+		    read_regs(e, t, &regs, &regs_len, &t->pc, &blocked) < 0)
 			return -1;
 		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
 		if (t->state == TASK_STOPPED)
@@ -1106,7 +1342,7 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 	if (e->stacks && t->carried)
 		callstack_capture_carried(e->stacks, slot);
 	else if (e->stacks)
-		callstack_capture(e->stacks, slot, t->tid, regs_len ? &regs : NULL, regs_len,
+		callstack_capture(e->stacks, slot, t->tid, regs_len ? rp : NULL, regs_len,
 				  &t->proc->maps);
 	if (blocked)
 		e->st.blocked_thread_samples++;
@@ -1215,6 +1451,8 @@ static void take_sample(struct engine *e)
 
 	stop_all(e);
 	snap = host_now_ns();
+	if (e->tracers)
+		tracers_each(e->tracers, fetch_share, e);
 	if (grow_snapshot(e) == 0) {
 		for (size_t i = 0; i < e->tasks.ntasks; i++) {
 			struct task *t = e->tasks.tasks[i];
@@ -1228,8 +1466,10 @@ static void take_sample(struct engine *e)
 				n++;
 		}
 	}
-	for (size_t i = 0; i < e->tasks.ntasks; i++)
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		e->tasks.tasks[i]->carried = false;
+		e->tasks.tasks[i]->fetched = false;
+	}
 	/* No reading without a sample: energy since the last reading goes
 	 * into the next sample that has a thread to carry it. */
 	if (n) {
@@ -1292,7 +1532,7 @@ static void stop_following(struct engine *e)
 		if (t->state == TASK_STOPPED)
 			detach_task(e, t);
 		else if (t->state == TASK_RUNNING || t->state == TASK_GROUP_STOPPED)
-			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+			tptrace(e, t, PTRACE_INTERRUPT, 0, 0);
 	}
 }
 
@@ -1492,6 +1732,13 @@ static int adopt_attached(struct engine *e, const struct attach_list *l, struct 
 	return 0;
 }
 
+static bool realtime(void)
+{
+	int policy = sched_getscheduler(0);
+
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
 static int engine_start(struct engine *e, const struct engine_config *cfg, struct error *err)
 {
 	struct process *p;
@@ -1511,6 +1758,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	e->st.start_ns = cfg->start_ns;
 	tasks_init(&e->tasks, e->pmus->nthread);
+	idmap_init(&e->orphans, sizeof(pid_t));
 	if (!e->period_ns)
 		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", cfg->hz,
 				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
@@ -1523,6 +1771,17 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->window = cfg->window;
 	if (cfg->attached)
 		return adopt_attached(e, cfg->attached, err);
+	/* Only for a command of ours: its every thread is ours, so a thread
+	 * found untraced in its process after a move is one to seize
+	 * (seize_strays).  And only at real-time priority, where the tracer
+	 * that seizes a moving thread cannot be kept off its CPU by the target
+	 * while that thread runs untraced. */
+	if (cfg->tracers > 1 && !realtime())
+		e->st.tracers_refused = true;
+	else if (cfg->tracers > 1 && !(e->tracers = tracers_new(cfg->tracers, err)))
+		return -1;
+	e->next_tracer = 1 % tracers_count(e->tracers);
+	e->seize_options = LAUNCH_PTRACE_OPTIONS;
 	p = add_process(e, cfg->root, 0);
 	t = p ? add_thread(e, cfg->root, p, TASK_STOPPED) : NULL;
 	if (!t)
@@ -1579,6 +1838,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->carry_refused = e->carry_refused;
 	stats->stuck_samples = e->st.stuck_samples;
 	stats->stops = e->st.stops;
+	stats->tracers = tracers_count(e->tracers);
+	stats->moved = e->st.moved;
+	stats->strays = e->st.strays;
+	stats->tracers_refused = e->st.tracers_refused;
 	stats->carried = e->st.carried;
 	stats->carried_checked = e->st.carried_checked;
 	stats->carried_wrong = e->st.carried_wrong;
@@ -1610,6 +1873,8 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	tasks_free(&e->tasks);
+	idmap_free(&e->orphans);
+	tracers_free(e->tracers);	/* nothing is traced by now */
 	free(e->values);
 	free(e->tally);
 	free(e->counter_sum);

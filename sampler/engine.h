@@ -50,6 +50,9 @@ struct engine_config {
 	 * runs untouched and nothing it does is counted (struct profile_window) */
 	struct window *window;
 	struct callstack *stacks;	/* call stacks to take (-g); stays the caller's; NULL: none */
+	/* --tracers: tracing threads that share the threads of a command the
+	 * engine started (tracers.h; 0 or 1: one; ignored with attached) */
+	int tracers;
 };
 
 /* What a run measured, beyond what the profile's stats record holds. */
@@ -62,12 +65,16 @@ struct engine_stats {
 	uint64_t carried;		/* thread-samples taken without a stop (quiet.h) */
 	uint64_t carried_checked, carried_wrong; /* check_carried: PCs checked, differing */
 	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
+	int tracers;			/* tracing threads */
+	uint64_t moved;			/* threads moved to another tracer at their first stop */
+	uint64_t strays;		/* threads they started untraced while they moved, seized */
 	uint64_t own_cpu_ns;		/* the sampler's own CPU time while it sampled (engine_run) */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
 	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
+	bool tracers_refused;		/* --tracers asked, the sampler is not at real-time priority */
 	struct error pmu_err;
 };
 

@@ -29,6 +29,7 @@
 #include "signals.h"
 #include "summary.h"
 #include "tune.h"
+#include "tracers.h"
 #include "window.h"
 
 #define PROG "sampler"
@@ -43,6 +44,7 @@ struct options {
 	bool debug;
 	bool stop_all;
 	bool carry_preempted;
+	int tracers;
 	enum profile_format format;
 	struct tune tune;
 	struct window_options window;
@@ -109,6 +111,9 @@ static void usage(FILE *out)
 		"                        their PC from the kernel's sample at their switch out\n"
 		"                        (many busy threads; needs root, CAP_PERFMON or\n"
 		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
+		"      --tracers N|auto  share the command's threads among N tracing threads\n"
+		"                        (auto: one per CPU; default 1), which stop, read and\n"
+		"                        continue them in parallel (many cores; docs/SCALING.md)\n"
 		"      --pid PID[,PID...]  attach to running processes (all their threads, and\n"
 		"                        the threads and children they create) until they exit,\n"
 		"                        Ctrl-C or --duration; then detach, leaving them running\n"
@@ -160,7 +165,7 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
        OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
-       OPT_CALL_GRAPH, OPT_MAX_STACK };
+       OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -191,6 +196,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "tracers", required_argument, NULL, OPT_TRACERS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -278,6 +284,10 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		case OPT_CARRY_PREEMPTED:
 			opt->carry_preempted = true;
 			break;
+		case OPT_TRACERS:
+			if (tracers_parse(optarg, &opt->tracers, err) < 0)
+				return -1;
+			break;
 		case OPT_DELAY:
 			if (window_parse_seconds("--delay", optarg, true, &opt->window.delay_s, err) < 0)
 				return -1;
@@ -313,6 +323,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 					 argv[optind]);
 		if (opt->tune.idle || opt->tune.nice != TUNE_NICE_NONE)
 			return error_set(err, "--idle and --nice apply to a command the sampler starts (for a running process use chrt or renice)");
+		if (opt->tracers > 1)
+			return error_set(err, "--tracers applies to a command the sampler starts (attached threads stay with one tracer; drop --tracers)");
 		return 0;
 	}
 	if (optind >= argc)
@@ -426,6 +438,7 @@ static int run(struct context *ctx)
 		/* a stack needs the thread's registers: no thread is carried */
 		.stop_every = ctx->opt.stop_all,
 		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
+		.tracers = ctx->opt.tracers,
 		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,

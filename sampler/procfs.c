@@ -2,6 +2,7 @@
  * thread or process having gone away meanwhile: that is normal, not an error. */
 #include "procfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -392,6 +393,27 @@ pid_t procfs_read_tracer(pid_t pid)
 	uint64_t tracer;
 
 	return read_status_field(pid, "TracerPid", 10, &tracer) == 0 ? (pid_t)tracer : 0;
+}
+
+int procfs_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
+{
+	char path[64];
+	struct dirent *d;
+	int rc = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while (rc == 0 && (d = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(d->d_name, NULL, 10);
+
+		if (tid > 0)
+			rc = fn(arg, tid);
+	}
+	closedir(dir);
+	return rc;
 }
 
 int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid)

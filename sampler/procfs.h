@@ -79,7 +79,10 @@ int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid);
 /* The signals pending for the whole process (ShdPnd: bit N-1 is signal
  * N): 0, or -1 when it is gone. */
 int procfs_read_pending(pid_t pid, uint64_t *mask);
-/* The pid of the process tracing pid (TracerPid), 0 when none or unknown. */
+/* The thread tracing pid (TracerPid: its tid), 0 when none or unknown. */
 pid_t procfs_read_tracer(pid_t pid);
+/* fn(arg, tid) for each thread /proc/PID/task lists, until fn returns
+ * nonzero: that value, 0 after the last, -1 when the process is gone. */
+int procfs_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg);
 
 #endif

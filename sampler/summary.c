@@ -157,6 +157,8 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		"sampler: stops: %" PRIu64 " threads stopped, %" PRIu64 " thread-samples taken without a stop"
 		" (%" PRIu64 " checked, %" PRIu64 " wrong)\n"
 		"sampler: own CPU time: %.6f s, %.1f us per sample, %.2f us per thread stopped (the cost model of docs/SCALING.md)\n"
+		"sampler: tracers: %d, threads moved to another at their first stop: %" PRIu64
+		" (threads they started untraced meanwhile, seized: %" PRIu64 ")\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
 		"sampler: profile: %" PRIu64 " bytes, %.2f bytes per thread-sample%s\n"
 		"sampler: scheduling: %s\n",
@@ -170,6 +172,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		(double)st->own_cpu_ns / 1e9,
 		p->samples ? (double)st->own_cpu_ns / 1e3 / (double)p->samples : 0,
 		st->stops ? (double)st->own_cpu_ns / 1e3 / (double)st->stops : 0,
+		st->tracers, st->moved, st->strays,
 		p->signals_delivered,
 		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
 		run->written ? "" : " (no -o: nothing written)",
@@ -193,6 +196,11 @@ void summary_print(const char *prog, const struct summary_run *run,
 		warn_print(prog, "--carry-preempted: the kernel refused the context-switch samples "
 			   "(they need root, CAP_PERFMON or kernel.perf_event_paranoid 1 or lower); "
 			   "threads that waited for a CPU were stopped");
+	if (st->tracers_refused)
+		warn_print(prog, "--tracers: the sampler does not run at real-time priority (as root it does "
+			   "unless --no-realtime), so one tracer followed every thread: a thread that moves "
+			   "to another tracer runs untraced meanwhile, which only real-time priority keeps "
+			   "short enough");
 	warn_rate(prog, run, st);
 	if (run->debug)
 		print_debug(run, st);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 #include "../common/idmap.h"
 #include "callstack.h"
@@ -47,6 +48,8 @@ struct task {
 	bool in_vfork;		/* between its vfork event and vfork-done */
 	bool start_known;	/* new: its PC is its parent's at the clone or fork */
 	bool to_handler;	/* continued with a signal: its next PC is a handler's */
+	bool event_due;		/* its first stop came before its parent's clone or
+				 * fork event, which is still to come */
 	bool carried;		/* in this sample without a stop: it did not run */
 	bool carried_waiting;	/* ...and it waits for a CPU (not blocked) */
 	uint64_t stop_stamp;	/* switch stamp when it was interrupted (quiet.h) */
@@ -62,6 +65,18 @@ struct task {
 				 * root's CPU time before its exec stop (engine.c) */
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */
 	char comm[16];		/* its name as last recorded (TASK_COMM_LEN) */
+	/* with several tracers (tracers.h) */
+	int tracer;		/* the tracer thread that attached it */
+	bool placed;		/* its tracer was chosen: it moves at most once */
+	bool look_for_strays;	/* moved: look for threads it started untraced */
+	bool to_interrupt;	/* its tracer interrupts it in this round */
+	bool to_continue;	/* its tracer continues it, with cont_sig */
+	int cont_sig;
+	bool fetched;		/* its tracer read regs and CPU time for this sample */
+	int fetch_rc;		/* of PTRACE_GETREGSET */
+	size_t regs_len;
+	uint64_t fetched_cpu;
+	struct user_regs_struct regs;
 };
 
 struct task_table {
