@@ -146,7 +146,7 @@ struct engine {
 		uint32_t threads_seen, processes_seen;
 		int exit_status;
 		bool tracers_refused;
-		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns, own_cpu_ns;
+		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns, own_cpu_ns, engine_cpu_ns;
 		uint64_t stops, carried, carried_checked, carried_wrong, moved, strays;
 	} st;
 };
@@ -1630,17 +1630,20 @@ static uint64_t follow_window(struct engine *e, uint64_t now)
 	return window_next_change(e->window, now);
 }
 
-static uint64_t own_cpu_ns(void)
+/* The CPU time of the sampler (CLOCK_PROCESS_CPUTIME_ID: every tracer)
+ * or of this thread (CLOCK_THREAD_CPUTIME_ID: the serial part). */
+static uint64_t own_cpu_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void engine_run(struct engine *e)
 {
-	uint64_t period = e->period_ns, slot = 1, cpu0 = own_cpu_ns();
+	uint64_t period = e->period_ns, slot = 1;
+	uint64_t cpu0 = own_cpu_ns(CLOCK_PROCESS_CPUTIME_ID), thread0 = own_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	e->enabled = !e->window;
 	if (e->window && e->writer && e->window->used &&
@@ -1686,7 +1689,8 @@ void engine_run(struct engine *e)
 		}
 		wait_until(e, due);
 	}
-	e->st.own_cpu_ns = own_cpu_ns() - cpu0;
+	e->st.own_cpu_ns = own_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+	e->st.engine_cpu_ns = own_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - thread0;
 }
 
 /* ---- set-up and results ------------------------------------------------ */
@@ -1847,6 +1851,7 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->carried_wrong = e->st.carried_wrong;
 	stats->pmu_read_ns = e->st.pmu_read_ns;
 	stats->own_cpu_ns = e->st.own_cpu_ns;
+	stats->engine_cpu_ns = e->st.engine_cpu_ns;
 	stats->sampled_ns = out->wall_ns;
 	if (e->window)
 		stats->sampled_ns = e->sampled_ns + (e->enabled && e->st.end_ns > e->enabled_at ?

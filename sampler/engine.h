@@ -69,6 +69,7 @@ struct engine_stats {
 	uint64_t moved;			/* threads moved to another tracer at their first stop */
 	uint64_t strays;		/* threads they started untraced while they moved, seized */
 	uint64_t own_cpu_ns;		/* the sampler's own CPU time while it sampled (engine_run) */
+	uint64_t engine_cpu_ns;		/* ...of it the engine's thread (the serial part) */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */

@@ -156,7 +156,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		"sampler: threads per sample: %.1f, %.1f running and %.1f blocked (in a system call at the stop)\n"
 		"sampler: stops: %" PRIu64 " threads stopped, %" PRIu64 " thread-samples taken without a stop"
 		" (%" PRIu64 " checked, %" PRIu64 " wrong)\n"
-		"sampler: own CPU time: %.6f s, %.1f us per sample, %.2f us per thread stopped (the cost model of docs/SCALING.md)\n"
+		"sampler: own CPU time: %.6f s, %.1f us per sample, %.2f us per thread stopped; on the engine's thread %.2f us per thread stopped (the cost model of docs/SCALING.md)\n"
 		"sampler: tracers: %d, threads moved to another at their first stop: %" PRIu64
 		" (threads they started untraced meanwhile, seized: %" PRIu64 ")\n"
 		"sampler: signals delivered to the target: %" PRIu64 "\n"
@@ -172,6 +172,7 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 		(double)st->own_cpu_ns / 1e9,
 		p->samples ? (double)st->own_cpu_ns / 1e3 / (double)p->samples : 0,
 		st->stops ? (double)st->own_cpu_ns / 1e3 / (double)st->stops : 0,
+		st->stops ? (double)st->engine_cpu_ns / 1e3 / (double)st->stops : 0,
 		st->tracers, st->moved, st->strays,
 		p->signals_delivered,
 		run->bytes, p->thread_samples ? (double)run->bytes / (double)p->thread_samples : 0,
