@@ -104,6 +104,7 @@ struct engine {
 	struct tracers *tracers;	/* NULL: one tracer, this thread (tracers.h) */
 	int next_tracer;		/* the one the next new thread moves to */
 	size_t marked;			/* threads marked for the tracers' next round */
+	unsigned char *round;		/* per tracer: it has threads marked */
 	long seize_options;		/* ptrace options of a thread moved to another tracer */
 	pid_t root_pid;
 	bool root_done;			/* the command (first process) was reaped */
@@ -1087,12 +1088,20 @@ static int interrupt(struct engine *e, struct task *t)
 		if (e->tracers) {
 			t->to_interrupt = true;
 			e->marked++;
+			e->round[t->tracer] = 1;
 		} else if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 			return -1;	/* gone: its exit follows */
 	}
 	e->st.stops++;
 	pend(e, t, stamp);
 	return t->state == TASK_RUNNING && quiet_on_cpu(&t->quiet, stamp);
+}
+
+/* The tracers with threads marked do their share at once (tracers.h). */
+static void run_round(struct engine *e, void (*share)(void *arg, int tracer))
+{
+	tracers_each(e->tracers, share, e, e->round);
+	memset(e->round, 0, (size_t)tracers_count(e->tracers));
 }
 
 static void interrupt_share(void *arg, int tracer)
@@ -1115,7 +1124,7 @@ static void send_interrupts(struct engine *e)
 	if (!e->marked)
 		return;
 	e->marked = 0;
-	tracers_each(e->tracers, interrupt_share, e);
+	run_round(e, interrupt_share);
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
 
@@ -1260,10 +1269,11 @@ static void resume_all(struct engine *e)
 		t->cont_sig = resume_prepare(e, t);
 		t->to_continue = true;
 		e->marked++;
+		e->round[t->tracer] = 1;
 	}
 	if (e->marked) {
 		e->marked = 0;
-		tracers_each(e->tracers, continue_share, e);	/* each its own, at once */
+		run_round(e, continue_share);	/* each its own, at once */
 	}
 }
 
@@ -1451,8 +1461,12 @@ static void take_sample(struct engine *e)
 
 	stop_all(e);
 	snap = host_now_ns();
-	if (e->tracers)
-		tracers_each(e->tracers, fetch_share, e);
+	if (e->tracers) {
+		for (size_t i = 0; i < e->tasks.ntasks; i++)
+			if (e->tasks.tasks[i]->state == TASK_STOPPED)
+				e->round[e->tasks.tasks[i]->tracer] = 1;
+		run_round(e, fetch_share);
+	}
 	if (grow_snapshot(e) == 0) {
 		for (size_t i = 0; i < e->tasks.ntasks; i++) {
 			struct task *t = e->tasks.tasks[i];
@@ -1784,6 +1798,8 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 		e->st.tracers_refused = true;
 	else if (cfg->tracers > 1 && !(e->tracers = tracers_new(cfg->tracers, err)))
 		return -1;
+	if (!(e->round = calloc((size_t)tracers_count(e->tracers), 1)))
+		return error_set(err, "out of memory");
 	e->next_tracer = 1 % tracers_count(e->tracers);
 	e->seize_options = LAUNCH_PTRACE_OPTIONS;
 	p = add_process(e, cfg->root, 0);
@@ -1880,6 +1896,7 @@ void engine_free(struct engine *e)
 	tasks_free(&e->tasks);
 	idmap_free(&e->orphans);
 	tracers_free(e->tracers);	/* nothing is traced by now */
+	free(e->round);
 	free(e->values);
 	free(e->tally);
 	free(e->counter_sum);

@@ -274,20 +274,26 @@ int tracers_move(struct tracers *tr, pid_t tid, int from, int to, long options)
 	return in->result < 0 ? -1 : 0;
 }
 
-void tracers_each(struct tracers *tr, void (*fn)(void *arg, int tracer), void *arg)
+void tracers_each(struct tracers *tr, void (*fn)(void *arg, int tracer), void *arg,
+		  const unsigned char *which)
 {
 	if (!tr) {
-		fn(arg, 0);
+		if (!which || which[0])
+			fn(arg, 0);
 		return;
 	}
 	for (int i = 0; i < tr->n - 1; i++) {
+		if (which && !which[i + 1])
+			continue;
 		tr->workers[i].fn = fn;
 		tr->workers[i].arg = arg;
 		post(&tr->workers[i], JOB_EACH);
 	}
-	fn(arg, 0);
+	if (!which || which[0])
+		fn(arg, 0);
 	for (int i = 0; i < tr->n - 1; i++)
-		await(&tr->workers[i]);
+		if (!which || which[i + 1])
+			await(&tr->workers[i]);
 }
 
 void tracers_free(struct tracers *tr)

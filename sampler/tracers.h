@@ -50,9 +50,11 @@ long tracers_ptrace(struct tracers *tr, int tracer, int request, pid_t tid, void
  * errno says); -2 not moved (still with from). */
 int tracers_move(struct tracers *tr, pid_t tid, int from, int to, long options);
 
-/* Run fn(arg, i) for every tracer i at once, each on its own thread (0 on
- * the caller's); returns when all have returned. */
-void tracers_each(struct tracers *tr, void (*fn)(void *arg, int tracer), void *arg);
+/* Run fn(arg, i) for every tracer i with which[i] set (which NULL: all of
+ * them) at once, each on its own thread (0 on the caller's); returns when
+ * all have returned.  A tracer with nothing to do is not woken. */
+void tracers_each(struct tracers *tr, void (*fn)(void *arg, int tracer), void *arg,
+		  const unsigned char *which);
 
 /* Stop the workers.  Their tracees must be gone or detached by now: a
  * tracer thread that ends takes its tracees' tracing with it. */
