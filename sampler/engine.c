@@ -763,6 +763,8 @@ static bool move_to_tracer(struct engine *e, struct task *t)
 	t->start_known = false;	/* it may have run on from where it started */
 	t->look_for_strays = true;
 	e->st.moved++;
+	if (e->sampling && !t->pending)
+		pend(e, t, ANY_STAMP);	/* held at that stop, as it would be at this */
 	return true;
 }
 
@@ -788,6 +790,8 @@ static int seize_stray(void *arg, pid_t tid)
 	t->tracer = s->mover->tracer;
 	t->placed = true;
 	tptrace(e, t, PTRACE_INTERRUPT, 0, 0);
+	if (e->sampling)
+		pend(e, t, ANY_STAMP);	/* recorded before the sample: in it */
 	s->seized++;
 	e->st.strays++;
 	return 0;
