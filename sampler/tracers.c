@@ -211,28 +211,33 @@ int tracers_find(const struct tracers *tr, pid_t thread_id)
 	return -1;
 }
 
-long tracers_ptrace(struct tracers *tr, int tracer, int request, pid_t tid, void *addr,
-		    void *data)
+/* ptrace on worker w's thread; release (if any) is set there once the
+ * request succeeded. */
+static long call(struct worker *w, int request, pid_t tid, void *addr, void *data,
+		 atomic_int *release)
 {
-	struct worker *w;
-
-	if (!tr || tracer <= 0 || tracer >= tr->n)
-		return ptrace(request, tid, addr, data);
-	w = &tr->workers[tracer - 1];
 	w->request = request;
 	w->target = tid;
 	w->addr = addr;
 	w->data = data;
-	w->release = NULL;
+	w->release = release;
 	post(w, JOB_PTRACE);
 	await(w);
 	errno = w->error;
 	return w->result;
 }
 
+long tracers_ptrace(struct tracers *tr, int tracer, int request, pid_t tid, void *addr,
+		    void *data)
+{
+	if (!tr || tracer <= 0 || tracer >= tr->n)
+		return ptrace(request, tid, addr, data);
+	return call(&tr->workers[tracer - 1], request, tid, addr, data, NULL);
+}
+
 int tracers_move(struct tracers *tr, pid_t tid, int from, int to, long options)
 {
-	struct worker *in, *out;
+	struct worker *in;
 	long rc;
 
 	if (!tr || to <= 0 || to >= tr->n || from < 0 || from >= tr->n || from == to) {
@@ -253,15 +258,8 @@ int tracers_move(struct tracers *tr, pid_t tid, int from, int to, long options)
 		rc = ptrace(PTRACE_DETACH, tid, 0, 0);
 		if (rc == 0)
 			atomic_store(&in->released, 1);
-	} else {
-		out = &tr->workers[from - 1];
-		out->request = PTRACE_DETACH;
-		out->target = tid;
-		out->addr = out->data = NULL;
-		out->release = &in->released;	/* it lets the seizer go itself */
-		post(out, JOB_PTRACE);
-		await(out);
-		rc = out->result;
+	} else {		/* the detaching worker lets the seizer go itself */
+		rc = call(&tr->workers[from - 1], PTRACE_DETACH, tid, NULL, NULL, &in->released);
 	}
 	if (rc < 0) {
 		in->target = 0;		/* not let go: nothing to seize */
