@@ -50,6 +50,23 @@ test_expect_success SCHED_FIFO 'three tracers: every thread sampled, its PC in i
 	expect_eq 0 "$(cat backwards)" "readings of a thread whose CPU time went back (another thread'"'"'s)"
 '
 
+# -d's cost line: the sampler's own CPU time (all its threads) and the
+# engine thread's part of it, per thread stopped.  The tracers do the
+# interrupts, reads and continues, so the engine's part is less than the
+# whole; the whole is the sampler's, not the target's (8 busy threads).
+test_expect_success SCHED_FIFO 'three tracers: -d splits the own CPU time between the engine thread and the tracers' '
+	sed -n "s/^sampler: own CPU time: \([0-9.]*\) s, [0-9.]* us per sample, \([0-9.]*\) us per thread stopped; on the engine.s thread \([0-9.]*\) us .*/\1 \2 \3/p" dbg >own &&
+	read own per_stop engine_per_stop <own &&
+	target_cpu=$(awk "/^(ts|exit) / { for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); v[kv[1]] = kv[2] }
+		last[v[\"tid\"]] = v[\"cpu\"] } END { for (t in last) s += last[t]; printf \"%.6f\", s / 1e9 }" tr.txt) &&
+	echo "own $own s, $per_stop us per stop, engine $engine_per_stop us per stop; target $target_cpu s" &&
+	expect_eq 1 "$(awk -v o="$own" "BEGIN { print (o > 0) }")" "own CPU time is positive" &&
+	expect_eq 1 "$(awk -v e="$engine_per_stop" -v a="$per_stop" "BEGIN { print (e > 0 && e < a) }")" \
+		"the engine thread uses part of the CPU time per stop, less than the whole" &&
+	expect_eq 1 "$(awk -v o="$own" -v t="$target_cpu" "BEGIN { print (o < t / 2) }")" \
+		"own CPU time under half the target'"'"'s"
+'
+
 test_expect_success SCHED_FIFO,PERF_COUNTERS 'three tracers: the task clock of each thread matches the CPU time its tracer read' '
 	"$SAMPLER" --tracers 3 -f 200 -p perf:perf::TASK-CLOCK -o clock -- "$EXAMPLES/threads" 8 0.3 >/dev/null &&
 	dump clock &&
