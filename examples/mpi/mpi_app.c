@@ -4,7 +4,9 @@
  * slowest rank is the last.  Ranks that are done wait for the others
  * sleeping (MPI_Ibarrier polled every millisecond): Open MPI's blocking
  * waits spin, which would add CPU time the work did not take.
- * Prints per rank: rank=R units=N checksum=X */
+ * Prints per rank: rank=R units=N checksum=X, and at the end its process
+ * CPU time, MPI_Init and MPI_Finalize included (the truth a profile of the
+ * rank must add up to): rank=R cpu_s=S */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -38,5 +40,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)(units * (uint64_t)(rank + 1)), (unsigned long long)sum);
 	wait_for_all();
 	MPI_Finalize();
+	printf("rank=%d cpu_s=%.6f\n", rank, cpu_s());
 	return 0;
 }
