@@ -2,10 +2,13 @@
 #include "attach.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -13,6 +16,7 @@
 
 #define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+#define PF_KTHREAD 0x00200000	/* linux/sched.h: a kernel thread */
 
 int attach_parse_ids(const char *opt, const char *arg, pid_t *ids, size_t *n,
 		     struct error *err)
@@ -78,14 +82,35 @@ static long yama_scope(void)
 	return buf[0] ? strtol(buf, NULL, 10) : -1;
 }
 
+/* Has thread tid of pid exited (a zombie, dead, gone)?  PTRACE_SEIZE
+ * refuses such a thread with EPERM, as it refuses what it may not trace. */
+static bool exited(pid_t pid, pid_t tid)
+{
+	uint64_t flags;
+	char state;
+
+	return procfs_read_task_state(pid, tid, &state, &flags) < 0 || state == 'Z' ||
+	       state == 'X' || state == 'x';
+}
+
 /* Why PTRACE_SEIZE of id failed, with the fix. */
 static int seize_error(pid_t id, int e, struct error *err)
 {
 	long uid = procfs_read_uid(id), scope = yama_scope();
-	pid_t tracer = procfs_read_tracer(id);
+	pid_t tracer = procfs_read_tracer(id), tgid = id, ppid = 0;
+	uint64_t flags = 0;
+	char state = 0, comm[32];
 
-	if (e == ESRCH || uid < 0)
+	if (e == ESRCH || uid < 0 || procfs_read_task_state(id, id, &state, &flags) < 0)
 		return error_set(err, "cannot attach to %d: no such process (check the id with ps)", (int)id);
+	procfs_read_ids(id, &tgid, &ppid);
+	procfs_read_comm(id, comm, sizeof(comm));
+	if (flags & PF_KTHREAD)
+		return error_set(err, "cannot attach to %d: it is a kernel thread (%s), which runs no program to trace (profile the kernel with perf record -a)",
+				 (int)id, comm[0] ? comm : "?");
+	if (state == 'Z' || state == 'X' || state == 'x')
+		return error_set(err, "cannot attach to %d: it is a zombie: it has exited, and its parent (process %d) has not collected its status yet (nothing is left to profile)",
+				 (int)id, (int)ppid);
 	if (tracer > 0 && tracer != getpid()) {
 		char comm[32];
 
@@ -111,6 +136,8 @@ static int seize_error(pid_t id, int e, struct error *err)
 	if (scope >= 1)
 		return error_set(err, "cannot attach to %d: the sysctl kernel.yama.ptrace_scope is %ld, which lets a process trace only its own descendants (run as root or with CAP_SYS_PTRACE, set kernel.yama.ptrace_scope=0, or launch it under the sampler: sampler -- command)",
 				 (int)id, scope);
+	if (id == 1)
+		return error_set(err, "cannot attach to 1: it is init, the first process of the system or container, which the kernel or the container protects from tracing (profile a program it starts, or start it under the sampler: sampler -- command)");
 	return error_set(err, "cannot attach to %d: PTRACE_SEIZE: %s (seccomp or container settings may forbid ptrace; root or CAP_SYS_PTRACE can attach)",
 			 (int)id, strerror(e));
 }
@@ -118,14 +145,69 @@ static int seize_error(pid_t id, int e, struct error *err)
 /* Seize tid of process pid; 1 seized, 0 gone or already ours, -1 error. */
 static int seize_one(struct attach_list *l, pid_t tid, pid_t pid, struct error *err)
 {
+	int e;
+
 	if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
 		return add(l, tid, pid) < 0 ? error_set(err, "out of memory") : 1;
-	if (errno == ESRCH)
-		return 0;	/* exited meanwhile */
+	e = errno;
 	/* seized by the kernel already: a thread created by one we hold */
-	if (errno == EPERM && procfs_read_tracer(tid) == getpid())
+	if (e == EPERM && procfs_read_tracer(tid) == getpid())
 		return 0;
-	return seize_error(tid, errno, err);
+	/* exited meanwhile, or exiting: skipped (a thread storm, an exec
+	 * from another thread, a leader that called pthread_exit) */
+	if (e == ESRCH || (e == EPERM && exited(pid, tid))) {
+		l->skipped++;
+		return 0;
+	}
+	return seize_error(tid, e, err);
+}
+
+/* A thread seized but no longer ours: another thread of its process, not
+ * yet seized, exec'd and took over its tid (the one it seized is gone, no
+ * event says so).  Seize the new owner of the tid. */
+static int reseize_replaced(struct attach_list *l, size_t first, struct error *err)
+{
+	int n = 0;
+
+	for (size_t i = first; i < l->n; i++) {
+		pid_t tracer = procfs_read_tracer(l->tids[i]);
+
+		if (tracer == getpid() || exited(l->pids[i], l->tids[i]))
+			continue;
+		if (ptrace(PTRACE_SEIZE, l->tids[i], 0, ATTACH_OPTIONS) == 0)
+			n++;
+		else if (errno != ESRCH && !exited(l->pids[i], l->tids[i]))
+			return seize_error(l->tids[i], errno, err);
+	}
+	return n;
+}
+
+bool attach_in_vfork(pid_t pid, pid_t tid, uint64_t *pc)
+{
+	struct procfs_syscall sc;
+	uint64_t flags = 0;
+
+	if (procfs_read_syscall(-1, pid, tid, &sc) < 0)
+		return false;
+#ifdef SYS_vfork
+	if (sc.nr == SYS_vfork)
+		flags = CLONE_VFORK;
+#endif
+	if (sc.nr == SYS_clone)
+		flags = sc.arg1;	/* clone(flags, ...) on x86-64 and aarch64 */
+#ifdef SYS_clone3
+	if (sc.nr == SYS_clone3) {	/* clone3(&args, size): flags come first */
+		struct iovec local = { &flags, sizeof(flags) };
+		struct iovec remote = { (void *)(uintptr_t)sc.arg1, sizeof(flags) };
+
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof(flags))
+			flags = 0;
+	}
+#endif
+	if (!(flags & CLONE_VFORK))
+		return false;
+	*pc = sc.pc;
+	return true;
 }
 
 struct pass {
@@ -176,14 +258,21 @@ int attach_seize(struct attach_list *l, pid_t id, int whole, struct error *err)
 	if (!whole) {
 		rc = seize_one(l, id, tgid, err);
 		if (rc == 0 && !find(l, id))
-			rc = seize_error(id, ESRCH, err);
+			rc = seize_error(id, exited(tgid, id) ? EPERM : ESRCH, err);
 		return rc < 0 ? -1 : 0;
 	}
 	/* A thread seized in one pass may have created others before it was
-	 * seized: read the list again until it holds nothing new. */
-	do
+	 * seized, or exec'd: read the list again until it holds nothing new. */
+	do {
 		rc = seize_pass(l, id, err);
-	while (rc > 0);
+		if (rc >= 0) {
+			int again = reseize_replaced(l, first, err);
+
+			rc = again < 0 ? -1 : rc + again;
+		}
+	} while (rc > 0);
+	if (rc == 0 && l->n == first)	/* every thread has exited: a zombie */
+		rc = seize_error(id, EPERM, err);
 	if (rc < 0) {
 		while (l->n > first)
 			ptrace(PTRACE_DETACH, l->tids[--l->n], 0, 0);

@@ -7,7 +7,9 @@
 #ifndef SAMPLER_ATTACH_H
 #define SAMPLER_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "../common/error.h"
@@ -20,6 +22,7 @@ struct attach_list {
 	pid_t *tids;
 	pid_t *pids;
 	size_t n, cap;
+	size_t skipped;		/* threads that exited or were exiting meanwhile */
 };
 
 /* Parse "ID[,ID...]" for option opt into ids (at most ATTACH_MAX_IDS). */
@@ -28,9 +31,17 @@ int attach_parse_ids(const char *opt, const char *arg, pid_t *ids, size_t *n,
 
 /* Seize every thread of process pid (whole) or the one thread tid (!whole).
  * Threads created while this runs are not missed: /proc/PID/task is read
- * again until a pass finds no thread left to seize.  On failure nothing of
- * this call stays seized and err says why, with the fix. */
+ * again until a pass finds no thread left to seize.  A thread that exits
+ * meanwhile, or is exiting, is skipped (counted in skipped); a process
+ * with no thread left (a zombie) is an error.  On failure nothing of this
+ * call stays seized and err says why, with the fix. */
 int attach_seize(struct attach_list *l, pid_t id, int whole, struct error *err);
+
+/* Is thread tid of pid waiting in vfork() (or a clone with CLONE_VFORK)
+ * for its child to exec or exit?  It cannot stop until then: *pc is where
+ * it waits.  For a thread the sampler did not see start the vfork (one
+ * seized in it). */
+bool attach_in_vfork(pid_t pid, pid_t tid, uint64_t *pc);
 
 /* Let go of every thread seized (before any engine took them over). */
 void attach_release(struct attach_list *l);

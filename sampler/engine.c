@@ -51,6 +51,11 @@
  * uninterruptible sleep) before it is left out of that sample. */
 #define STOP_WAIT_SLICE_NS 100000000L
 #define STOP_WAIT_SLICES 10
+/* How long the end of an attachment waits for threads to reach a stop to
+ * be detached at: one in vfork whose child is stopped, or in an
+ * uninterruptible sleep, may never; the kernel detaches those when the
+ * sampler exits (attached threads have no PTRACE_O_EXITKILL). */
+#define DETACH_WAIT_NS 1000000000ull
 /* How long a sample polls for stops before it sleeps.  Polling keeps the
  * sampler's CPU awake, so a stop is seen without a wake-up across cores
  * (20-40 us on a VM); but a real-time sampler that polls keeps target
@@ -110,6 +115,7 @@ struct engine {
 	bool root_done;			/* the command (first process) was reaped */
 	bool tree_done;			/* nothing traced is left */
 	bool detaching;			/* asked to stop following what is left */
+	uint64_t detach_by;		/* attached: when the rest is let go (DETACH_WAIT_NS) */
 	bool sampling;			/* inside a snapshot: pending stops are held */
 	size_t npending;
 	pid_t *waitlist;		/* the tids the snapshot waits for (pend) */
@@ -358,13 +364,36 @@ static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 	free(rec);
 }
 
+/* A thread of p to read its maps through: the leader's /proc/PID/maps is
+ * empty once it has exited (pthread_exit), though the others run on.  The
+ * leader while it lives, else a live thread, else one at its exit stop. */
+static pid_t maps_tid(const struct engine *e, const struct process *p)
+{
+	pid_t live = 0, exiting = 0;
+
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		const struct task *t = e->tasks.tasks[i];
+
+		if (t->proc != p)
+			continue;
+		if (t->state == TASK_EXITING) {
+			exiting = exiting ? exiting : t->tid;
+			continue;
+		}
+		if (t->tid == p->pid)
+			return t->tid;
+		live = live ? live : t->tid;
+	}
+	return live ? live : exiting ? exiting : p->pid;
+}
+
 /* Re-read the maps of p; write them when they changed (or always).
  * True when they changed. */
 static bool refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always)
 {
 	struct map_list fresh;
 
-	if (procfs_read_maps(p->pid, &fresh, NULL) < 0)
+	if (procfs_read_thread_maps(p->pid, maps_tid(e, p), &fresh, NULL) < 0)
 		return false;
 	if (!always && map_list_equal(&fresh, &p->maps)) {
 		map_list_free(&fresh);
@@ -467,14 +496,23 @@ static void thread_exits(struct engine *e, struct task *t, bool readable)
 		refresh_maps(e, t->proc, now, false);	/* its last maps */
 }
 
-static void drop_task(struct engine *e, struct task *t)
+/* Remove t from the table.  A new thread whose parent's clone or fork
+ * event is still to come is noted, so that the event does not adopt it a
+ * second time (on_new_child): a detached thread would be a ghost, recorded
+ * alive to the end. */
+static void forget_task(struct engine *e, struct task *t)
 {
 	pid_t *pid;
 
 	if (t->event_due && (pid = idmap_get(&e->orphans, (uint32_t)t->tid, NULL)))
 		*pid = t->proc->pid;
-	thread_exits(e, t, false);
 	tasks_remove(&e->tasks, t);
+}
+
+static void drop_task(struct engine *e, struct task *t)
+{
+	thread_exits(e, t, false);
+	forget_task(e, t);
 }
 
 /* A thread or process we have not heard of: a new child whose first stop
@@ -553,7 +591,7 @@ static void detach_task(struct engine *e, struct task *t)
 	if (sig)
 		e->st.signals_delivered++;
 	tptrace(e, t, PTRACE_DETACH, 0, (void *)(long)sig);
-	tasks_remove(&e->tasks, t);
+	forget_task(e, t);
 }
 
 /* The target (its first process) reached a signal-delivery stop for a
@@ -1193,8 +1231,38 @@ static void carry_rest(struct engine *e, int *running, int *on_cpu)
 	send_interrupts(e);
 }
 
+/* t waits in vfork for its child, which the sampler did not see start (it
+ * was seized in it, or a race): it cannot stop until the child has exec'd
+ * or exited, so it is carried where it waits (as after its vfork event)
+ * instead of holding every other thread.  Its vfork-done event ends that. */
+static bool carry_vfork(struct engine *e, struct task *t)
+{
+	if (!attach_in_vfork(t->proc->pid, t->tid, &t->pc))
+		return false;
+	unpend(e, t);
+	t->in_vfork = true;
+	t->state = TASK_IN_VFORK;
+	return true;
+}
+
+/* The threads the snapshot waits for that are in vfork (carry_vfork):
+ * how many. */
+static int carry_vforks(struct engine *e)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < e->tasks.ntasks; i++) {
+		struct task *t = e->tasks.tasks[i];
+
+		if (t->pending && t->state == TASK_RUNNING && carry_vfork(e, t))
+			n++;
+	}
+	return n;
+}
+
 /* Wait until every interrupted thread has stopped.  A thread that does not
- * stop within a second is left out of this snapshot. */
+ * stop within a second is left out of this snapshot; one in vfork is
+ * carried at the first slice that finds it still running. */
 static void wait_stops(struct engine *e, int running, int on_cpu)
 {
 	int slices = 0;
@@ -1213,6 +1281,8 @@ static void wait_stops(struct engine *e, int running, int on_cpu)
 		if (host_now_ns() < spin_until)
 			continue;
 		if (sigtimedwait(&e->chld_set, NULL, &slice) < 0) {
+			if (errno == EAGAIN && slices == 0 && carry_vforks(e))
+				continue;
 			if (errno == EAGAIN && ++slices >= STOP_WAIT_SLICES) {
 				e->st.stuck_samples++;
 				break;
@@ -1544,6 +1614,7 @@ static bool sent_by_tree(const struct engine *e, const siginfo_t *info)
 static void stop_following(struct engine *e)
 {
 	e->detaching = true;
+	e->detach_by = host_now_ns() + DETACH_WAIT_NS;
 	for (size_t i = e->tasks.ntasks; i-- > 0;) {
 		struct task *t = e->tasks.tasks[i];
 
@@ -1552,6 +1623,30 @@ static void stop_following(struct engine *e)
 		else if (t->state == TASK_RUNNING || t->state == TASK_GROUP_STOPPED)
 			tptrace(e, t, PTRACE_INTERRUPT, 0, 0);
 	}
+}
+
+/* Attached and detaching: the threads that cannot reach a stop (in vfork,
+ * exiting, a zombie leader) or did not within DETACH_WAIT_NS are let go
+ * as they are; the kernel detaches them when the sampler exits, so the
+ * end is bounded whatever they do.  True when nothing is left. */
+static bool let_go_rest(struct engine *e, uint64_t now)
+{
+	for (size_t i = 0; i < e->tasks.ntasks && now < e->detach_by; i++) {
+		enum task_state state = e->tasks.tasks[i]->state;
+
+		if (state != TASK_IN_VFORK && state != TASK_EXITING)
+			return false;	/* its stop is on its way */
+	}
+	while (e->tasks.ntasks) {
+		struct task *t = e->tasks.tasks[e->tasks.ntasks - 1];
+
+		thread_exits(e, t, true);	/* alive, or at its exit stop */
+		forget_task(e, t);
+	}
+	e->root_done = true;
+	e->tree_done = true;
+	e->st.end_ns = now;
+	return true;
 }
 
 /* A signal the loop waited for (signals.h), held for a moment so that
@@ -1676,7 +1771,7 @@ void engine_run(struct engine *e)
 		bool was_enabled;
 
 		drain(e);
-		if (e->tree_done)
+		if (e->tree_done || (e->attached && e->detaching && let_go_rest(e, host_now_ns())))
 			break;
 		now = host_now_ns();
 		was_enabled = e->enabled;
@@ -1741,11 +1836,16 @@ static int adopt_attached(struct engine *e, const struct attach_list *l, struct 
 	e->root_pid = 0;	/* no command of ours: its status is not ours */
 	for (size_t i = 0; i < l->n; i++) {
 		struct process *p = tasks_find_process(&e->tasks, l->pids[i]);
+		struct task *t;
 
 		if (!p)
 			p = add_process(e, l->pids[i], 0);
-		if (!p || !add_thread(e, l->tids[i], p, TASK_RUNNING))
+		if (!p || !(t = add_thread(e, l->tids[i], p, TASK_RUNNING)))
 			return error_set(err, "out of memory");
+		if (attach_in_vfork(p->pid, t->tid, &t->pc)) {
+			t->in_vfork = true;	/* seized in vfork: carried (carry_vfork) */
+			t->state = TASK_IN_VFORK;
+		}
 	}
 	if (e->pmu_failed) {
 		*err = e->pmu_err;

@@ -72,13 +72,23 @@ static int parse_map_line(char *line, struct map_entry *m)
 
 int procfs_read_maps(pid_t pid, struct map_list *out, struct error *err)
 {
+	return procfs_read_thread_maps(pid, pid, out, err);
+}
+
+int procfs_read_thread_maps(pid_t pid, pid_t tid, struct map_list *out, struct error *err)
+{
 	char name[64], *line = NULL;
 	size_t cap = 0, alloc = 0;
 	FILE *f;
 
 	out->maps = NULL;
 	out->n = 0;
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	/* the leader's own file is empty once it has exited (pthread_exit),
+	 * though its other threads run on in the same memory */
+	if (tid == pid)
+		snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	else
+		snprintf(name, sizeof(name), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
 	f = fopen(name, "re");
 	if (!f)
 		return error_set(err, "cannot read %s: %s (the process is gone, or /proc is not mounted)",
@@ -229,27 +239,59 @@ int procfs_open_syscall(pid_t pid, pid_t tid)
 	return open_kept(pid, tid, "syscall");
 }
 
-int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp)
+int procfs_read_syscall(int fd, pid_t pid, pid_t tid, struct procfs_syscall *sc)
 {
-	char buf[256], *last, *prev;
-	ssize_t n = read_task_file(fd, pid, tid, "syscall", buf, sizeof(buf));
+	char buf[256], *p = buf, *end;
+	uint64_t word[9];
+	int n = 0;
 
-	if (n <= 0)
+	if (read_task_file(fd, pid, tid, "syscall", buf, sizeof(buf)) <= 0)
 		return -1;
 	/* "NR ARG1..ARG6 SP PC", "-1 SP PC" off a system call, or "running" */
-	if (!strncmp(buf, "running", 7))
+	sc->nr = strtol(p, &end, 10);
+	if (end == p)
 		return -1;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	last = strrchr(buf, ' ');
-	if (!last || strncmp(last + 1, "0x", 2))
+	for (p = end; n < 9; p = end) {
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "0x", 2))
+			break;
+		word[n++] = strtoull(p, &end, 16);
+	}
+	if (n != 2 && n != 8)
 		return -1;
-	*pc = strtoull(last + 1, NULL, 16);
-	*last = '\0';
-	prev = strrchr(buf, ' ');
-	if (!prev || strncmp(prev + 1, "0x", 2))
+	sc->arg1 = n == 8 ? word[0] : 0;
+	sc->sp = word[n - 2];
+	sc->pc = word[n - 1];
+	return 0;
+}
+
+int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp)
+{
+	struct procfs_syscall sc;
+
+	if (procfs_read_syscall(fd, pid, tid, &sc) < 0)
 		return -1;
-	*sp = strtoull(prev + 1, NULL, 16);
+	*pc = sc.pc;
+	*sp = sc.sp;
+	return 0;
+}
+
+int procfs_read_task_state(pid_t pid, pid_t tid, char *state, uint64_t *flags)
+{
+	char buf[1024], *p;
+	int field;
+
+	if (read_task_file(-1, pid, tid, "stat", buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');	/* the command name may hold spaces */
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	*state = p[2];
+	/* p is at the end of field 2; "flags" is field 9 */
+	for (field = 2; field < 9 && p; field++)
+		p = strchr(p + 1, ' ');
+	*flags = p ? strtoull(p + 1, NULL, 10) : 0;
 	return 0;
 }
 

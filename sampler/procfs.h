@@ -28,6 +28,9 @@ struct map_list {
 };
 
 int procfs_read_maps(pid_t pid, struct map_list *out, struct error *err);
+/* The same through thread tid of process pid (/proc/PID/task/TID/maps):
+ * what a process whose leader has exited still has mapped. */
+int procfs_read_thread_maps(pid_t pid, pid_t tid, struct map_list *out, struct error *err);
 void map_list_free(struct map_list *list);
 /* Does any map contain addr? (binary search) */
 const struct map_entry *map_list_find(const struct map_list *list, uint64_t addr);
@@ -50,6 +53,16 @@ int procfs_open_syscall(pid_t pid, pid_t tid);
  * system call, a fault or a stop), by fd or a transient open when fd < 0:
  * 0, or -1 when it is running or gone. */
 int procfs_read_blocked_pc(int fd, pid_t pid, pid_t tid, uint64_t *pc, uint64_t *sp);
+/* The same line whole: the system call number (-1 off a system call: a
+ * fault or a stop), its first argument (0 when none), stack pointer, PC. */
+struct procfs_syscall {
+	long nr;
+	uint64_t arg1, sp, pc;
+};
+int procfs_read_syscall(int fd, pid_t pid, pid_t tid, struct procfs_syscall *sc);
+/* A thread's state letter (R, S, D, Z, X...) and its PF_* flags, from
+ * /proc/PID/task/TID/stat: 0, or -1 when it is gone. */
+int procfs_read_task_state(pid_t pid, pid_t tid, char *state, uint64_t *flags);
 /* Raise the sampler's own descriptor limit to its hard limit (call after
  * the target is started: it keeps the limit it was given). */
 void procfs_raise_fd_limit(void);
