@@ -480,7 +480,7 @@ static int run(struct context *ctx)
 int main(int argc, char **argv)
 {
 	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 },
-			       .window = { .fd = -1 } };
+			       .window = { .fd = -1, .wfd = -1 } };
 	int closed_fds = stdfds_open();
 	struct error err;
 	sigset_t old;
