@@ -113,6 +113,22 @@ test_expect_success '-p 1234 hints at --pid' '
 	expect_eq "sampler: error: -p 1234: -p names a PMU plug-in, not a process (to attach, use --pid 1234)" "$(cat err)"
 '
 
+# Issue 20: perf record -F 1000 is sampler -f 1000 (-F said only "unknown
+# option"); an unknown option inside a cluster was named by the argument
+# before it ("unknown option 'sampler'").
+test_expect_success '-F 1000 hints at -f; an unknown option in a cluster is named' '
+	for a in "-F 1000" "-F1000" "-dF 1000"; do
+		run_status "$SAMPLER" $a -- touch ran 2>err &&
+		expect_eq 125 "$rc" "status ($a)" &&
+		expect_eq "sampler: error: unknown option '"'"'-F'"'"': the sampling frequency is -f (use -f 1000)" "$(cat err)" "$a" || exit 1
+	done &&
+	run_status "$SAMPLER" -F -- touch ran 2>err &&
+	expect_eq "sampler: error: unknown option '"'"'-F'"'"': the sampling frequency is -f (use -f HZ)" "$(cat err)" "-F alone" &&
+	run_status "$SAMPLER" -x1 -- touch ran 2>err &&
+	expect_eq "sampler: error: unknown option '"'"'-x1'"'"' (see sampler --help)" "$(cat err)" "-x1" &&
+	[ ! -e ran ]
+'
+
 # A profile written before the job fields existed: its info record ends
 # after the channels.  Cut the two empty strings off and fix the chunk.
 test_expect_success 'profiles without rank and job id still read' '
