@@ -56,3 +56,32 @@ void warn_print(const char *prog, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+const char *error_quote(char *out, size_t size, const char *text, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0, i;
+
+	for (i = 0; text[i] && i < max && o + 5 < size; i++) {
+		unsigned char ch = (unsigned char)text[i];
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '\'') {
+			out[o++] = (char)ch;
+			continue;
+		}
+		out[o++] = '\\';
+		if (ch == '\\' || ch == '\'') {
+			out[o++] = (char)ch;
+			continue;
+		}
+		out[o++] = 'x';
+		out[o++] = hex[ch >> 4];
+		out[o++] = hex[ch & 15];
+	}
+	if (text[i] && o + 4 <= size) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	return out;
+}

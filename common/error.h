@@ -7,6 +7,7 @@
 #define SAMPLER_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 struct error {
 	char msg[512];
@@ -27,5 +28,15 @@ void error_print(const char *prog, const struct error *err);
 /* Print "prog: warning: ..." on stderr (for things that do not stop the run). */
 void warn_print(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Room error_quote needs for at most max bytes of text. */
+#define ERROR_QUOTE_SIZE(max) (4 * (max) + 4)
+
+/* Text of unknown origin (a device's answer, an environment variable, a
+ * line from a FIFO) fit for a one-line message: printable ASCII as is, \\
+ * and \' escaped, any other byte as \xNN, cut after max bytes with "..."
+ * after.  Writes into out (size bytes, at least ERROR_QUOTE_SIZE(max) for
+ * all of it) and returns out. */
+const char *error_quote(char *out, size_t size, const char *text, size_t max);
 
 #endif

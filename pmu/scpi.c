@@ -445,36 +445,10 @@ static int drain(struct scpi *scpi)
 	return ret;
 }
 
-/* text as a C string literal would show it (printable ASCII as is, the rest
- * as \xNN), cut to SCPI_QUOTE_MAX bytes with "..." after: what a meter
- * sent, fit for a one-line message. */
+/* What a meter sent, fit for a one-line message (error_quote). */
 static const char *quote(const char *text, char *out, size_t size)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0, i;
-
-	for (i = 0; text[i] && i < SCPI_QUOTE_MAX && o + 5 < size; i++) {
-		unsigned char ch = (unsigned char)text[i];
-
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '\'') {
-			out[o++] = (char)ch;
-			continue;
-		}
-		out[o++] = '\\';
-		if (ch == '\\' || ch == '\'') {
-			out[o++] = (char)ch;
-			continue;
-		}
-		out[o++] = 'x';
-		out[o++] = hex[ch >> 4];
-		out[o++] = hex[ch & 15];
-	}
-	if (text[i] && o + 4 <= size) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
-	return out;
+	return error_quote(out, size, text, SCPI_QUOTE_MAX);
 }
 
 /* One number, as SCPI instruments print them ("12.5", "+1.250E+01"). */

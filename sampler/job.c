@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,18 @@
 
 /* The order in which launchers are trusted: Open MPI's own variable first
  * (mpirun also sets PMIX_RANK), then the generic PMI ones, then Slurm's
- * task id (srun without MPI, or an MPI that srun started). */
-static const char *const rank_vars[] = {
-	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+ * task id (srun without MPI, or an MPI that srun started).  Each with the
+ * variable that says how many ranks there are, where the launcher sets one. */
+static const struct {
+	const char *rank, *size;
+} rank_vars[] = {
+	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+	{ "PMI_RANK", "PMI_SIZE" },
+	{ "PMIX_RANK", NULL },
+	{ "SLURM_PROCID", "SLURM_NTASKS" },
 };
+/* Bytes of a bad rank an error quotes (a number has at most 15). */
+#define JOB_QUOTE_MAX 20
 static const char *const job_vars[] = { "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid" };
 
 static int is_number(const char *s)
@@ -34,21 +43,35 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[len] = '\0';
 }
 
+/* The number of ranks the launcher gave in var, or 0 when it says none. */
+static unsigned long job_size(const char *var)
+{
+	const char *v = var ? getenv(var) : NULL;
+
+	return v && is_number(v) && strlen(v) < 10 ? strtoul(v, NULL, 10) : 0;
+}
+
 int job_detect(struct job *job, struct error *err)
 {
 	struct utsname u;
 
 	memset(job, 0, sizeof(*job));
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-		const char *v = getenv(rank_vars[i]);
+		const char *v = getenv(rank_vars[i].rank);
+		char quoted[ERROR_QUOTE_SIZE(JOB_QUOTE_MAX)];
 
+		if (v && !*v && !job->empty_var)
+			job->empty_var = rank_vars[i].rank;
 		if (!v || !*v)
 			continue;
 		if (!is_number(v) || strlen(v) >= sizeof(job->rank))
-			return error_set(err, "bad rank in %s='%s' (the launcher sets it to a number; unset it when not running under a launcher)",
-					 rank_vars[i], v);
+			return error_set(err, "bad rank in %s='%s' (%zu bytes; the launcher sets it to a number; unset it when not running under a launcher)",
+					 rank_vars[i].rank,
+					 error_quote(quoted, sizeof(quoted), v, JOB_QUOTE_MAX), strlen(v));
 		copy_str(job->rank, sizeof(job->rank), v);
-		job->rank_var = rank_vars[i];
+		job->rank_var = rank_vars[i].rank;
+		job->size_var = rank_vars[i].size;
+		job->size = job_size(rank_vars[i].size);
 		break;
 	}
 	for (size_t i = 0; i < sizeof(job_vars) / sizeof(job_vars[0]); i++) {
@@ -109,11 +132,47 @@ static void put_time(struct name_buf *b, uint64_t realtime_ns)
 	put_str(b, stamp);
 }
 
+/* Does the pattern use %c (not %%c)? */
+static bool uses(const char *pattern, char c)
+{
+	for (const char *p = pattern; *p; p++)
+		if (*p == '%' && *++p == c)
+			return true;
+		else if (!*p)
+			break;
+	return false;
+}
+
+/* Every rank of a job would open the same file, each keeping the one
+ * before as FILE.old: all but two profiles lost (mpirun -np 4, -o
+ * same.prof: ranks 0 and 1 were gone, nothing said).  A name with %r, or
+ * with %h and %p, differs between ranks; a job of one rank is free. */
+static int check_one_per_rank(const char *pattern, const struct job *job, struct error *err)
+{
+	const char *base = strrchr(pattern, '/');
+	size_t stem;
+	char size[32] = "";
+
+	if (!job->rank[0] || job->size == 1 || strcmp(pattern, "-") == 0 ||
+	    uses(pattern, 'r') || (uses(pattern, 'h') && uses(pattern, 'p')))
+		return 0;
+	base = base ? base + 1 : pattern;
+	/* the suggestion: %r before the first dot of the file's name */
+	stem = (size_t)(base - pattern) + strcspn(base, ".");
+	if (job->size)
+		snprintf(size, sizeof(size), " of %lu", job->size);
+	return error_set(err, "-o %s: every rank of the job would write this one file (%s=%s%s): put %%r, the rank, in the name (e.g. -o %.*s.%%r%s)",
+			 pattern, job->rank_var, job->rank, size, (int)stem, pattern, pattern + stem);
+}
+
 char *job_expand_output(const char *pattern, const struct job *job, pid_t pid,
 			uint64_t realtime_ns, struct error *err)
 {
 	struct name_buf b = { 0 };
 	char num[24];
+
+	if (check_one_per_rank(pattern, job, err) < 0)
+		return NULL;
 
 	for (const char *p = pattern; *p; p++) {
 		if (*p != '%') {
@@ -135,6 +194,12 @@ char *job_expand_output(const char *pattern, const struct job *job, pid_t pid,
 			put_time(&b, realtime_ns);
 			break;
 		case 'r':
+			if (!job->rank[0] && job->empty_var) {
+				free(b.s);
+				error_set(err, "-o %s: %%r needs a rank, but %s is empty (the launcher sets it to a number; or use %%p)",
+					  pattern, job->empty_var);
+				return NULL;
+			}
 			if (!job->rank[0]) {
 				free(b.s);
 				error_set(err, "-o %s: %%r needs a rank, but none of OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID is set (start the sampler from mpirun or srun, or use %%p)",

@@ -163,6 +163,28 @@ static int parse_format(const char *arg, enum profile_format *format, struct err
 	return 0;
 }
 
+/* The argument that holds the option getopt just refused: one in the
+ * middle of a cluster (-F1000, -dx1) leaves optind on its own element. */
+static const char *refused_arg(int argc, char **argv)
+{
+	const char *cur = optind < argc ? argv[optind] : NULL;
+
+	if (optopt && cur && cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
+		return cur;
+	return argv[optind - 1];
+}
+
+/* perf record's -F is our -f: say so, with the value given. */
+static int frequency_hint(int argc, char **argv, struct error *err)
+{
+	const char *arg = refused_arg(argc, argv), *value = strchr(arg, 'F') + 1;
+
+	if (!*value && arg == argv[optind - 1] && optind < argc && argv[optind][0] != '-')
+		value = argv[optind];
+	return error_set(err, "unknown option '-F': the sampling frequency is -f (use -f %s)",
+			 *value ? value : "HZ");
+}
+
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
        OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
        OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS };
@@ -312,7 +334,10 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			return error_set(err, "option '%s' needs an argument (see sampler --help)",
 					 argv[optind - 1]);
 		default:
-			return error_set(err, "unknown option '%s' (see sampler --help)", argv[optind - 1]);
+			if (optopt == 'F')
+				return frequency_hint(argc, argv, err);
+			return error_set(err, "unknown option '%s' (see sampler --help)",
+					 refused_arg(argc, argv));
 		}
 	}
 	if (opt->stacks.enabled && opt->format == PROFILE_FORMAT_PPERF)
@@ -480,7 +505,7 @@ static int run(struct context *ctx)
 int main(int argc, char **argv)
 {
 	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 },
-			       .window = { .fd = -1 } };
+			       .window = { .fd = -1, .wfd = -1 } };
 	int closed_fds = stdfds_open();
 	struct error err;
 	sigset_t old;

@@ -7,7 +7,10 @@
  * sampler its CPU back.  A thread that a stop found in a blocking system
  * call was blocked: it takes no CPU, but still has to wake up and report its
  * stop, so the time a sample holds the target grows with the number of
- * threads, and only fewer threads or a longer period help.
+ * threads, and only fewer threads or a longer period help.  Samples late
+ * though the stops were short: a sampler that used half a CPU or more
+ * (--tracers spinning, say) was the load itself, and says so; else the
+ * load came from elsewhere.
  */
 #include "summary.h"
 
@@ -23,6 +26,10 @@
 /* A sample that holds the target this share of the period or more is the
  * bottleneck itself. */
 #define STOP_SHARE_LIMIT 0.5
+/* A sampler that used this share of one CPU over the run or more is the
+ * load that made its samples late: 1 kHz on one thread costs 2-7% (20-65
+ * us a sample), and two tracers on 2 CPUs took 3.1 s of CPU in 3 s. */
+#define OWN_SHARE_LIMIT 0.5
 
 /* What the rate warning and -d report, from the engine's counts. */
 struct rate {
@@ -33,6 +40,8 @@ struct rate {
 	double stop_us;		/* per sample, mean time the target was held stopped */
 	double pmu_us;		/* of it, reading the per-sample channels */
 	double held_share;	/* of the run's time, the target held stopped */
+	double own_share;	/* of one CPU over the run, the sampler's own CPU time */
+	double own_us;		/* the sampler's own CPU time per slot */
 };
 
 static void measure(const struct engine_stats *st, struct rate *r)
@@ -51,6 +60,8 @@ static void measure(const struct engine_stats *st, struct rate *r)
 	r->stop_us = slots > 0 ? (double)p->latency_ns / slots / 1e3 : 0;
 	r->pmu_us = slots > 0 ? (double)st->pmu_read_ns / slots / 1e3 : 0;
 	r->held_share = st->sampled_ns ? (double)p->latency_ns / (double)st->sampled_ns : 0;
+	r->own_share = p->wall_ns ? (double)st->own_cpu_ns / (double)p->wall_ns : 0;
+	r->own_us = slots > 0 ? (double)st->own_cpu_ns / slots / 1e3 : 0;
 }
 
 /* The largest of 1, 2 and 5 times a power of ten not above x: a frequency
@@ -92,7 +103,15 @@ static void rate_advice(const struct summary_run *run, const struct engine_stats
 				 r->threads, r->threads < 1.5 ? "" : "s", r->stop_us, period_us, lower);
 	} else {
 		fmt_hz(lower, sizeof(lower), round_down_125(r->achieved));
-		if (run->tuned->realtime)
+		if (r->own_share >= OWN_SHARE_LIMIT && st->tracers > 1)
+			snprintf(out, size, "samples came late: the sampler itself used %.1f s of CPU in %.1f s, its %d tracers competing with the target for %d CPUs; use fewer --tracers, or -f %s or lower",
+				 (double)st->own_cpu_ns / 1e9, (double)st->profile.wall_ns / 1e9,
+				 st->tracers, st->ncpus, lower);
+		else if (r->own_share >= OWN_SHARE_LIMIT)
+			snprintf(out, size, "samples came late: the sampler itself used %.1f s of CPU in %.1f s (%.0f us a sample, of a %.0f us period); use -f %s or lower",
+				 (double)st->own_cpu_ns / 1e9, (double)st->profile.wall_ns / 1e9,
+				 r->own_us, period_us, lower);
+		else if (run->tuned->realtime)
 			snprintf(out, size, "samples came late though a stop took %.0f us of each %.0f us period on average (other load on the machine?); use -f %s or lower",
 				 r->stop_us, period_us, lower);
 		else

@@ -24,9 +24,13 @@ struct window {
 	uint64_t begin_ns;		/* sampling may start (CLOCK_MONOTONIC) */
 	uint64_t end_ns;		/* and must end, or WINDOW_NEVER */
 	bool control_on;		/* the last enable/disable on the FIFO */
-	int fd;				/* the FIFO, or -1 */
+	int fd;				/* the FIFO's reading end, or -1 */
+	int wfd;			/* a writing end held open, or -1 */
+	size_t poll_max;		/* bytes a window_poll reads at most */
 	char buf[64];			/* a command not yet complete */
 	unsigned len;
+	bool overlong;			/* it did not fit in buf: unknown */
+	unsigned long unknown;		/* unknown commands read */
 };
 
 /* Parse an option's seconds: 0 <= s (or -1 when allow_off) and finite. */
@@ -52,6 +56,7 @@ uint64_t window_next_change(const struct window *w, uint64_t now);
 /* --duration is over: nothing more will be sampled. */
 bool window_over(const struct window *w, uint64_t now);
 
+/* Say how many unknown commands were not shown, and close the FIFO. */
 void window_close(struct window *w);
 
 #endif

@@ -5,7 +5,8 @@
 . "$ROOT/tests/recorder-lib.sh"
 
 # Every launcher variable off, whatever started the test suite.
-unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid
+unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
+	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS
 host=$(uname -n | cut -d. -f1)
 
 host_field() {	# TEXT KEY
@@ -65,10 +66,67 @@ test_expect_success 'errors: %r without a rank, unknown %X, lone %, a rank that 
 	expect_eq "" "$(ls a a.* a% 2>/dev/null)" "files left"
 '
 
+# Issue 19 #4: mpirun -np 4 sampler -o same.prof left same.prof (rank 3)
+# and same.prof.old (rank 2); ranks 0 and 1 were lost, exit 0, no word.
+test_expect_success 'under a launcher, -o without %r is refused: one line naming %r, no file' '
+	run_status env OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=4 "$SAMPLER" -o same.prof -- touch ran 2>err &&
+	expect_eq 125 "$rc" "status" &&
+	expect_eq "sampler: error: -o same.prof: every rank of the job would write this one file (OMPI_COMM_WORLD_RANK=2 of 4): put %r, the rank, in the name (e.g. -o same.%r.prof)" \
+		"$(cat err)" "stderr" &&
+	run_status env PMIX_RANK=1 "$SAMPLER" -o dir.d/out.prof.bz2 -- touch ran 2>err &&
+	expect_eq 125 "$rc" "status (PMIx: the number of ranks unknown)" &&
+	expect_grep "(PMIX_RANK=1): put %r, the rank, in the name (e.g. -o dir.d/out.%r.prof.bz2)\$" err &&
+	run_status env SLURM_PROCID=0 SLURM_NTASKS=2 "$SAMPLER" -o "p%%r" -- touch ran 2>err &&
+	expect_eq 125 "$rc" "status (%%r is no rank)" &&
+	expect_grep "(SLURM_PROCID=0 of 2): put %r" err &&
+	expect_eq "" "$(ls same.prof* dir.d p%r ran 2>/dev/null)" "files left"
+'
+
+test_expect_success 'a job of one rank, %h with %p, or -o - need no %r' '
+	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 "$SAMPLER" -o one.prof -- true &&
+	dump one.prof && expect_eq 0 "$(host_field one.prof.txt rank)" "rank" &&
+	SLURM_PROCID=3 "$SAMPLER" -o "hp.%h.%p.prof" -- true &&
+	expect_eq 1 "$(ls hp.$host.*.prof | wc -l)" "profiles named by host and pid" &&
+	PMI_RANK=1 "$SAMPLER" -o - -- true >out.prof &&
+	dump out.prof && expect_eq 1 "$(host_field out.prof.txt rank)" "rank of the profile on stdout"
+'
+
+# Issue 19 #14: a 5,000-byte rank was echoed whole (528 bytes of stderr),
+# and an empty one was reported as "none ... is set".
+test_expect_success 'a bad rank is quoted cut and escaped; an empty rank variable is named' '
+	run_status env OMPI_COMM_WORLD_RANK=$(printf "%05000d" 7) "$SAMPLER" -o a -- true 2>err &&
+	expect_eq 125 "$rc" "status" &&
+	expect_eq "sampler: error: bad rank in OMPI_COMM_WORLD_RANK='"'"'00000000000000000000...'"'"' (5000 bytes; the launcher sets it to a number; unset it when not running under a launcher)" \
+		"$(cat err)" "stderr" &&
+	run_status env PMI_RANK="$(printf "1\001")" "$SAMPLER" -o a -- true 2>err &&
+	expect_grep "bad rank in PMI_RANK=.1\\\\x01. (2 bytes;" err &&
+	run_status env OMPI_COMM_WORLD_RANK= "$SAMPLER" -o "e.%r" -- true 2>err &&
+	expect_eq 125 "$rc" "status" &&
+	expect_eq "sampler: error: -o e.%r: %r needs a rank, but OMPI_COMM_WORLD_RANK is empty (the launcher sets it to a number; or use %p)" \
+		"$(cat err)" "stderr" &&
+	expect_eq "" "$(ls a e.* 2>/dev/null)" "files left"
+'
+
 test_expect_success '-p 1234 hints at --pid' '
 	run_status "$SAMPLER" -p 1234 -- true 2>err &&
 	expect_eq 125 "$rc" "status" &&
 	expect_eq "sampler: error: -p 1234: -p names a PMU plug-in, not a process (to attach, use --pid 1234)" "$(cat err)"
+'
+
+# Issue 20: perf record -F 1000 is sampler -f 1000 (-F said only "unknown
+# option"); an unknown option inside a cluster was named by the argument
+# before it ("unknown option 'sampler'").
+test_expect_success '-F 1000 hints at -f; an unknown option in a cluster is named' '
+	for a in "-F 1000" "-F1000" "-dF 1000"; do
+		run_status "$SAMPLER" $a -- touch ran 2>err &&
+		expect_eq 125 "$rc" "status ($a)" &&
+		expect_eq "sampler: error: unknown option '"'"'-F'"'"': the sampling frequency is -f (use -f 1000)" "$(cat err)" "$a" || exit 1
+	done &&
+	run_status "$SAMPLER" -F -- touch ran 2>err &&
+	expect_eq "sampler: error: unknown option '"'"'-F'"'"': the sampling frequency is -f (use -f HZ)" "$(cat err)" "-F alone" &&
+	run_status "$SAMPLER" -x1 -- touch ran 2>err &&
+	expect_eq "sampler: error: unknown option '"'"'-x1'"'"' (see sampler --help)" "$(cat err)" "-x1" &&
+	[ ! -e ran ]
 '
 
 # A profile written before the job fields existed: its info record ends
@@ -92,10 +150,10 @@ test_expect_success 'profiles without rank and job id still read' '
 '
 
 test_expect_success 'rank and job id round-trip through sampler-profile build' '
-	SLURM_PROCID=12 SLURM_JOB_ID=77 "$SAMPLER" -o r.prof -- true &&
-	dump r.prof &&
-	"$BUILD/sampler-profile" build r2.prof <r.prof.txt &&
-	dump r2.prof && expect_eq "$(cat r.prof.txt)" "$(cat r2.prof.txt)" "dump of the rebuilt profile"
+	SLURM_PROCID=12 SLURM_JOB_ID=77 "$SAMPLER" -o r.%r.prof -- true &&
+	dump r.12.prof &&
+	"$BUILD/sampler-profile" build r2.prof <r.12.prof.txt &&
+	dump r2.prof && expect_eq "$(cat r.12.prof.txt)" "$(cat r2.prof.txt)" "dump of the rebuilt profile"
 '
 
 test_done

@@ -8,7 +8,8 @@
 . "$ROOT/tests/recorder-lib.sh"
 
 test_have_prereq MPI || { skip_all="missing $test_missing_"; test_done; }
-unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid
+unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
+	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS
 host=$(uname -n | cut -d. -f1)
 
 host_field() {	# TEXT KEY
@@ -200,6 +201,23 @@ test_expect_success 'fake RAPL: the node energy is counted once, not once per ra
 	awk -F, "NR > 1 { d = \$4 - \$7; if (d < 0) d = -d; if (d > 0.5) { print \"energy share \" \$7 \" != CPU share \" \$4; exit 1 } }" e.csv &&
 	$REPORT --by rank e.*.prof >e.txt &&
 	expect_grep "^# energy: each host.s node energy counted once" e.txt
+'
+
+# Issue 19 #4: every rank's sampler wrote same.prof, each keeping the one
+# before as same.prof.old: rank 3's and rank 2's remained, ranks 0 and 1
+# were lost, exit 0, nothing printed.
+test_expect_success 'mpirun -np 4 sampler -o same.prof: refused, naming %r; no profile replaced by another rank' '
+	run_status mpirun --oversubscribe --allow-run-as-root -np 4 \
+		"$SAMPLER" -f 200 -o same.prof -- "$EXAMPLES/mpi_app" 5 >out 2>err &&
+	cat err &&
+	expect_ge 1 "$rc" "mpirun status" &&
+	expect_eq "" "$(ls same.prof* 2>/dev/null)" "profiles written" &&
+	expect_eq 0 "$(grep -c "^rank=" out)" "ranks that ran" &&
+	n=$(grep -c "^sampler: error: -o same.prof: every rank of the job would write this one file (OMPI_COMM_WORLD_RANK=[0-3] of 4): put %r, the rank, in the name (e.g. -o same.%r.prof)\$" err) &&
+	# mpirun may end the other ranks before they print
+	expect_ge 1 "$n" "samplers that said why" &&
+	expect_le 4 "$n" "samplers that said why" &&
+	expect_eq 0 "$(grep "^sampler: " err | grep -vc "every rank of the job")" "other sampler lines"
 '
 
 test_done

@@ -1,0 +1,6 @@
+# tests/sampler/ - unit tests of the recorder's modules (t1091-*.sh).
+TEST_PROGRAMS += $(BUILD)/tests/summary-check
+$(BUILD)/tests/summary-check: $(BUILD)/tests/sampler/summary-check.o \
+		$(BUILD)/sampler-objs/summary.o $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lm
