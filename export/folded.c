@@ -75,6 +75,7 @@ struct folded_writer {
 	uint32_t *name_slots;		/* open addressing on the text: offset */
 	uint32_t name_bits, nnames;
 	struct leaf_cache_entry *leaves;	/* LEAF_CACHE_SIZE */
+	struct leaf_cache_entry *callers;	/* the same, (pid, tid, chain) -> the callers' node */
 };
 
 /* ---- the weight ------------------------------------------------------- */
@@ -138,9 +139,15 @@ static uint64_t text_hash(const char *s, size_t n)
 	return h;
 }
 
+/* splitmix64's finalizer: every input bit moves the low bits the tables
+ * use (a bare multiplication leaves them to the low input bits only). */
 static uint64_t pair_hash(uint32_t parent, uint32_t name)
 {
-	return (((uint64_t)parent << 32) | name) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)parent << 32) | name;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
 }
 
 /* Slots of a table of 2^bits, doubled when half full; rehash re-places
@@ -301,6 +308,48 @@ static double row_weight(const struct folded_writer *w, const struct row *row)
 	return 0;
 }
 
+/* The node of the row's callers (its comm when it has none; the root
+ * without a comm either), cached per (pid, tid, chain): rows of one chain
+ * and many PCs make its text once.  -1 when out of memory. */
+static int callers_node(struct folded_writer *w, const struct row *row, uint32_t *node)
+{
+	uint64_t h = ((uint64_t)row->tid << 32 | row->chain) * 0x9e3779b97f4a7c15ull;
+	struct leaf_cache_entry *e = &w->callers[h >> 52 & (LEAF_CACHE_SIZE - 1)];
+	uint32_t n;
+
+	if (e->node && e->pid == row->pid && e->tid == row->tid && e->chain == row->chain) {
+		*node = e->node;
+		return 0;
+	}
+	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
+	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
+			     n ? w->frames[0] : 0, w->frames + 1, n ? n - 1 : 0) < 0)
+		return -1;
+	if (!n) {		/* no callers: drop the frame made of pc 0 */
+		char *semi = strrchr(w->text.buf, ';');
+
+		*(semi ? semi : w->text.buf) = '\0';
+	}
+	*node = 0;
+	if (w->text.buf[0] && !(*node = text_node(w, w->text.buf)))
+		return -1;
+	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, *node, 0 };
+	return 0;
+}
+
+/* The node of the row's stack: its callers' node, then its own frame;
+ * 0 when out of memory. */
+static uint32_t leaf_node(struct folded_writer *w, const struct row *row)
+{
+	uint32_t node, name;
+
+	if (callers_node(w, row, &node) < 0 ||
+	    stack_text_build(&w->text, w->rows.symbols, NULL, row->pid, row->pc, NULL, 0) < 0)
+		return 0;
+	name = intern_name(w, w->text.buf, w->text.len);
+	return name ? child_node(w, node, name) : 0;
+}
+
 /* One row: its weight on the line of its stack.  An exit row (CPU time
  * and counts after the thread's last sample) goes to its last stack; a
  * thread never sampled has none. */
@@ -310,7 +359,6 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 	double weight = row_weight(w, row);
 	struct leaf_cache_entry *e;
 	uint64_t h;
-	uint32_t n;
 
 	if (!(weight > 0) || (row->exit && !row->pc))
 		return 0;
@@ -321,12 +369,7 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 		w->nodes[e->node].weight += weight;
 		return 0;
 	}
-	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
-	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
-			     row->pc, w->frames, n) < 0)
-		return error_set(err, "out of memory for a call stack");
-	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, text_node(w, w->text.buf),
-					row->pc };
+	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, leaf_node(w, row), row->pc };
 	if (!e->node)
 		return error_set(err, "out of memory for %" PRIu32 " frames of call stacks (%zu bytes of names)",
 				 w->nnodes, w->pool_len);
@@ -379,7 +422,10 @@ static int folded_record(void *state, const struct profile_record *rec, struct e
 	int ret = 0;
 
 	if (rec->type != PROFILE_REC_SAMPLE)	/* names and maps may change */
+		{
 		memset(w->leaves, 0, LEAF_CACHE_SIZE * sizeof(*w->leaves));
+		memset(w->callers, 0, LEAF_CACHE_SIZE * sizeof(*w->callers));
+	}
 	switch (rec->type) {
 	case PROFILE_REC_PROCESS:
 		ret = on_process(w, &rec->process, err);
@@ -409,6 +455,7 @@ static void folded_free(struct folded_writer *w)
 	free(w->pool);
 	free(w->name_slots);
 	free(w->leaves);
+	free(w->callers);
 	stack_text_free(&w->text);
 	idmap_free(&w->comms);
 	idmap_free(&w->names);
@@ -431,11 +478,13 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 	w->nodes_cap = 1024;
 	w->nodes = calloc(w->nodes_cap, sizeof(*w->nodes));
 	w->leaves = calloc(LEAF_CACHE_SIZE, sizeof(*w->leaves));
+	w->callers = calloc(LEAF_CACHE_SIZE, sizeof(*w->callers));
 	w->pool_cap = 4096;
 	w->pool = calloc(w->pool_cap, 1);
-	if (!w->nodes || !w->leaves || !w->pool) {
+	if (!w->nodes || !w->leaves || !w->callers || !w->pool) {
 		free(w->nodes);
 		free(w->leaves);
+		free(w->callers);
 		free(w->pool);
 		free(w);
 		error_set(err, "out of memory for the folded writer");
@@ -452,6 +501,7 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 		idmap_free(&w->names);
 		free(w->nodes);
 		free(w->leaves);
+		free(w->callers);
 		free(w->pool);
 		free(w);
 		return NULL;
@@ -507,37 +557,63 @@ static int order_lines(struct folded_writer *w, struct line_order *o, struct err
 	return 0;
 }
 
-/* The lines, depth first; the path is kept as the nodes of the open
- * levels, no recursion (stacks are up to 1,024 frames deep). */
-static void write_lines(const struct folded_writer *w, const struct line_order *o, FILE *f)
+/* Append name to the line cut at len; -1 when out of memory. */
+static int line_put(struct stack_text *line, size_t len, const char *name)
 {
-	/* path[2k]: the node at depth k, path[2k + 1]: its next child's index */
-	uint32_t path[2 * (PROFILE_MAX_FRAMES + 4)], depth = 0;
+	size_t n = strlen(name);
 
-	path[0] = 0;
-	path[1] = o->first[0];
+	if (len + n + 2 > line->cap) {
+		size_t cap = (len + n + 2) * 2;
+		char *buf = realloc(line->buf, cap);
+
+		if (!buf)
+			return -1;
+		line->buf = buf;
+		line->cap = cap;
+	}
+	if (len)
+		line->buf[len++] = ';';
+	memcpy(line->buf + len, name, n + 1);
+	line->len = len + n;
+	return 0;
+}
+
+/* The lines, depth first; the path is kept as the nodes of the open
+ * levels and the line's length at each, no recursion (stacks are up to
+ * 1,024 frames deep). */
+static int write_lines(struct folded_writer *w, const struct line_order *o, FILE *f,
+		       struct error *err)
+{
+	/* at depth k: the node, its next child's index, the line's length */
+	uint32_t node_at[PROFILE_MAX_FRAMES + 4], next_at[PROFILE_MAX_FRAMES + 4], depth = 0;
+	size_t len_at[PROFILE_MAX_FRAMES + 4];
+
+	node_at[0] = 0;
+	next_at[0] = o->first[0];
+	len_at[0] = 0;
 	while (1) {
-		uint32_t *top = &path[2 * depth], node;
+		uint32_t node;
 		double v;
 
-		if (top[1] == o->first[top[0] + 1]) {	/* every child done */
+		if (next_at[depth] == o->first[node_at[depth] + 1]) {	/* every child done */
 			if (depth-- == 0)
 				break;
 			continue;
 		}
-		node = o->order[top[1]++];
+		node = o->order[next_at[depth]++];
 		if (depth + 1 >= PROFILE_MAX_FRAMES + 4)	/* comm, 1,024 callers, pc: never */
 			continue;
+		if (line_put(&w->text, len_at[depth], w->pool + w->nodes[node].name) < 0)
+			return error_set(err, "out of memory for a line of %" PRIu32 " frames", depth + 1);
 		depth++;
-		path[2 * depth] = node;
-		path[2 * depth + 1] = o->first[node];
+		node_at[depth] = node;
+		next_at[depth] = o->first[node];
+		len_at[depth] = w->text.len;
 		v = round(w->nodes[node].weight);
-		if (v < 1)
-			continue;
-		for (uint32_t k = 1; k <= depth; k++)
-			fprintf(f, "%s%s", k > 1 ? ";" : "", w->pool + w->nodes[path[2 * k]].name);
-		fprintf(f, " %.0f\n", v);
+		if (v >= 1)
+			fprintf(f, "%s %.0f\n", w->text.buf, v);
 	}
+	return 0;
 }
 
 static int folded_finish(void *state, const struct export_result *result, struct error *err)
@@ -556,8 +632,12 @@ static int folded_finish(void *state, const struct export_result *result, struct
 		goto out_free;
 	f = textout_open(w->path, w->force, err);
 	if (f) {
-		write_lines(w, &o, f);
-		ret = textout_close(f, w->path, err);
+		struct error ignored;
+
+		if (write_lines(w, &o, f, err) < 0)
+			textout_close(f, w->path, &ignored);	/* err tells why */
+		else
+			ret = textout_close(f, w->path, err);
 	}
 	free(o.order);
 	free(o.first);
