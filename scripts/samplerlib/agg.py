@@ -26,7 +26,7 @@ import json
 import math
 import os
 
-from . import VERSION, tools
+from . import VERSION, fileio, tools
 from .cli import SamplerError
 from .fileio import Spool, check_readable, is_pipe
 
@@ -101,12 +101,12 @@ def _cache_dir():
     return os.path.join(base, "sampler", "report")
 
 
-def _cache_key(path, symbols):
+def _cache_key(path, symbols, extra_args=()):
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
-    h.update(("|%s|%d|%d" % (VERSION, CACHE_FORMAT, symbols)).encode())
+    h.update(("|%s|%d|%d|%s" % (VERSION, CACHE_FORMAT, symbols, " ".join(extra_args))).encode())
     try:  # a rebuilt exporter may symbolize differently
         st = os.stat(tools.find_program("sampler-export"))
         h.update(("|%d|%d" % (st.st_size, int(st.st_mtime))).encode())
@@ -115,21 +115,22 @@ def _cache_key(path, symbols):
     return h.hexdigest()
 
 
-def load(path, prog, symbols=True, use_cache=True):
+def load(path, prog, symbols=True, use_cache=True, extra_args=()):
     """Aggregate one profile, through the cache when allowed.  A pipe
     ("-" or a FIFO) is first copied to a temporary file: the exporter reads
-    a profile twice."""
+    a profile twice.  extra_args: more options of the exporter."""
     check_readable(path)
     if is_pipe(path):
         with Spool(path) as spool:
-            return _load(spool.path, path, prog, symbols, use_cache)
-    return _load(path, path, prog, symbols, use_cache)
+            return _load(spool.path, path, prog, symbols, use_cache, extra_args)
+    return _load(path, path, prog, symbols, use_cache, extra_args)
 
 
-def _load(path, name, prog, symbols, use_cache):
+def _load(path, name, prog, symbols, use_cache, extra_args=()):
     cache_file = None
     if use_cache and os.environ.get("SAMPLER_NO_CACHE") is None:
-        cache_file = os.path.join(_cache_dir(), _cache_key(path, symbols) + ".json")
+        key = _cache_key(path, symbols, extra_args)
+        cache_file = os.path.join(_cache_dir(), key + ".json")
         try:
             with open(cache_file, "r", encoding="utf-8") as f:
                 data = json.load(f)
@@ -139,7 +140,8 @@ def _load(path, name, prog, symbols, use_cache):
             pass
     from . import blockagg, colprof  # numpy: only when the cache cannot answer
 
-    run = blockagg.aggregate(colprof.open_profile(path, symbols=symbols, name=name), prog)
+    profile = colprof.open_profile(path, symbols=symbols, name=name, extra_args=extra_args)
+    run = blockagg.aggregate(profile, prog)
     if cache_file:
         _store(cache_file, run)
     return run
@@ -147,14 +149,14 @@ def _load(path, name, prog, symbols, use_cache):
 
 def _store(cache_file, run):
     """Best effort: a cache that cannot be written only costs speed."""
+    tmp = "%s.tmp%d" % (cache_file, os.getpid())
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
-        tmp = "%s.tmp%d" % (cache_file, os.getpid())
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(run.to_json(), f, separators=(",", ":"))
         os.replace(tmp, cache_file)
     except (OSError, ValueError):
-        pass
+        fileio.remove_quietly(tmp)  # a full disk leaves no half entry
 
 
 def check_same_channels(runs):
@@ -190,15 +192,35 @@ def _ordinals(run):
     return procs, threads
 
 
-def group(run, by, single):
+def is_address(symbol):
+    """An unresolved name: the exporter's 0x hex address."""
+    return symbol.startswith("0x") and len(symbol) > 2 and all(
+        c in "0123456789abcdefABCDEF" for c in symbol[2:]
+    )
+
+
+def dso_frame(dso):
+    """The name of the code of dso without a symbol, as the call tree's
+    frames have it: [libfoo.so], or [unknown] outside every mapping."""
+    if not dso or dso.startswith("["):
+        return dso or "[unknown]"
+    return "[%s]" % os.path.basename(dso)
+
+
+def group(run, by, single, addresses=False):
     """{group key: accumulator}, {group key: (label, dso)} for one run.
 
     Thread and process keys are run-independent (comm and ordinals) so that
-    several runs line up; a single run is labelled with its real ids."""
+    several runs line up; a single run is labelled with its real ids.  By
+    function, the unresolved addresses of one DSO are one row named as the
+    tree names them ([libfoo.so]; addresses: one row each): a stripped
+    library's addresses differ from run to run, its name does not."""
     procs, threads = _ordinals(run)
     groups, labels = {}, {}
     for (pid, tid, dso, symbol), acc in run.keys.items():
         if by == "function":
+            if not addresses and is_address(symbol):
+                symbol = dso_frame(dso)
             gk = (dso, symbol)
             label = (symbol, dso)
         elif by == "dso":

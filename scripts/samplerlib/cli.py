@@ -51,7 +51,12 @@ def run_main(prog, main):
     """Run main(argv) and turn every failure into one error line."""
     try:
         status = main(sys.argv[1:])
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except OSError as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            return _fail(prog, "cannot write the standard output: %s" % (e.strerror or e))
     except SamplerError as e:
         return _fail(prog, str(e))
     except BrokenPipeError:
@@ -82,6 +87,33 @@ def _fail(prog, message):
         pass
     sys.stderr.write("%s: error: %s\n" % (prog, message))
     return 1
+
+
+WEIGHTS = "cpu (default), samples, energy[:CHANNEL]"
+
+
+def add_weight_option(p, what="rows, call paths and flame graph frames"):
+    """--weight, as every tool has it (docs/SCRIPTS.md, "Weights")."""
+    p.add_argument(
+        "--weight",
+        default="cpu",
+        metavar="W",
+        help="what weighs %s: %s (thread-samples: the wall view, blocked threads "
+        "included)" % (what, WEIGHTS),
+    )
+
+
+def add_demangle_option(p):
+    p.add_argument(
+        "--no-demangle",
+        action="store_true",
+        help="show C++ and Rust names as the binary holds them (passed to sampler-export)",
+    )
+
+
+def export_args(args):
+    """Options the scripts pass through to sampler-export."""
+    return ("--no-demangle",) if getattr(args, "no_demangle", False) else ()
 
 
 def warn(prog, message):

@@ -84,6 +84,12 @@ def parse_args(argv):
     )
     p.add_argument("--changed", action="store_true", help="show only flagged rows")
     p.add_argument(
+        "--addresses",
+        action="store_true",
+        help="one row per unresolved address (default: one per library, [libfoo.so])",
+    )
+    cli.add_demangle_option(p)
+    p.add_argument(
         "--tree", action="store_true", help="per call path, inclusive (profiles recorded with -g)"
     )
     cli.add_table_options(p)
@@ -224,15 +230,16 @@ def run_tree(args):
     """--tree: inclusive changes per call path of two profiles."""
     if len(args.base_profiles) != 1 or len(args.new_profiles) != 1:
         raise cli.SamplerError("--tree compares one BASE with one NEW profile")
-    base, channels = callpaths.load(args.base_profiles[0], PROG)
-    new, new_channels = callpaths.load(args.new_profiles[0], PROG)
+    extra = cli.export_args(args)
+    base, channels = callpaths.load(args.base_profiles[0], PROG, extra_args=extra)
+    new, new_channels = callpaths.load(args.new_profiles[0], PROG, extra_args=extra)
     if [c["name"] for c in channels] != [c["name"] for c in new_channels]:
         raise cli.SamplerError("the two profiles have different energy channels")
     quantities = ["cpu"] + [c["name"] for c in channels]
     min_share = 0.01 if args.min_share is None else args.min_share / 100
     rows = callpaths.compare(
-        callpaths.tree_of(base),
-        callpaths.tree_of(new),
+        base,
+        new,
         quantities,
         stats.z_of(args.confidence),
         args.min_change,
@@ -276,15 +283,21 @@ def run(argv):
     args = parse_args(argv)
     if args.tree:
         return run_tree(args)
-    base = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.base_profiles]
-    new = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.new_profiles]
+    extra = cli.export_args(args)
+    base = [
+        agg.load(p, PROG, use_cache=not args.no_cache, extra_args=extra)
+        for p in args.base_profiles
+    ]
+    new = [
+        agg.load(p, PROG, use_cache=not args.no_cache, extra_args=extra) for p in args.new_profiles
+    ]
     agg.check_same_channels(base + new)
     base, new = job.split_jobs(base), job.split_jobs(new)
     mlist = metric_list(base)
     thr = threshold(args, len(base), len(new))
     rows = compare_rows(
-        metrics.rows(base, args.by, args.confidence),
-        metrics.rows(new, args.by, args.confidence),
+        metrics.rows(base, args.by, args.confidence, args.addresses),
+        metrics.rows(new, args.by, args.confidence, args.addresses),
         mlist,
         args,
         thr,

@@ -31,9 +31,11 @@ profiles of one job (its ranks: the same job id) are one run, their CPU
 time added up and each host's node energy counted once, as sampler-report
 and sampler-compare count them.
 
---kind flame (one PROFILE recorded with -g): a flame graph, every call path
-as wide as its share of --weight: cpu (default), samples, or energy (the
-first energy channel; energy:CHANNEL names one).  In SVG each frame shows
+--kind flame (PROFILEs recorded with -g): a flame graph, every call path
+as wide as its share of --weight: cpu (default), samples (thread-samples,
+blocked threads included), or energy (the first energy channel;
+energy:CHANNEL names one).  Several profiles (the ranks of a job) make one
+graph; --by rank|host|profile puts a frame naming each first.  In SVG each frame shows
 its name, value and share when the pointer rests on it.
 
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
@@ -51,12 +53,13 @@ def parse_args(argv):
         "-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf"
     )
     p.add_argument("--kind", choices=("timeline", "bars", "violin", "flame"), default="timeline")
+    cli.add_weight_option(p, "the flame graph's frames")
     p.add_argument(
-        "--weight",
-        default="cpu",
-        metavar="W",
-        help="flame: cpu (default), samples, energy or energy:CHANNEL",
+        "--by",
+        choices=("rank", "host", "profile"),
+        help="flame of several profiles (a job): one outermost frame per rank, host or profile",
     )
+    cli.add_demangle_option(p)
     p.add_argument(
         "--top",
         type=cli.positive_int,
@@ -80,8 +83,8 @@ def parse_args(argv):
         raise cli.SamplerError(
             "%s: unknown image format (name it .png, .svg or .pdf)" % args.output
         )
-    if args.kind == "flame" and len(args.profiles) != 1:
-        raise cli.SamplerError("--kind flame takes one PROFILE")
+    if args.by and args.kind != "flame":
+        raise cli.SamplerError("--by is an option of --kind flame")
     return args
 
 
@@ -420,39 +423,21 @@ def save_bytes(data, args):
         os.replace(tmp, args.output)
     except OSError as e:
         if tmp:
-            os.unlink(tmp)
+            fileio.remove_quietly(tmp)
         raise fileio.cannot_write(args.output, e)
 
 
 # ---- flame graph ---------------------------------------------------------
 
 
-def flame_weight(weight, channels):
-    """(key, unit, label) of --weight among the profile's energy channels."""
-    if weight == "cpu":
-        return "cpu", "s", "CPU time"
-    if weight == "samples":
-        return "samples", "samples", "thread-samples"
-    if weight == "energy" or weight.startswith("energy:"):
-        name = weight[7:] or (channels[0]["name"] if channels else None)
-        for ch in channels:
-            if ch["name"] == name:
-                return name, "J", "energy of %s" % name
-        have = ", ".join(ch["name"] for ch in channels) or "none"
-        raise cli.SamplerError(
-            "--weight %s: no such energy channel in the profile (it has: %s)" % (weight, have)
-        )
-    raise cli.SamplerError(
-        "unknown --weight %r (use cpu, samples, energy or energy:CHANNEL)" % weight
-    )
-
-
 def plot_flame(args, plt):
     """The flame graph: SVG text of our own (tooltips), or a figure."""
-    stacks, channels = callpaths.load(args.profiles[0], PROG)
-    key, unit, label = flame_weight(args.weight, channels)
-    root = callpaths.tree_of(stacks)
-    title = args.title or "%s of %s" % (label, os.path.basename(args.profiles[0]))
+    root, channels = callpaths.load(
+        args.profiles, PROG, by=args.by, extra_args=cli.export_args(args)
+    )
+    key, unit, label = callpaths.weight_key(args.weight, channels)
+    names = " ".join(os.path.basename(p) for p in args.profiles)
+    title = args.title or "%s of %s" % (label, names)
     if args.format == "svg":
         return callpaths.flame_svg(root, key, title, unit).encode("utf-8")
     return callpaths.flame_plot(root, key, title, unit, plt)

@@ -11,6 +11,9 @@ Flat profile per function (default), DSO, thread or process: samples and
 their share of all thread-samples (blocked threads included: where the
 threads were), CPU time and its share, and for every energy or power channel
 the energy (J), energy share and mean power (W) while in that function.
+Rows are ordered by --weight: CPU time by default, as perf; samples orders
+by thread-samples (the wall view).  A stripped library's unresolved
+addresses are one row per library, [libfoo.so] (--addresses: one each).
 
 Confidence intervals (--confidence, default 95%): the sample share uses the
 Wilson score interval of a binomial proportion (k of n thread-samples); the
@@ -34,12 +37,14 @@ PROFILE is a sampler profile (native or original layout, plain or .bz2) or a
 CSV written by `sampler-export --format csv --symbols`.  Results are cached
 per profile content under ~/.cache/sampler/report (--no-cache to skip).
 
-Profiles recorded with -g (one PROFILE): --tree prints the call tree, each
-call path with its inclusive share (samples, CPU time, energy; intervals as
-above) and self share; --callers FUNC the paths that lead to FUNC (FUNC at
-the top, its callers below it), --callees FUNC what FUNC calls (merged over
-every call of FUNC; a recursion counts once).  Paths below --min-share
-(default 1%% here) are left out."""
+Profiles recorded with -g: --tree prints the call tree, each call path
+with its inclusive share (samples, CPU time, energy; intervals as above)
+and self share, heaviest in --weight (or --sort) first; --callers FUNC the
+paths that lead to FUNC (FUNC at the top, its callers below it), --callees
+FUNC what FUNC calls (merged over every call of FUNC; a recursion counts
+once).  Several profiles (the ranks of a job) make one tree; --by rank|
+host|profile puts a frame naming each first.  Paths below --min-share
+(default 1% here) are left out."""
 
 
 def parse_args(argv):
@@ -52,7 +57,7 @@ def parse_args(argv):
     p.add_argument(
         "--by",
         type=by_kinds,
-        default="function",
+        default=None,
         metavar="KIND[,KIND]",
         help="group by function (default), dso, thread or process; rank, host or profile "
         "(the profiles of a job); or one of each, e.g. rank,function",
@@ -69,13 +74,20 @@ def parse_args(argv):
         help="hide rows whose sample, CPU-time and energy shares are all below PCT %%",
     )
     p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
+    cli.add_weight_option(p, "the rows' order")
     p.add_argument(
         "--sort",
-        default="samples",
+        default=None,
         metavar="KEY",
-        help="samples (default), cpu, energy, power, name, or a column name of --csv "
-        "such as package-0_J (numbers sort descending)",
+        help="samples, cpu, energy, power, name, or a column name of --csv "
+        "such as package-0_J (numbers sort descending; default: --weight's)",
     )
+    p.add_argument(
+        "--addresses",
+        action="store_true",
+        help="one row per unresolved address (default: one per library, [libfoo.so])",
+    )
+    cli.add_demangle_option(p)
     cli.add_table_options(p)
     p.add_argument(
         "--confidence",
@@ -85,10 +97,13 @@ def parse_args(argv):
         help="confidence level of the intervals (default 0.95)",
     )
     args = p.parse_args(argv)
-    if isinstance(args.by, str):  # the default, not parsed by type=
-        args.by = by_kinds(args.by)
+    if args.by is None:  # the default: by function, or the tree as it is
+        tree = args.tree or args.callers is not None or args.callees is not None
+        args.by = (None, None) if tree else by_kinds("function")
     args.job_by, args.row_by = args.by
     args.by = ",".join(k for k in args.by if k)
+    if args.sort is None:
+        args.sort = args.weight
     return args
 
 
@@ -119,6 +134,8 @@ def sort_rows(rows, key, runs):
         aliases["energy"] = energy[0] + "_J"
         aliases["power"] = energy[0] + "_W"
     field = aliases.get(key, key)
+    if field.startswith("energy:"):
+        field = field[7:] + "_J"
     if field == "name":
         rows.sort(key=lambda r: r["name"])
         return rows
@@ -269,24 +286,48 @@ def report_job(args, runs):
     return 0
 
 
+def tree_sort_key(key, channels):
+    """The node sum --sort (or --weight) orders the tree by."""
+    if key == "name":
+        return "name"
+    if key in ("cpu", "time", "cpu_s"):
+        return "cpu"
+    if key in ("samples", "share"):
+        return "samples"
+    if key == "energy" and channels:
+        return channels[0]["name"]
+    for ch in channels:
+        if key in (ch["name"], ch["name"] + "_J", "energy:" + ch["name"]):
+            return ch["name"]
+    known = ", ".join(["cpu", "samples", "name"] + (["energy"] if channels else []))
+    known += "".join(", " + ch["name"] for ch in channels)
+    raise cli.SamplerError("unknown sort key %r for a tree (use one of: %s)" % (key, known))
+
+
 def run_tree(args):
-    """--tree, --callers, --callees: the call paths of one profile."""
-    if len(args.profiles) != 1:
-        raise cli.SamplerError("--tree, --callers and --callees take one PROFILE")
-    stacks, channels = callpaths.load(args.profiles[0], PROG)
+    """--tree, --callers, --callees: the call paths of one profile, or of
+    several (a job; --by rank|host|profile: a frame naming each first)."""
+    if args.row_by:
+        raise cli.SamplerError(
+            "--tree, --callers and --callees take --by rank, host or profile only"
+        )
+    root, channels = callpaths.load(
+        args.profiles, PROG, by=args.job_by, extra_args=cli.export_args(args)
+    )
+    key = tree_sort_key(args.sort, channels)
     if args.callers is not None:
-        root, what = callpaths.callers(stacks, args.callers), "callers of " + args.callers
+        root, what = callpaths.callers(root, args.callers), "callers of " + args.callers
     elif args.callees is not None:
-        root, what = callpaths.callees(stacks, args.callees), "callees of " + args.callees
+        root, what = callpaths.callees(root, args.callees), "callees of " + args.callees
     else:
-        root, what = callpaths.tree_of(stacks), "call tree"
+        what = "call tree"
     if (args.callers or args.callees) and not root.children:
         raise cli.SamplerError(
             "%s: no stack holds the function %r (names as sampler-report lists them)"
-            % (args.profiles[0], args.callers or args.callees)
+            % (" ".join(args.profiles), args.callers or args.callees)
         )
     min_share = 0.01 if args.min_share is None else args.min_share / 100
-    rows = callpaths.rows_of(root, channels, stats.z_of(args.confidence), min_share)
+    rows = callpaths.rows_of(root, channels, stats.z_of(args.confidence), min_share, key)
     if args.top:
         rows = rows[: args.top]
     total = root.incl.get("samples", 0)
@@ -302,7 +343,7 @@ def run_tree(args):
             "thread_samples": total,
         },
         lambda: "# %s: %s, %d thread-samples; shares of all of them (%g%% intervals)\n"
-        % (args.profiles[0], what, total, 100 * args.confidence)
+        % (" ".join(args.profiles), what, total, 100 * args.confidence)
         + callpaths.text_of(rows, channels, args.confidence),
     )
     return 0
@@ -325,7 +366,7 @@ def report_cross(args, runs):
     profile's) own flat profile, one after the other."""
     rows = []
     for label, run in job.groups(runs, args.job_by):
-        part = metrics.rows([run], args.row_by, args.confidence)
+        part = metrics.rows([run], args.row_by, args.confidence, args.addresses)
         for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
             r["group"] = label
             rows.append(r)
@@ -351,7 +392,10 @@ def run(argv):
     args = parse_args(argv)
     if args.tree or args.callers is not None or args.callees is not None:
         return run_tree(args)
-    runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
+    runs = [
+        agg.load(p, PROG, use_cache=not args.no_cache, extra_args=cli.export_args(args))
+        for p in args.profiles
+    ]
     agg.check_same_channels(runs)
     if args.job_by and args.row_by:
         return report_cross(args, runs)
@@ -361,7 +405,7 @@ def run(argv):
     if job.is_job(runs):  # the ranks of one job add up; they are no repeated runs
         runs = [job.combine(runs)]
     several = len(runs) > 1
-    rows = metrics.rows(runs, args.row_by, args.confidence)
+    rows = metrics.rows(runs, args.row_by, args.confidence, args.addresses)
     rows = filter_rows(sort_rows(rows, args.sort, runs), args, runs)
     fields = fields_of(runs, args.row_by, several)
     table.emit(

@@ -52,14 +52,15 @@ _FIXED = [
 ]
 
 
-def open_profile(path, symbols=True, name=None, stacks=False):
+def open_profile(path, symbols=True, name=None, stacks=False, extra_args=()):
     """A CSV file is read as CSV; anything else is given to the exporter
     and read through its columns.  stacks: the CSV's stack column is
-    parsed too (the columns always carry their stack ids)."""
+    parsed too (the columns always carry their stack ids).  extra_args:
+    more options of the exporter (--no-demangle)."""
     fileio.check_readable(path)
     if fileio.head_bytes(path, 17).startswith(b"# sampler csv v"):
         return csvprof.Profile(path, symbols=symbols, name=name, stacks=stacks)
-    return Profile(path, symbols=symbols, name=name)
+    return Profile(path, symbols=symbols, name=name, extra_args=extra_args)
 
 
 class Profile(csvprof.Profile):
@@ -71,7 +72,7 @@ class Profile(csvprof.Profile):
     exit_kind = EXIT
     whole_samples = True  # a frame never cuts a sample
 
-    def __init__(self, path, symbols=True, name=None):
+    def __init__(self, path, symbols=True, name=None, extra_args=()):
         self.path = name or path
         self.host = {}
         self.channels = []
@@ -80,13 +81,19 @@ class Profile(csvprof.Profile):
         self.version = 2  # rows have kinds, as CSV v2
         self.symbols = {}  # id -> (dso, symbol)
         self.stacks = {}  # id -> stack text (profiles with stacks)
+        # stack_sink(id, text), if set, takes each stack text instead of
+        # self.stacks: a reader that interns the frames holds no texts
+        self.stack_sink = None
+        self._stack_lines = 0
+        self._top_stack_line = -1
         self._with_stacks = False
         self.dso_col = self.symbol_col = None
         self._line = 0
         self._ended = False
         self.truncated = False
         fileio.check_readable(path)
-        args = ["--format", "columns"] + (["--symbols"] if symbols else []) + [path, "-o", "-"]
+        args = ["--format", "columns"] + (["--symbols"] if symbols else []) + list(extra_args)
+        args += [path, "-o", "-"]
         self._proc = tools.start("sampler-export", args)
         self._f = self._proc.stdout
         self._read_head()
@@ -230,9 +237,15 @@ class Profile(csvprof.Profile):
             elif words and words[0] == "stack":
                 fields = parse_fields(words[1:])
                 try:
-                    self.stacks[int(fields["id"])] = fields["stack"]
+                    sid, stack = int(fields["id"]), fields["stack"]
                 except (KeyError, ValueError):
                     self._bad("bad stack line %r (the stream is damaged)" % text[:60])
+                if self.stack_sink is not None:
+                    self.stack_sink(sid, stack)
+                else:
+                    self.stacks[sid] = stack
+                self._stack_lines += 1
+                self._top_stack_line = max(self._top_stack_line, sid)
             elif words:
                 self._comment(text)
             else:
@@ -242,10 +255,10 @@ class Profile(csvprof.Profile):
                 "a row names symbol %d of %d symbol lines (the stream is damaged)"
                 % (top, len(self.symbols))
             )
-        if top_stack >= len(self.stacks) or any(i >= len(self.stacks) for i in self.stacks):
+        if max(top_stack, self._top_stack_line) >= self._stack_lines:
             self._bad(
                 "a row names stack %d of %d stack lines (the stream is damaged)"
-                % (top_stack, len(self.stacks))
+                % (top_stack, self._stack_lines)
             )
 
 

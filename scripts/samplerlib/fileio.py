@@ -7,6 +7,7 @@ compression ratio (a few KB of bzip2 can hold GBs of zeros).
 """
 
 import bz2
+import errno
 import io
 import os
 import shutil
@@ -162,9 +163,18 @@ def new_file_beside(path):
 
 
 def cannot_write(path, e):
-    return SamplerError(
-        "cannot write %s: %s (check the directory exists and is writable)" % (path, e.strerror)
-    )
+    if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        fix = "free space on its file system or write elsewhere"
+    else:
+        fix = "check the directory exists and is writable"
+    return SamplerError("cannot write %s: %s (%s)" % (path, e.strerror or e, fix))
+
+
+def remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 class Output:
@@ -192,18 +202,36 @@ class Output:
         self.f = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
 
     def write(self, text):
-        self.f.write(text)
+        try:
+            self.f.write(text)
+        except OSError as e:
+            raise cannot_write(self.path or "the standard output", e)
 
     def close(self, ok=True):
+        """Rename the file over path (ok), else remove it: on every path,
+        a failed write included, no temporary stays behind."""
         if self.path is None:
-            self.f.flush()
+            try:
+                self.f.flush()
+            except OSError as e:
+                raise cannot_write("the standard output", e)
             return
-        self.f.close()
-        self.raw.close()  # (a BZ2File leaves the file it was given open)
-        if ok:
-            os.replace(self.tmp, self.path)
-        else:
-            os.unlink(self.tmp)
+        renamed = False
+        try:
+            try:
+                self.f.close()  # a full disk fails here, at the last flush
+            finally:
+                self.raw.close()  # (a BZ2File leaves the file it was given open)
+            if ok:
+                os.replace(self.tmp, self.path)
+                renamed = True
+        except OSError as e:
+            if ok:
+                raise cannot_write(self.path, e)
+            # (not ok: the error that brought us here is the one to tell)
+        finally:
+            if not renamed:
+                remove_quietly(self.tmp)
 
     def __enter__(self):
         return self

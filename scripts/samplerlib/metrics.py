@@ -58,11 +58,11 @@ def _sampling_var(acc, run):
     return var
 
 
-def rows(runs, by, confidence):
+def rows(runs, by, confidence, addresses=False):
     """The rows for runs (all of the same program), sorted by samples."""
     z = stats.z_of(confidence)
     single = len(runs) == 1
-    grouped = [agg.group(run, by, single) for run in runs]
+    grouped = [agg.group(run, by, single, addresses) for run in runs]
     tots = [agg.totals(run) for run in runs]
     width = runs[0].width
     keys = {}
