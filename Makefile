@@ -25,7 +25,7 @@ LDLIBS  :=
 DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-dev \
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
 	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
-	python3-pyflakes flake8 openmpi-bin libopenmpi-dev
+	python3-pyflakes flake8 openmpi-bin libopenmpi-dev chromium chromium-driver python3-selenium
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
@@ -34,7 +34,7 @@ COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common
 PROGRAMS :=
 TEST_PROGRAMS :=
 
-all: programs
+all: programs scripts-bin
 
 # Every directory (and tests/*/) describes its own programs in module.mk.
 include profile/module.mk pmu/module.mk
@@ -46,6 +46,24 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The scripts run from $(BUILD) next to the C programs (PATH=$(BUILD):$$PATH),
+# whatever python3 comes first on the user's PATH (pyenv, conda): as git puts
+# its PYTHON_PATH into its scripts at build time, the interpreter make deps
+# provisioned, $(PYTHON), goes into their first line, and the source tree's
+# samplerlib onto their module path.
+SCRIPTS := sampler-report sampler-compare sampler-plot sampler-import
+SCRIPT_BINS := $(addprefix $(BUILD)/,$(SCRIPTS))
+
+scripts-bin: $(SCRIPT_BINS)
+
+$(SCRIPT_BINS): $(BUILD)/%: scripts/% Makefile
+	@mkdir -p $(dir $@)
+	sed -e '1s|^#!.*|#!$(PYTHON)|' \
+		-e 's|os.path.dirname(os.path.realpath(__file__))|"$(CURDIR)/scripts"|' $< >$@+
+	grep -q '^sys.path.insert(0, "$(CURDIR)/scripts")' $@+ || { rm -f $@+; \
+		echo "$<: no sys.path line to point at $(CURDIR)/scripts" >&2; exit 1; }
+	chmod 755 $@+ && mv $@+ $@
+
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -55,6 +73,24 @@ deps:
 		echo "deps: installing $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: missing packages; run: sudo apt-get install -y $$missing"; exit 1; fi
+	@$(MAKE) --no-print-directory speedscope
+
+# speedscope's viewer (its npm package's static page), for the browser test
+# of our speedscope export (t4700): installed once into $(SPEEDSCOPE_DIR),
+# then used offline.  npm comes with Node.js (Debian: npm).
+SPEEDSCOPE_VERSION ?= 1.25.0
+SPEEDSCOPE_DIR ?= $(BUILD)/npm
+speedscope:
+	@if [ -f $(SPEEDSCOPE_DIR)/node_modules/speedscope/dist/release/index.html ]; then \
+		echo "deps: speedscope present in $(SPEEDSCOPE_DIR)"; \
+	elif ! command -v npm >/dev/null; then \
+		echo "deps: npm is missing: speedscope's viewer is not installed (apt-get install npm; the browser test skips it)"; \
+	else \
+		echo "deps: npm install speedscope@$(SPEEDSCOPE_VERSION) into $(SPEEDSCOPE_DIR)"; \
+		mkdir -p $(SPEEDSCOPE_DIR) && npm install --prefix $(SPEEDSCOPE_DIR) --no-audit --no-fund \
+			--no-save --loglevel=error speedscope@$(SPEEDSCOPE_VERSION) >/dev/null || \
+		echo "deps: npm install speedscope failed (the browser test skips it)"; \
+	fi
 
 # make check: every test on the plain build, then the C tools' tests (t0-t3
 # and the hardening faults t5; not the Python scripts' t4, nor the fuzz,
@@ -138,6 +174,6 @@ install-scripts:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all programs deps check check-asan asan-build soak demo bench install install-scripts clean
+.PHONY: all programs scripts-bin deps speedscope check check-asan asan-build soak demo bench install install-scripts clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -51,6 +51,7 @@ extern const struct exporter columns_exporter;	/* columns.c: for the scripts */
 extern const struct exporter pperf_exporter;	/* pperf.c */
 extern const struct exporter info_exporter;	/* info.c: --info */
 extern const struct exporter folded_exporter;	/* folded.c: collapsed stacks */
+extern const struct exporter speedscope_exporter;	/* speedscope.c: its JSON */
 
 
 /* 0: whole profile exported; 1: partial export (result->dropped says what

@@ -29,11 +29,12 @@ static const struct exporter *const exporters[] = {
 	&pperf_exporter,
 	&info_exporter,
 	&folded_exporter,
+	&speedscope_exporter,
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded] [--symbols]\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope] [--symbols]\n"
 	      "                      [--weight W] [--no-symbol-cache] [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
@@ -43,8 +44,10 @@ static void usage(FILE *f)
 	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
 	      "                 pperf (the original tool's binary layout),\n"
 	      "                 columns (the scripts' binary rows, docs/EXPORT.md),\n"
-	      "                 folded (call stacks collapsed for flame graphs)\n"
-	      "  --weight W     folded: weigh each stack by samples (default), cpu (ns),\n"
+	      "                 folded (call stacks collapsed for flame graphs),\n"
+	      "                 speedscope (its JSON: one profile per thread)\n"
+	      "  --weight W     folded (default samples), speedscope (default cpu): weigh\n"
+	      "                 each stack by samples, cpu (ns),\n"
 	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
 	      "  -e, --event E  perf: export only event E (repeatable; cpu-time, wall-time,\n"
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
@@ -153,8 +156,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	if (optind == argc)
 		return error_set(err, "expected a PROFILE argument (see " PROG " --help)");
 	opt->input = argv[optind];
-	if (opt->weight && *ex != &folded_exporter)
-		return error_set(err, "--weight applies to --format folded only");
+	if (opt->weight && *ex != &folded_exporter && *ex != &speedscope_exporter)
+		return error_set(err, "--weight applies to --format folded and speedscope only");
 	if (!opt->output)
 		opt->output = default_output(*ex);
 	if (!opt->output)

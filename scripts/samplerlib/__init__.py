@@ -9,7 +9,8 @@ Modules (each one concern):
   stats    confidence intervals and run-to-run spread
   agg      per-function (dso, thread, process) aggregation and its cache
   blockagg the numpy aggregation of a profile's rows, block by block
-  callpaths trees of call paths (profiles with stacks), their shares, flame graphs
+  callpaths trees of call paths (profiles with stacks), their shares
+  flame    flame graphs of a call-path tree (interactive SVG, figures)
   table    text / CSV / JSON output of row tables
   meter    equipment tables and timeline integrals (sampler-import)
   elfmap   maps from /proc/PID/maps or an ELF file (sampler-import)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import agg, blockagg, callpaths, cli, csvprof, fileio, job, metrics
+from . import agg, blockagg, callpaths, cli, csvprof, fileio, flame, job, metrics
 from .fileio import Progress
 from .textview import unescape
 
@@ -439,8 +439,8 @@ def plot_flame(args, plt):
     names = " ".join(os.path.basename(p) for p in args.profiles)
     title = args.title or "%s of %s" % (label, names)
     if args.format == "svg":
-        return callpaths.flame_svg(root, key, title, unit).encode("utf-8")
-    return callpaths.flame_plot(root, key, title, unit, plt)
+        return flame.flame_svg(root, key, title, unit).encode("utf-8")
+    return flame.flame_plot(root, key, title, unit, plt)
 
 
 def run(argv):
