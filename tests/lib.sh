@@ -230,19 +230,42 @@ expect_eq() {	# expected actual [what]
 	return 1
 }
 
+# expect_number_ VALUE WHAT: VALUE is a decimal number (sign, digits, point,
+# exponent); an empty or other value fails, saying so.  awk would read ""
+# as 0 and compare "n/a" as a string, so a parse that came back empty would
+# pass every bound.
+expect_number_() {
+	case $1 in
+	'') echo "expected $2 to be a number, got an empty value"
+	    return 1 ;;
+	esac
+	printf '%s\n' "$1" |
+		grep -Eqx '[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?' &&
+		return 0
+	echo "expected $2 to be a number, got '$1'"
+	return 1
+}
+
 expect_near() {	# expected actual tolerance [what]
+	expect_number_ "$1" "the expected ${4:+$4 }value" &&
+	expect_number_ "$2" "${4:-the value}" &&
+	expect_number_ "$3" "the tolerance${4:+ for $4}" || return 1
 	awk -v e="$1" -v a="$2" -v t="$3" 'BEGIN { d = e - a; if (d < 0) d = -d; exit !(d <= t) }' && return 0
 	echo "expected ${4:+$4 }$1 +- $3, got $2"
 	return 1
 }
 
 expect_ge() {	# minimum actual [what]
+	expect_number_ "$1" "the minimum${3:+ for $3}" &&
+	expect_number_ "$2" "${3:-the value}" || return 1
 	awk -v m="$1" -v a="$2" 'BEGIN { exit !(a >= m) }' && return 0
 	echo "expected ${3:+$3 }>= $1, got $2"
 	return 1
 }
 
 expect_le() {	# maximum actual [what]
+	expect_number_ "$1" "the maximum${3:+ for $3}" &&
+	expect_number_ "$2" "${3:-the value}" || return 1
 	awk -v m="$1" -v a="$2" 'BEGIN { exit !(a <= m) }' && return 0
 	echo "expected ${3:+$3 }<= $1, got $2"
 	return 1

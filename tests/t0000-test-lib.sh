@@ -91,6 +91,39 @@ test_expect_success 'an unknown option is refused' '
 	expect_grep "unknown option .--bogus." t9002-passes.out
 '
 
+# fails_saying MESSAGE ASSERTION...: the assertion fails and prints MESSAGE.
+fails_saying() {
+	local want=$1
+	shift
+	run_status "$@" >said
+	expect_eq 1 "$rc" "status of $*" &&
+	expect_eq "$want" "$(cat said)" "message of $*"
+}
+
+test_expect_success 'numeric assertions hold on numbers, and fail on a miss' '
+	expect_le 5 4.5 && expect_le 5 5 && expect_ge 0 0 && expect_ge -1 1e-3 &&
+	expect_near 10 9.5 0.5 && expect_near +10 10.4 .5 &&
+	fails_saying "expected share <= 5, got 6" expect_le 5 6 share &&
+	fails_saying "expected >= 7, got 6.9" expect_ge 7 6.9 &&
+	fails_saying "expected x 10 +- 1, got 11.5" expect_near 10 11.5 1 x
+'
+
+test_expect_success 'numeric assertions fail on an empty value, saying so' '
+	fails_saying "expected share to be a number, got an empty value" expect_le 5 "" share &&
+	fails_saying "expected the value to be a number, got an empty value" expect_ge 0 "" &&
+	fails_saying "expected x to be a number, got an empty value" expect_near 0 "" 1 x &&
+	fails_saying "expected the maximum to be a number, got an empty value" expect_le "" 5
+'
+
+test_expect_success 'numeric assertions fail on a value that is not a number, saying so' '
+	fails_saying "expected share to be a number, got '"'"'n/a'"'"'" expect_ge 0 n/a share &&
+	fails_saying "expected the value to be a number, got '"'"'abc'"'"'" expect_le 5 abc &&
+	fails_saying "expected the value to be a number, got '"'"'1 2'"'"'" expect_near 1 "1 2" 1 &&
+	fails_saying "expected the value to be a number, got '"'"'0x10'"'"'" expect_ge 0 0x10 &&
+	fails_saying "expected the value to be a number, got '"'"'nan'"'"'" expect_near 0 nan 1 &&
+	fails_saying "expected the tolerance for x to be a number, got '"'"'1%'"'"'" expect_near 0 0 1% x
+'
+
 tiny t9003-prereqs <<-\EOF
 	test_lazy_prereq HAVE 'echo checked >>"$TMPDIR/../have.count"'
 	test_lazy_prereq LACK 'echo "the frobnicator is not installed (apt-get install frob)"; false'

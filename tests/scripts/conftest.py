@@ -55,6 +55,22 @@ def need(*progs):
         pytest.skip("%s not built in %s (run make)" % (", ".join(missing), BIN))
 
 
+def need_perf_counters():
+    """Skip unless the perf plug-in can count a software event here (the
+    probe tests/lib.sh's PERF_COUNTERS makes): the skip names what is
+    missing, and a recording that fails after the probe passed is a
+    failure, whatever its message says."""
+    need("sampler")
+    probe = subprocess.run(
+        [os.path.join(BIN, "sampler"), "-o", "/dev/null", "-p", "perf:perf::TASK-CLOCK", "--", "true"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if probe.returncode != 0:
+        pytest.skip("the perf plug-in cannot count here: %s" % probe.stderr.strip())
+
+
 def run(prog, *args, ok=True):
     """Run scripts/PROG; with ok, fail the test on a non-zero status."""
     proc = subprocess.run(

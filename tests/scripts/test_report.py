@@ -13,6 +13,7 @@ from conftest import (
     BIN,
     ProfileText,
     need,
+    need_perf_counters,
     report_json,
     rows_by_name,
     run,
@@ -181,9 +182,9 @@ def test_cache_gives_the_same_answer(split):
     assert len(os.listdir(cache)) == 1
 
 
-def record_attrib(prof, attrib):
+def record_attrib(prof, attrib, seconds):
     rec = subprocess.run(
-        [os.path.join(BIN, "sampler"), "-f", "1000", "-o", str(prof), "--", attrib, "1.5"],
+        [os.path.join(BIN, "sampler"), "-f", "1000", "-o", str(prof), "--", attrib, "%.2f" % seconds],
         capture_output=True,
         text=True,
         timeout=60,
@@ -191,26 +192,37 @@ def record_attrib(prof, attrib):
     assert rec.returncode == 0, rec.stderr
     truth = {k: float(v) for k, v in (kv.split("=") for kv in rec.stdout.split()[1:])}
     rows = rows_by_name(report_json("--no-cache", prof))
-    ours = {f: rows[f]["cpu_s"] for f in ("f20", "f30", "f50")}
+    ours = {f: rows.get(f, {}).get("cpu_s", 0.0) for f in ("f20", "f30", "f50")}
     total = sum(ours.values())
-    return {f: 100 * cpu / total for f, cpu in ours.items()}, truth, rows
+    samples = sum(rows.get(f, {}).get("samples", 0) for f in ("f20", "f30", "f50"))
+    return {f: 100 * cpu / max(total, 1e-9) for f, cpu in ours.items()}, truth, rows, samples
 
 
 def test_recorded_attribution_workload(tmp_path):
     """build/sampler on build/examples/attrib (f20/f30/f50 take ~20/30/50%
     of the CPU time, measured by the program itself: "share f20=20.1 ...").
-    A recording on a machine busy with other work can be off by more than
-    the sampling error; one second recording is allowed before failing."""
+    The shares are random draws of the samples: a loaded machine samples
+    at 150-500 Hz of the 1000 asked, and 1.5 s of it gave a 50% share a
+    standard error of 2-3 points, beyond 5 points one run in twenty.  So,
+    as t1050 does, the recording is made as long as the rate it got says
+    (at most 60 s) until 1000 samples landed in the three functions, before
+    anything is compared; each share then holds within 3 points or 3.5
+    standard errors."""
     need("sampler", "sampler-export")
     attrib = os.path.join(EXAMPLES, "attrib")
     if not os.access(attrib, os.X_OK):
         pytest.skip("build/examples/attrib not built (run make)")
-    for attempt in (1, 2):
-        ours, truth, rows = record_attrib(tmp_path / ("attrib%d.prof" % attempt), attrib)
-        if all(abs(ours[f] - truth[f]) <= 5.0 for f in truth) or attempt == 2:
+    seconds = 1.5
+    for run_no in (1, 2, 3):
+        ours, truth, rows, n = record_attrib(tmp_path / ("attrib%d.prof" % run_no), attrib, seconds)
+        if n >= 1000:
             break
+        seconds = min(60.0, seconds * 1300 / max(n, 20))
+    assert n >= 1000, "%d samples in f20/f30/f50 after a %.1f s recording" % (n, seconds)
     for f in ("f20", "f30", "f50"):
-        assert ours[f] == pytest.approx(truth[f], abs=5.0), (ours, truth)
+        q = truth[f] / 100
+        tol = max(3.0, 3.5 * 100 * (q * (1 - q) / n) ** 0.5)
+        assert ours[f] == pytest.approx(truth[f], abs=tol), (f, tol, n, ours, truth)
     assert rows["f50"]["samples"] > rows["f30"]["samples"] > rows["f20"]["samples"]
 
 
@@ -242,6 +254,7 @@ def test_totals_equal_the_profile_stats_on_churn(tmp_path):
     and counter totals equal the profile's own totals (--info and the
     stats record), and its samples the stats' thread-samples."""
     need("sampler", "sampler-export")
+    need_perf_counters()
     churn = os.path.join(EXAMPLES, "churn")
     if not os.access(churn, os.X_OK):
         pytest.skip("build/examples/churn not built (run make)")
@@ -263,8 +276,6 @@ def test_totals_equal_the_profile_stats_on_churn(tmp_path):
         text=True,
         timeout=120,
     )
-    if rec.returncode != 0 and "perf" in rec.stderr:
-        pytest.skip("perf events are not available here: %s" % rec.stderr.strip())
     assert rec.returncode == 0, rec.stderr
     head = subprocess.run(
         [os.path.join(BIN, "sampler-export"), "--format", "csv", str(prof), "-o", "-"],
@@ -272,8 +283,7 @@ def test_totals_equal_the_profile_stats_on_churn(tmp_path):
         text=True,
         check=True,
     ).stdout
-    if not head.startswith("# sampler csv v2"):
-        pytest.skip("this sampler-export writes CSV v1 (no exit rows: the totals cannot agree)")
+    assert head.startswith("# sampler csv v2\n"), "the CSV has no v2 header: %r" % head[:40]
     stats = dict(
         w.split("=", 1)
         for w in next(x for x in head.splitlines() if x.startswith("# stats")).split()[2:]
