@@ -33,3 +33,9 @@ $(BUILD)/examples/calltree-stripped: examples/calltree.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(EXAMPLE_CFLAGS) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
 		-fno-unwind-tables -g0 -s $< -lm
+
+# The frameless-leaf workload -O2 with frame pointers, as distributions
+# build with -fno-omit-frame-pointer: its leaves still get no frame.
+$(BUILD)/examples/frameless: examples/frameless.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -O2 -o $@ $< -lm

@@ -12,6 +12,7 @@
  */
 #include "unwind.h"
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +31,20 @@
 struct unwind_job {
 	const struct unwind_regs *regs;
 	const struct unwind_stack *stack;
+	const struct map_list *maps;
 	Dwfl *dwfl;
 	uint64_t *frames;
 	unsigned n, max;
 	bool leaf_seen;		/* the first frame is the sample's own PC */
 	bool max_hit;
+	bool read_failed;	/* a read outside the copy */
 	bool read_past_copy;	/* a read above the copy, inside the stack */
-	bool unknown_pc;	/* a frame in no reported module */
+	bool junk;		/* a return address pointing at no code ended it */
+	enum profile_stack_end junk_end;	/* and why that frame was junk */
+	/* fp mode's first step (cb_first_caller): the caller's frame */
+	bool caller_found;
+	uint64_t caller_pc, caller_fp;
+	bool caller_exact;	/* an interrupted PC (signal frame), not a return address */
 };
 
 struct unwind_proc {
@@ -86,52 +94,112 @@ static bool executable(const struct map_list *maps, uint64_t pc, bool *file)
 	return true;
 }
 
-/* x86-64 frames: [fp] the caller's fp, [fp + 8] the return address.  The
- * walk ends where the chain does (fp 0: _start and clone clear it), and
- * stops at anything that cannot be a frame of this stack.  Code outside
- * every file (a JIT's) is walked through, but marks the stack. */
-static unsigned unwind_fp(const struct unwinder *u, const struct map_list *maps,
-			  const struct unwind_regs *regs, const struct unwind_stack *s,
-			  uint64_t *frames, enum profile_stack_end *end)
-{
-	uint64_t fp = regs->r[UNWIND_REG_FP], next, ret;
-	bool in_files = true;
-	unsigned n = 0;
+/* ---- what the CFI says about a PC ------------------------------------ */
 
-	*end = PROFILE_STACK_COMPLETE;
-	if (!executable(maps, regs->r[UNWIND_REG_PC], &in_files)) {
-		*end = PROFILE_STACK_UNKNOWN_MAP;
-		return 0;
+/* The CFI row of pc (from .eh_frame, else .debug_frame): malloc'd, or
+ * NULL when no FDE covers pc. */
+static Dwarf_Frame *cfi_row(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return NULL;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0)
+		return frame;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0)
+		return frame;
+	return NULL;
+}
+
+static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwarf_Frame *frame = cfi_row(dwfl, pc);
+
+	free(frame);
+	return frame != NULL;
+}
+
+/* Does the CFI mark pc as a thread's outermost code (return address
+ * undefined: _start, clone's and clone3's thread start)? */
+static bool outermost_code(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwarf_Frame *frame = cfi_row(dwfl, pc);
+	Dwarf_Op ops_mem[3], *ops;
+	size_t nops;
+	bool undefined;
+
+	if (!frame)
+		return false;
+	undefined = dwarf_frame_register(frame, UNWIND_REG_PC, ops_mem, &ops, &nops) == 0 &&
+		    nops == 0 && ops == ops_mem;
+	free(frame);
+	return undefined;
+}
+
+/* n bytes of the code at pc, from its module's file. */
+static bool code_bytes(Dwfl *dwfl, Dwarf_Addr pc, uint8_t *out, size_t n)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr off = pc, bias;
+	Elf_Scn *scn = mod ? dwfl_module_address_section(mod, &off, &bias) : NULL;
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (!data || !data->d_buf || off > data->d_size || data->d_size - off < n)
+		return false;
+	memcpy(out, (const uint8_t *)data->d_buf + off, n);
+	return true;
+}
+
+/* Right after the system call of clone or clone3, in the child or in the
+ * parent.  There glibc ends the parent's CFI before the syscall
+ * instruction (the child must not be unwound into the parent's frame) and
+ * begins the child's at thread_start; clone.S and clone3.S go on with
+ *	test %rax,%rax; jl error; jz thread_start; ret
+ * whose thread_start's CFI marks the return address undefined.  The
+ * child (rax 0) is at its outermost frame: its stack is new and empty,
+ * and libdwfl would read a junk caller from it.  The parent has pushed
+ * nothing: its caller's return address is at the stack pointer. */
+enum after_clone {
+	NOT_AFTER_CLONE,
+	CLONE_CHILD,
+	CLONE_PARENT,
+};
+
+static enum after_clone after_clone(Dwfl *dwfl, const struct unwind_regs *regs)
+{
+	uint64_t pc = regs->r[UNWIND_REG_PC], target;
+	uint8_t code[2 + 3 + 6 + 6];
+	size_t i = 5;
+
+	if (pc < 2 || !code_bytes(dwfl, pc - 2, code, sizeof(code)))
+		return NOT_AFTER_CLONE;
+	if (code[0] != 0x0f || code[1] != 0x05 ||			/* syscall */
+	    code[2] != 0x48 || code[3] != 0x85 || code[4] != 0xc0)	/* test %rax,%rax */
+		return NOT_AFTER_CLONE;
+	if (code[i] == 0x7c)						/* jl rel8 */
+		i += 2;
+	else if (code[i] == 0x0f && code[i + 1] == 0x8c)		/* jl rel32 */
+		i += 6;
+	else
+		return NOT_AFTER_CLONE;
+	if (code[i] == 0x74) {						/* jz rel8 */
+		target = pc - 2 + i + 2 + (uint64_t)(int64_t)(int8_t)code[i + 1];
+	} else if (i + 6 <= sizeof(code) && code[i] == 0x0f && code[i + 1] == 0x84) {
+		int32_t rel;
+
+		memcpy(&rel, code + i + 2, 4);
+		target = pc - 2 + i + 6 + (uint64_t)(int64_t)rel;
+	} else {
+		return NOT_AFTER_CLONE;
 	}
-	while (fp) {
-		if ((fp & 7) || fp < s->start) {
-			*end = PROFILE_STACK_BAD_FRAME;
-			break;
-		}
-		if (!stack_word(s, fp, &next) || !stack_word(s, fp + 8, &ret)) {
-			*end = beyond_copy(s, fp) ? PROFILE_STACK_COPY_SHORT : PROFILE_STACK_BAD_FRAME;
-			break;
-		}
-		if (!ret)
-			break;
-		if (!executable(maps, ret, &in_files)) {
-			*end = PROFILE_STACK_BAD_FRAME;
-			break;
-		}
-		if (n == u->max_frames) {
-			*end = PROFILE_STACK_MAX_DEPTH;
-			break;
-		}
-		frames[n++] = ret - 1;
-		if (next && next <= fp) {
-			*end = PROFILE_STACK_BAD_FRAME;
-			break;
-		}
-		fp = next;
-	}
-	if (!in_files && *end != PROFILE_STACK_MAX_DEPTH)
-		*end = PROFILE_STACK_UNKNOWN_MAP;
-	return n;
+	if (!outermost_code(dwfl, target))
+		return NOT_AFTER_CLONE;
+	return regs->r[0] == 0 ? CLONE_CHILD : CLONE_PARENT;
 }
 
 /* ---- libdwfl callbacks ------------------------------------------------ */
@@ -163,6 +231,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 		*result = word;
 		return true;
 	}
+	job->read_failed = true;
 	if (beyond_copy(job->stack, addr))
 		job->read_past_copy = true;
 	return false;
@@ -183,11 +252,15 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 };
 
 /* Each frame after the first: keep its PC (inside the call instruction,
- * unless the frame was interrupted, as by a signal). */
+ * unless the frame was interrupted, as by a signal).  A return address
+ * that points at no code is not a caller: libdwfl took it from a stack
+ * slot that held something else (it read rbp as a frame pointer where the
+ * code had no CFI, or a new thread's CFI read its empty stack).  It ends
+ * the stack, for the reason its callee gives. */
 static int cb_frame(Dwfl_Frame *state, void *arg)
 {
 	struct unwind_job *job = arg;
-	bool activation;
+	bool activation, file = true;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
@@ -198,8 +271,18 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 	}
 	if (!activation)
 		pc--;
-	if (!dwfl_addrmodule(job->dwfl, pc))
-		job->unknown_pc = true;
+	if (!executable(job->maps, pc, &file)) {
+		uint64_t callee = job->n ? job->frames[job->n - 1] : job->regs->r[UNWIND_REG_PC];
+
+		/* the callee in no module, or the caller in no map: maps
+		 * newer than the recorder's (the engine reads them again) */
+		job->junk = true;
+		job->junk_end = !dwfl_addrmodule(job->dwfl, callee) ? PROFILE_STACK_UNKNOWN_MAP :
+				!has_cfi(job->dwfl, callee) ? PROFILE_STACK_NO_CFI :
+				!map_list_find(job->maps, pc) ? PROFILE_STACK_UNKNOWN_MAP :
+				PROFILE_STACK_BAD_FRAME;
+		return DWARF_CB_ABORT;
+	}
 	if (job->n == job->max) {
 		job->max_hit = true;
 		return DWARF_CB_ABORT;
@@ -358,14 +441,51 @@ static struct unwind_proc *proc_get(struct unwinder *u, pid_t pid, const struct 
 	return p;
 }
 
+/* The registers of the caller of a frame that pushed nothing: its
+ * return address at the stack pointer, which pops it. */
+static bool clone_parent_caller(const struct unwind_regs *regs, const struct unwind_stack *s,
+				const struct map_list *maps, struct unwind_regs *caller)
+{
+	bool file = true;
+	uint64_t ret;
+
+	if (!stack_word(s, regs->r[UNWIND_REG_SP], &ret) || !executable(maps, ret, &file))
+		return false;
+	*caller = *regs;
+	caller->r[UNWIND_REG_PC] = ret;
+	caller->r[UNWIND_REG_SP] += 8;
+	return true;
+}
+
+/* ---- DWARF ------------------------------------------------------------ */
+
+/* How a stack that libdwfl did not follow to its outermost frame ended:
+ * at the innermost frame it could not get past. */
+static enum profile_stack_end dwarf_cut(const struct unwind_job *job)
+{
+	uint64_t last = job->n ? job->frames[job->n - 1] : job->regs->r[UNWIND_REG_PC];
+
+	if (job->max_hit)
+		return PROFILE_STACK_MAX_DEPTH;
+	if (job->read_past_copy)
+		return PROFILE_STACK_COPY_SHORT;
+	if (job->junk)
+		return job->junk_end;
+	if (!dwfl_addrmodule(job->dwfl, last))
+		return PROFILE_STACK_UNKNOWN_MAP;
+	/* CFI there, yet no way on: what it read made no frame */
+	return has_cfi(job->dwfl, last) ? PROFILE_STACK_BAD_FRAME : PROFILE_STACK_NO_CFI;
+}
+
 static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_list *maps,
 			     const struct unwind_regs *regs, const struct unwind_stack *s,
 			     uint64_t *frames, enum profile_stack_end *end)
 {
 	struct unwind_proc *p = proc_get(u, pid, maps);
 	struct unwind_job job = {
-		.regs = regs, .stack = s, .frames = frames, .max = u->max_frames,
+		.regs = regs, .stack = s, .maps = maps, .frames = frames, .max = u->max_frames,
 	};
+	struct unwind_regs caller;
 	int rc;
 
 	if (p->failed) {
@@ -373,24 +493,154 @@ static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_lis
 		return 0;
 	}
 	job.dwfl = p->dwfl;
-	if (!dwfl_addrmodule(p->dwfl, regs->r[UNWIND_REG_PC]))
-		job.unknown_pc = true;
+	switch (after_clone(p->dwfl, regs)) {
+	case CLONE_CHILD:
+		*end = PROFILE_STACK_COMPLETE;
+		return 0;
+	case CLONE_PARENT:
+		/* go on from the caller, as from an interrupted frame */
+		if (!clone_parent_caller(regs, s, maps, &caller) || !job.max) {
+			*end = job.max ? PROFILE_STACK_BAD_FRAME : PROFILE_STACK_MAX_DEPTH;
+			return 0;
+		}
+		frames[job.n++] = caller.r[UNWIND_REG_PC] - 1;
+		job.regs = &caller;
+		break;
+	case NOT_AFTER_CLONE:
+		break;
+	}
 	p->job = &job;
 	rc = dwfl_getthread_frames(p->dwfl, pid, cb_frame, &job);
 	p->job = NULL;
-	/* libdwfl ends a stack quietly when it cannot read a return address:
-	 * a read above the copy means the copy was too small. */
-	if (job.max_hit)
-		*end = PROFILE_STACK_MAX_DEPTH;
-	else if (job.unknown_pc)
-		*end = PROFILE_STACK_UNKNOWN_MAP;
-	else if (job.read_past_copy)
-		*end = PROFILE_STACK_COPY_SHORT;
-	else if (rc == 0)
+	/* A sampled PC in no file (a JIT's code) has no CFI: libdwfl found
+	 * its caller through rbp, which skips the caller of code without a
+	 * frame.  Otherwise a stack that reached a frame whose return address
+	 * is undefined (rc 0) is complete, even through code in no file
+	 * (JIT code that keeps frame pointers); but libdwfl also ends a stack
+	 * so, quietly, when it cannot read a return address. */
+	if (!dwfl_addrmodule(p->dwfl, job.regs->r[UNWIND_REG_PC]))
+		*end = job.max_hit ? PROFILE_STACK_MAX_DEPTH : PROFILE_STACK_UNKNOWN_MAP;
+	else if (rc == 0 && !job.max_hit && !job.junk && !job.read_failed)
 		*end = PROFILE_STACK_COMPLETE;
 	else
-		*end = PROFILE_STACK_NO_CFI;
+		*end = dwarf_cut(&job);
 	return job.n;
+}
+
+/* ---- frame pointers, after a first step with CFI --------------------- */
+
+/* The caller of the sampled PC, from the CFI of the function the PC is in:
+ * the frame-pointer chain does not hold it while that function has no
+ * frame of its own (a leaf gcc built without one even with
+ * -fno-omit-frame-pointer, a prologue, the vDSO's clock read): its rbp is
+ * still the caller's, and walking it skips the caller. */
+static int cb_first_caller(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_job *job = arg;
+	Dwarf_Word fp;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!job->leaf_seen) {
+		job->leaf_seen = true;
+		return DWARF_CB_OK;
+	}
+	if (dwfl_frame_pc(state, &pc, &activation) && dwfl_frame_reg(state, UNWIND_REG_FP, &fp) == 0) {
+		job->caller_found = true;
+		job->caller_pc = pc;
+		job->caller_fp = fp;
+		job->caller_exact = activation;
+	}
+	return DWARF_CB_ABORT;
+}
+
+static bool first_caller_cfi(struct unwind_proc *p, struct unwind_job *job)
+{
+	if (!has_cfi(p->dwfl, job->regs->r[UNWIND_REG_PC]))
+		return false;
+	job->dwfl = p->dwfl;
+	p->job = job;
+	dwfl_getthread_frames(p->dwfl, p->pid, cb_first_caller, job);
+	p->job = NULL;
+	return job->caller_found;
+}
+
+/* x86-64 frames: [fp] the caller's fp, [fp + 8] the return address.  The
+ * first caller comes from CFI where the sampled PC has some (then the
+ * walk goes on from the rbp the CFI gives the caller), so that a function
+ * without a frame of its own keeps its caller; the others from the chain.
+ * The walk ends where the chain does (fp 0: _start and clone clear it),
+ * and stops at anything that cannot be a frame of this stack.  A sampled
+ * PC in no file (a JIT's code) has no CFI: its caller may be missing, and
+ * the stack is marked so. */
+static unsigned unwind_fp(struct unwinder *u, pid_t pid, const struct map_list *maps,
+			  const struct unwind_regs *regs, const struct unwind_stack *s,
+			  uint64_t *frames, enum profile_stack_end *end)
+{
+	struct unwind_job job = { .regs = regs, .stack = s, .maps = maps };
+	uint64_t fp = regs->r[UNWIND_REG_FP], next, ret;
+	enum after_clone clone;
+	struct unwind_regs caller;
+	struct unwind_proc *p;
+	bool in_files = true;
+	unsigned n = 0;
+
+	*end = PROFILE_STACK_COMPLETE;
+	if (!executable(maps, regs->r[UNWIND_REG_PC], &in_files)) {
+		*end = PROFILE_STACK_UNKNOWN_MAP;
+		return 0;
+	}
+	p = in_files ? proc_get(u, pid, maps) : NULL;
+	clone = p && !p->failed ? after_clone(p->dwfl, regs) : NOT_AFTER_CLONE;
+	if (clone == CLONE_CHILD)
+		return 0;
+	if (clone == CLONE_PARENT && clone_parent_caller(regs, s, maps, &caller)) {
+		job.caller_found = true;
+		job.caller_pc = caller.r[UNWIND_REG_PC];
+		job.caller_fp = caller.r[UNWIND_REG_FP];
+	}
+	if (job.caller_found || (p && !p->failed && first_caller_cfi(p, &job))) {
+		ret = job.caller_pc - !job.caller_exact;
+		if (!executable(maps, ret, &in_files)) {
+			*end = map_list_find(maps, ret) ? PROFILE_STACK_BAD_FRAME : PROFILE_STACK_UNKNOWN_MAP;
+			return 0;
+		}
+		if (u->max_frames == 0) {
+			*end = PROFILE_STACK_MAX_DEPTH;
+			return 0;
+		}
+		frames[n++] = ret;
+		fp = job.caller_fp;
+	}
+	while (fp) {
+		if ((fp & 7) || fp < s->start) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (!stack_word(s, fp, &next) || !stack_word(s, fp + 8, &ret)) {
+			*end = beyond_copy(s, fp) ? PROFILE_STACK_COPY_SHORT : PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (!ret)
+			break;
+		if (!executable(maps, ret, &in_files)) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		if (n == u->max_frames) {
+			*end = PROFILE_STACK_MAX_DEPTH;
+			break;
+		}
+		frames[n++] = ret - 1;
+		if (next && next <= fp) {
+			*end = PROFILE_STACK_BAD_FRAME;
+			break;
+		}
+		fp = next;
+	}
+	if (!p && *end != PROFILE_STACK_MAX_DEPTH)
+		*end = PROFILE_STACK_UNKNOWN_MAP;
+	return n;
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -435,10 +685,9 @@ struct unwinder *unwinder_new(enum unwind_mode mode, unsigned max_frames)
 		.find_debuginfo = no_debuginfo,
 		.section_address = dwfl_offline_section_address,
 	};
-	if (mode == UNWIND_DWARF) {
-		elf_version(EV_CURRENT);
-		vdso_open(u);
-	}
+	/* fp mode takes a stack's first caller from CFI too */
+	elf_version(EV_CURRENT);
+	vdso_open(u);
 	return u;
 }
 
@@ -465,6 +714,6 @@ unsigned unwind_thread(struct unwinder *u, pid_t pid, const struct map_list *map
 		       uint64_t *frames, enum profile_stack_end *end)
 {
 	if (u->mode == UNWIND_FP)
-		return unwind_fp(u, maps, regs, stack, frames, end);
+		return unwind_fp(u, pid, maps, regs, stack, frames, end);
 	return unwind_dwarf(u, pid, maps, regs, stack, frames, end);
 }
