@@ -17,6 +17,7 @@
 #define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 #define PF_KTHREAD 0x00200000	/* linux/sched.h: a kernel thread */
+#define SEIZE_TRIES 5
 
 int attach_parse_ids(const char *opt, const char *arg, pid_t *ids, size_t *n,
 		     struct error *err)
@@ -142,12 +143,26 @@ static int seize_error(pid_t id, int e, struct error *err)
 			 (int)id, strerror(e));
 }
 
+/* PTRACE_SEIZE of tid; on EPERM again a few times, 1 ms apart: an exec
+ * from another thread refuses the attach of a thread it is ending, whose
+ * tid then names the execing thread. */
+static int seize(pid_t tid)
+{
+	for (int tries = 0;; tries++) {
+		if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
+			return 0;
+		if (errno != EPERM || tries == SEIZE_TRIES)
+			return -1;
+		usleep(1000);
+	}
+}
+
 /* Seize tid of process pid; 1 seized, 0 gone or already ours, -1 error. */
 static int seize_one(struct attach_list *l, pid_t tid, pid_t pid, struct error *err)
 {
 	int e;
 
-	if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
+	if (seize(tid) == 0)
 		return add(l, tid, pid) < 0 ? error_set(err, "out of memory") : 1;
 	e = errno;
 	/* seized by the kernel already: a thread created by one we hold */
@@ -174,7 +189,7 @@ static int reseize_replaced(struct attach_list *l, size_t first, struct error *e
 
 		if (tracer == getpid() || exited(l->pids[i], l->tids[i]))
 			continue;
-		if (ptrace(PTRACE_SEIZE, l->tids[i], 0, ATTACH_OPTIONS) == 0)
+		if (seize(l->tids[i]) == 0)
 			n++;
 		else if (errno != ESRCH && !exited(l->pids[i], l->tids[i]))
 			return seize_error(l->tids[i], errno, err);
