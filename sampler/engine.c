@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "host.h"
 #include "launch.h"
 #include "signals.h"
@@ -142,6 +143,7 @@ struct engine {
 	uint64_t *ts_counters;
 	size_t ts_alloc;
 	struct profile_exit exit_rec;	/* the exit being written (1 KiB: not on the stack) */
+	struct buildid_cache *buildids;	/* of the files mapped, for the map records */
 
 	struct {
 		uint64_t start_ns, end_ns;
@@ -370,6 +372,8 @@ static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 			.inode = m->inode, .prot = m->prot,
 		};
 		snprintf(rec->path, sizeof(rec->path), "%s", m->path);
+		if (e->buildids)
+			rec->build_id_len = buildid_of(e->buildids, p->pid, m, rec->build_id);
 		record_result(e, profile_write_map(e->writer, rec, &e->write_err));
 	}
 	free(rec);
@@ -1810,6 +1814,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", cfg->hz,
 				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
 	procfs_raise_fd_limit();
+	e->buildids = buildid_cache_new();	/* NULL: the maps go without */
 	sigemptyset(&e->chld_set);
 	sigaddset(&e->chld_set, SIGCHLD);
 	signals_wait_set(&e->wait_set);
@@ -1937,6 +1942,7 @@ void engine_free(struct engine *e)
 	free(e->ts);
 	free(e->ts_counters);
 	free(e->waitlist);
+	buildid_cache_free(e->buildids);
 	if (e->writer)
 		profile_writer_abandon(e->writer);
 	free(e);
