@@ -145,15 +145,20 @@ static void write_event_desc(struct feat_buf *b, const struct perf_header_data *
 	}
 }
 
-void perf_write_build_id(struct feat_buf *b, const char *path)
+void perf_write_build_id(struct feat_buf *b, const struct perf_dso *d)
 {
 	unsigned char id[BUILD_ID_MAX];
+	const char *path = d->path;
 	struct perf_event_header hdr;
-	size_t idlen = elf_build_id(path, id);
+	size_t idlen = d->build_id_len;
 	size_t namelen = ALIGN_UP(strlen(path) + 1, PERF_NAME_ALIGN);
 	unsigned char idfield[24] = { 0 };
 	int32_t pid = -1;	/* perf's HOST_KERNEL_ID: the host machine */
 
+	if (idlen)	/* the file that was mapped, whatever is at path now */
+		memcpy(id, d->build_id, idlen);
+	else
+		idlen = elf_build_id(path, id);
 	if (!idlen)
 		return;
 	memcpy(idfield, id, idlen);
@@ -174,7 +179,7 @@ static void write_build_id(struct feat_buf *b, const struct perf_header_data *h)
 	if (h->pipe)
 		return;
 	for (const struct perf_dso *d = h->dsos; d; d = d->next)
-		perf_write_build_id(b, d->path);
+		perf_write_build_id(b, d);
 }
 
 static void write_sample_time(struct feat_buf *b, const struct perf_header_data *h)

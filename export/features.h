@@ -59,9 +59,13 @@ struct perf_event_spec {
 	uint64_t id;
 };
 
-/* A DSO the exported maps name, for the build-id table. */
+/* A DSO the exported maps name, for the build-id table: the build ID
+ * the profile recorded for it (build_id_len 0: none recorded, an older
+ * profile - the file's own is written). */
 struct perf_dso {
 	char *path;
+	unsigned char build_id[PROFILE_BUILD_ID_MAX];
+	size_t build_id_len;
 	struct perf_dso *next;
 };
 
@@ -97,6 +101,6 @@ extern const size_t perf_nfeatures;
 
 /* The build_id_event of one DSO (an entry of the BUILD_ID feature; in pipe
  * mode a PERF_RECORD_HEADER_BUILD_ID record); nothing when it has none. */
-void perf_write_build_id(struct feat_buf *b, const char *path);
+void perf_write_build_id(struct feat_buf *b, const struct perf_dso *d);
 
 #endif

@@ -619,26 +619,32 @@ static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks
 	return 0;
 }
 
-static int note_dso(struct perf_writer *w, const char *path, struct error *err)
+/* One entry per file recorded: a path that named two files in the run
+ * (rebuilt meanwhile) has two build IDs. */
+static int note_dso(struct perf_writer *w, const char *path, const struct profile_map *m,
+		    struct error *err)
 {
 	struct perf_dso *d;
 
 	if (path[0] == '[' || (path[0] == '/' && path[1] == '/'))
 		return 0;	/* [vdso], //anon: no file to read a build-id from */
 	for (d = w->dsos; d; d = d->next)
-		if (strcmp(d->path, path) == 0)
+		if (strcmp(d->path, path) == 0 && d->build_id_len == m->build_id_len &&
+		    memcmp(d->build_id, m->build_id, m->build_id_len) == 0)
 			return 0;
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
 		return error_set(err, "out of memory for the DSO list (free some memory)");
 	}
+	d->build_id_len = m->build_id_len <= PROFILE_BUILD_ID_MAX ? m->build_id_len : 0;
+	memcpy(d->build_id, m->build_id, d->build_id_len);
 	d->next = w->dsos;
 	w->dsos = d;
 	if (w->pipe) {	/* pipe mode: build-ids go as records, before their maps */
 		struct feat_buf b = { 0 };
 
-		perf_write_build_id(&b, path);
+		perf_write_build_id(&b, d);
 		if (!b.failed && b.len)
 			out_put(&w->out, b.data, b.len);
 		free(b.data);
@@ -660,7 +666,7 @@ static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct
 
 	if (!(m->prot & PROT_EXEC))
 		return 0;	/* like perf record without --data */
-	if (note_dso(w, path, err) < 0)
+	if (note_dso(w, path, m, err) < 0)
 		return -1;
 	put_record(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &body, sizeof(body),
 		   path, string_space(path), m->pid, m->pid, record_time(w, m->time_ns));

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/error.h"
 #include "../common/idmap.h"
+#include "export.h"
 #include "plt.h"
 #include "symcache.h"
 
@@ -22,6 +25,8 @@
 
 struct dso {
 	char *path;
+	unsigned char build_id[BUILD_ID_MAX];	/* as recorded (0 bytes: none) */
+	size_t build_id_len;
 	bool loaded;
 	bool readable;
 	size_t nsegments;
@@ -125,16 +130,23 @@ int symbolizer_set_cache(struct symbolizer *s, const char *dir)
 	return 0;
 }
 
-static struct dso *dso_find(struct symbolizer *s, const char *path)
+/* One dso per file recorded: a path rebuilt during the run names two. */
+static struct dso *dso_find(struct symbolizer *s, const char *path, const uint8_t *id,
+			    size_t idlen)
 {
 	struct dso *d;
 
+	if (idlen > BUILD_ID_MAX)
+		idlen = 0;
 	for (d = s->dsos; d; d = d->next)
-		if (strcmp(d->path, path) == 0)
+		if (strcmp(d->path, path) == 0 && d->build_id_len == idlen &&
+		    memcmp(d->build_id, id, idlen) == 0)
 			return d;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
+	memcpy(d->build_id, id, idlen);
+	d->build_id_len = idlen;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);
@@ -187,7 +199,7 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 	map.start = m->start;
 	map.end = m->start + m->len;
 	map.pgoff = m->pgoff;
-	map.dso = dso_find(s, m->path);
+	map.dso = dso_find(s, m->path, m->build_id, m->build_id_len);
 	if (!map.dso)
 		return -1;
 	s->generation++;
@@ -631,9 +643,68 @@ static void dso_store_cached(const struct dso *d, const char *dir,
 		symcache_store(dir, key, &t);
 }
 
+/* Is the file at path the one d recorded (or d recorded none)? */
+static bool same_build_id(const struct dso *d, const char *path)
+{
+	unsigned char id[BUILD_ID_MAX];
+
+	return !d->build_id_len || (elf_build_id(path, id) == d->build_id_len &&
+				    memcmp(id, d->build_id, d->build_id_len) == 0);
+}
+
+static void hex_id(const struct dso *d, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->build_id_len && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, size - 2 * i, "%02x", d->build_id[i]);
+}
+
+/* perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug, holds a copy
+ * of each file perf record (or perf buildid-cache -a) saw, as
+ * .build-id/NN/REST/elf.  -1 when there is no such directory. */
+static int build_id_cache_path(const struct dso *d, char *buf, size_t size)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (d->build_id_len < 2)
+		return -1;
+	hex_id(d, hex, sizeof(hex));
+	if (dir && dir[0])
+		n = snprintf(buf, size, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	else if (home && home[0])
+		n = snprintf(buf, size, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* The file to read d's symbols from: its path while that is the file the
+ * profile recorded (same build ID), else the build-id cache's copy; NULL
+ * (said once, naming the file) when neither is: another file's symbols
+ * would name the wrong functions. */
+static const char *dso_source(const struct dso *d, char *buf, size_t size)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (same_build_id(d, d->path))
+		return d->path;
+	if (build_id_cache_path(d, buf, size) == 0 && same_build_id(d, buf))
+		return buf;
+	hex_id(d, hex, sizeof(hex));
+	warn_print(EXPORT_PROG, "%s: not the file that was recorded (build ID %s), and no copy in "
+		   "the build-id cache: its functions show as %s (keep the profiled build, or "
+		   "add it to the cache before replacing it: perf buildid-cache -a FILE)",
+		   d->path, hex, SYMBOL_UNKNOWN);
+	return NULL;
+}
+
 static void dso_load(struct dso *d, const char *cache_dir)
 {
+	char cached[PATH_MAX];
 	struct symcache_key key;
+	const char *source;
 	bool cacheable;
 	Elf *elf;
 	int fd;
@@ -643,15 +714,18 @@ static void dso_load(struct dso *d, const char *cache_dir)
 		vdso_load(d);
 		return;
 	}
-	cacheable = cache_dir && symcache_key(d->path, &key) == 0;
+	source = dso_source(d, cached, sizeof(cached));
+	if (!source)
+		return;
+	cacheable = cache_dir && symcache_key(source, &key) == 0;
 	if (cacheable && dso_load_cached(d, cache_dir, &key))
 		return;
-	fd = open_regular(d->path);
+	fd = open_regular(source);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		read_elf(elf, d, d->path);
+		read_elf(elf, d, source);
 		elf_end(elf);
 	}
 	close(fd);

@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,8 +21,9 @@
 #include "stacktree.h"
 #include "tidtable.h"
 
-/* Version 2 added the name record; version 1 files read as before. */
-#define NATIVE_VERSION 2
+/* Version 2 added the name record, version 3 the map's build ID; older
+ * files read as before. */
+#define NATIVE_VERSION 3
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
 #define CHUNK_HEADER 8
@@ -34,6 +36,7 @@
 #define SAMPLE_SAME_THREADS 0x10	/* same tid list as the previous sample */
 #define EXIT_FINAL 0x10			/* the exit carries final values */
 #define WINDOW_ENABLED 0x10		/* sampling switched on (else off) */
+#define MAP_BUILD_ID 0x10		/* the map's build ID follows (version 3) */
 /* The low 3 bits of a sample's time residual ride in the top of its tag:
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5
@@ -292,11 +295,13 @@ static int native_map(struct profile_writer *w, const struct profile_map *m,
 		      struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
-	uint8_t *p = record_begin(nw, 1 + 10 * VARINT_MAX + sizeof(m->path), err);
+	uint8_t *p = record_begin(nw, 1 + 11 * VARINT_MAX + sizeof(m->path) + sizeof(m->build_id),
+				  err);
+	uint8_t idlen = m->build_id_len <= PROFILE_BUILD_ID_MAX ? m->build_id_len : 0;
 
 	if (!p)
 		return -1;
-	*p++ = PROFILE_REC_MAP;
+	*p++ = PROFILE_REC_MAP | (idlen ? MAP_BUILD_ID : 0);
 	p = put_varint(p, m->pid);
 	p = put_varint(p, m->time_ns);
 	p = put_varint(p, m->start);
@@ -307,6 +312,11 @@ static int native_map(struct profile_writer *w, const struct profile_map *m,
 	p = put_varint(p, m->inode);
 	p = put_varint(p, m->prot);
 	p = PUT_FIELD_STR(p, m->path);
+	if (idlen) {
+		p = put_varint(p, idlen);
+		memcpy(p, m->build_id, idlen);
+		p += idlen;
+	}
 	return record_end(nw, p, m->time_ns, err);
 }
 
@@ -901,9 +911,11 @@ static int read_name(struct native_reader *nr, struct cursor *c, struct profile_
 	return 1;
 }
 
-static int read_map(struct native_reader *nr, struct cursor *c, struct profile_map *m,
-		    struct error *err)
+static int read_map(struct native_reader *nr, struct cursor *c, uint8_t tag,
+		    struct profile_map *m, struct error *err)
 {
+	uint64_t idlen = 0;
+
 	GET(c, cur_u32, &m->pid, "map pid");
 	GET(c, cur_varint, &m->time_ns, "map time");
 	GET(c, cur_varint, &m->start, "map start");
@@ -914,6 +926,16 @@ static int read_map(struct native_reader *nr, struct cursor *c, struct profile_m
 	GET(c, cur_varint, &m->inode, "map inode");
 	GET(c, cur_u32, &m->prot, "map protection");
 	GET_STR(c, m->path, "map path");
+	m->build_id_len = 0;
+	if (!(tag & MAP_BUILD_ID))
+		return 1;
+	GET(c, cur_varint, &idlen, "map build ID length");
+	if (idlen < 1 || idlen > PROFILE_BUILD_ID_MAX || idlen > (uint64_t)(c->end - c->p))
+		return corrupt(nr, cursor_offset(c), err, "map build ID of %" PRIu64
+			       " bytes (1 to %d, within the chunk)", idlen, PROFILE_BUILD_ID_MAX);
+	memcpy(m->build_id, c->p, idlen);
+	c->p += idlen;
+	m->build_id_len = (uint8_t)idlen;
 	return 1;
 }
 
@@ -1147,7 +1169,8 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 
 	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE &&
 	    !(type == PROFILE_REC_EXIT && (tag & ~REC_TYPE_MASK) == EXIT_FINAL) &&
-	    !(type == PROFILE_REC_WINDOW && (tag & ~REC_TYPE_MASK) == WINDOW_ENABLED))
+	    !(type == PROFILE_REC_WINDOW && (tag & ~REC_TYPE_MASK) == WINDOW_ENABLED) &&
+	    !(type == PROFILE_REC_MAP && (tag & ~REC_TYPE_MASK) == MAP_BUILD_ID && nr->version >= 3))
 		return corrupt(nr, start, err, "record tag 0x%02x has unknown flags", tag);
 	if (nr->stats_seen)
 		return corrupt(nr, start, err, "record after the statistics record");
@@ -1162,7 +1185,7 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 	case PROFILE_REC_EXIT:
 		return read_exit(nr, c, tag, &rec->exit, err);
 	case PROFILE_REC_MAP:
-		return read_map(nr, c, &rec->map, err);
+		return read_map(nr, c, tag, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
 		return read_sample(nr, c, tag, &rec->sample, err);
 	case PROFILE_REC_STATS:

@@ -692,6 +692,7 @@ static void fill_map(struct pperf_reader *pr, struct profile_map *m)
 	m->prot = PROT_READ | PROT_EXEC;	/* pperf keeps no protection */
 	memcpy(m->path, raw + 16, PPERF_LABEL);
 	m->path[PPERF_LABEL] = '\0';
+	m->build_id_len = 0;	/* the layout has no build IDs */
 	restore_pgoff(pr, m);
 }
 

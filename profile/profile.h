@@ -26,6 +26,8 @@
 #define PROFILE_CMDLINE_MAX 4096
 #define PROFILE_PATH_MAX 4096
 #define PROFILE_COMM_MAX 16
+/* GNU build IDs: 20 bytes (SHA-1), as perf's BUILD_ID_SIZE */
+#define PROFILE_BUILD_ID_MAX 20
 #define PROFILE_MAX_CHANNELS CHANNEL_MAX_PER_RUN
 /* Most threads in one sample, and most live threads (announced or sampled,
  * not yet exited) at any time: the reader refuses more, so that hostile
@@ -153,6 +155,10 @@ struct profile_map {
 	uint64_t inode;
 	uint32_t prot;			/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	char path[PROFILE_PATH_MAX];	/* "" for anonymous maps, "[vdso]" ... */
+	/* The GNU build ID of the mapped file as recorded (0 bytes: none
+	 * known - an older profile, a pperf one, or a file without one) */
+	uint8_t build_id_len;
+	uint8_t build_id[PROFILE_BUILD_ID_MAX];
 };
 
 /* One thread in one sample. */

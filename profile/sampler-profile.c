@@ -46,6 +46,10 @@ static void dump_map(FILE *out, const struct profile_map *m)
 		m->inode, m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
 		m->prot & PROT_EXEC ? 'x' : '-');
 	textform_str(out, "path", m->path);
+	if (m->build_id_len)
+		fputs(" build_id=", out);
+	for (unsigned i = 0; i < m->build_id_len; i++)
+		fprintf(out, "%02x", m->build_id[i]);
 	putc('\n', out);
 }
 
@@ -459,6 +463,24 @@ static int parse_dev(struct line *l, struct profile_map *m, struct error *err)
 	return 0;
 }
 
+/* build_id=HEX: 1 to PROFILE_BUILD_ID_MAX bytes, or none. */
+static int parse_build_id(struct line *l, struct profile_map *m, struct error *err)
+{
+	const char *s = field(l, "build_id");
+	size_t len = s ? strlen(s) : 0;
+
+	if (!s)
+		return 0;
+	if (len < 2 || len % 2 || len / 2 > PROFILE_BUILD_ID_MAX ||
+	    strspn(s, "0123456789abcdefABCDEF") != len)
+		return error_set(err, "line %lu: build_id=%s is not 1 to %d bytes in hex",
+				 l->number, s, PROFILE_BUILD_ID_MAX);
+	for (size_t i = 0; i < len / 2; i++)
+		sscanf(s + 2 * i, "%2hhx", &m->build_id[i]);
+	m->build_id_len = (uint8_t)(len / 2);
+	return 0;
+}
+
 static int build_map(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_map *m = &b->map;
@@ -468,7 +490,8 @@ static int build_map(struct builder *b, struct line *l, struct error *err)
 	    get_u64(l, "start", &m->start, err) < 0 || get_u64(l, "len", &m->len, err) < 0 ||
 	    get_u64(l, "pgoff", &m->pgoff, err) < 0 || parse_dev(l, m, err) < 0 ||
 	    get_u64(l, "inode", &m->inode, err) < 0 || parse_prot(l, &m->prot, err) < 0 ||
-	    GET_STR(l, "path", m->path, err) < 0 || check_fields(l, err) < 0)
+	    GET_STR(l, "path", m->path, err) < 0 || parse_build_id(l, m, err) < 0 ||
+	    check_fields(l, err) < 0)
 		return -1;
 	return profile_write_map(b->w, m, err);
 }

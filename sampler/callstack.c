@@ -327,6 +327,7 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 	if (memo)
 		memo_keep(memo, s, frames, n, end);
 	cs->st.unwind_ns += cpu_ns() - t0;
+	cs->st.files_refused = unwinder_files_refused(cs->unwinder);
 	cs->st.stacks++;
 	cs->st.frames += n;
 	cs->st.ends[end]++;

@@ -71,6 +71,7 @@ struct callstack_stats {
 	uint64_t carried;		/* stacks carried over (not unwound) */
 	uint64_t compared, compared_same; /* stacks compared without a stop, found the same */
 	uint64_t checked, checked_wrong; /* callstack_check: carried stacks checked, differing */
+	uint64_t files_refused;		/* files left out for want of descriptors (unwind.h) */
 	uint64_t ends[PROFILE_STACK_NENDS];
 };
 

@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "host.h"
 #include "launch.h"
 #include "signals.h"
@@ -75,6 +76,9 @@
 #define NAME_EVERY 8
 /* A switch stamp no ring has: a thread pended with it is always asked. */
 #define ANY_STAMP UINT64_MAX
+
+/* fetched_cpu of a thread whose CPU time its tracer could not read */
+#define CPU_UNREAD UINT64_MAX
 
 /* One per-sample channel: what the samples carried. */
 struct channel_tally {
@@ -145,6 +149,7 @@ struct engine {
 	uint64_t *ts_counters;
 	size_t ts_alloc;
 	struct profile_exit exit_rec;	/* the exit being written (1 KiB: not on the stack) */
+	struct buildid_cache *buildids;	/* of the files mapped, for the map records */
 
 	struct {
 		uint64_t start_ns, end_ns;
@@ -155,6 +160,7 @@ struct engine {
 		bool tracers_refused;
 		uint64_t held_slots, blocked_thread_samples, stuck_samples, pmu_read_ns, own_cpu_ns, engine_cpu_ns;
 		uint64_t stops, carried, carried_checked, carried_wrong, moved, strays;
+		uint64_t cpu_unread, cpu_unread_fds;
 	} st;
 };
 
@@ -310,14 +316,27 @@ static uint64_t recorded_cpu(const struct task *t, uint64_t cpu_ns)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* Read t's CPU time into *cpu.  A reading that fails leaves *cpu as it
+ * was (never a zero, which would take back all the thread ran) and is
+ * counted; one for want of a descriptor ends the run with a warning. */
+static void read_cpu(struct engine *e, const struct task *t, uint64_t *cpu)
+{
+	if (procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid, cpu) == 0)
+		return;
+	e->st.cpu_unread++;
+	if (errno == EMFILE || errno == ENFILE)
+		e->st.cpu_unread_fds++;
+}
+
 /* Read the CPU time and counters of a thread at its exit stop (still
  * alive, counters still attached): what it did after its last sample. */
 static void read_final(struct engine *e, struct task *t, struct profile_exit *rec)
 {
-	uint64_t cpu = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+	uint64_t cpu = t->cpu_ns;
 
+	read_cpu(e, t, &cpu);
 	rec->final = true;
-	if (cpu < t->cpu_ns)	/* unreadable: nothing more than we had */
+	if (cpu < t->cpu_ns)	/* nothing less than we had */
 		cpu = t->cpu_ns;
 	rec->cpu_ns = recorded_cpu(t, cpu);
 	read_counters(e, t, rec->counters);
@@ -359,6 +378,8 @@ static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 			.inode = m->inode, .prot = m->prot,
 		};
 		snprintf(rec->path, sizeof(rec->path), "%s", m->path);
+		if (e->buildids)
+			rec->build_id_len = buildid_of(e->buildids, p->pid, m, rec->build_id);
 		record_result(e, profile_write_map(e->writer, rec, &e->write_err));
 	}
 	free(rec);
@@ -492,8 +513,11 @@ static void thread_exits(struct engine *e, struct task *t, bool readable)
 	tasks_set_exiting(t);
 	emit_exit(e, t, now, readable);
 	pmu_set_detach(e->pmus, t->tid);
-	if (t->proc->live_threads == 0)
+	if (t->proc->live_threads == 0) {
 		refresh_maps(e, t->proc, now, false);	/* its last maps */
+		if (e->stacks)	/* its files, open for unwinding, are not needed */
+			callstack_maps_changed(e->stacks, t->proc->pid);
+	}
 }
 
 /* Remove t from the table.  A new thread whose parent's clone or fork
@@ -1387,7 +1411,8 @@ static void fetch_share(void *arg, int tracer)
 			continue;
 		t->fetch_rc = (int)ptrace(PTRACE_GETREGSET, t->tid, NT_PRSTATUS, &iov);
 		t->regs_len = iov.iov_len;
-		t->fetched_cpu = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+		if (procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid, &t->fetched_cpu) < 0)
+			t->fetched_cpu = CPU_UNREAD;	/* read again, and counted, by snap_thread */
 		t->fetched = true;
 	}
 }
@@ -1413,13 +1438,16 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		rp = &t->regs;
 		regs_len = t->regs_len;
 		decode_regs(rp, regs_len, &t->pc, &blocked);
-		t->cpu_ns = t->fetched_cpu;
+		if (t->fetched_cpu != CPU_UNREAD)
+			t->cpu_ns = t->fetched_cpu;
+		else
+			read_cpu(e, t, &t->cpu_ns);
 		quiet_stopped(&t->quiet);
 	} else {
 		if (t->state == TASK_STOPPED &&
 		    read_regs(e, t, &regs, &regs_len, &t->pc, &blocked) < 0)
 			return -1;
-		t->cpu_ns = procfs_read_cputime(t->schedstat_fd, t->proc->pid, t->tid);
+		read_cpu(e, t, &t->cpu_ns);
 		if (t->state == TASK_STOPPED)
 			quiet_stopped(&t->quiet);
 	}
@@ -1865,6 +1893,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 {
 	struct process *p;
 	struct task *t;
+	uint64_t cpu0 = 0;
 
 	e->hz = cfg->hz;
 	e->period_ns = engine_period_ns(cfg->hz);
@@ -1885,6 +1914,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 		return error_set(err, "bad frequency %g Hz (use %g to %g Hz)", cfg->hz,
 				 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
 	procfs_raise_fd_limit();
+	e->buildids = buildid_cache_new();	/* NULL: the maps go without */
 	sigemptyset(&e->chld_set);
 	sigaddset(&e->chld_set, SIGCHLD);
 	signals_wait_set(&e->wait_set);
@@ -1916,7 +1946,8 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	}
 	/* Its CPU time counts from here, as its counters do: what the child
 	 * spent before (the sampler's fork, the execve) is not the program's. */
-	t->cpu_offset = -(int64_t)procfs_read_cputime(t->schedstat_fd, p->pid, t->tid);
+	read_cpu(e, t, &cpu0);
+	t->cpu_offset = -(int64_t)cpu0;
 	resume(e, t);		/* out of its exec stop: the run begins */
 	return 0;
 }
@@ -1979,6 +2010,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 	stats->ncpus = e->ncpus;
 	stats->pmu_failed = e->pmu_failed;
 	stats->pmu_err = e->pmu_err;
+	stats->cpu_unread = e->st.cpu_unread;
+	stats->cpu_unread_fds = e->st.cpu_unread_fds;
+	if (e->stacks)
+		stats->files_refused = callstack_stats(e->stacks)->files_refused;
 	if (e->writer) {
 		struct profile_writer *w = e->writer;
 
@@ -2007,6 +2042,7 @@ void engine_free(struct engine *e)
 	free(e->ts);
 	free(e->ts_counters);
 	free(e->waitlist);
+	buildid_cache_free(e->buildids);
 	if (e->writer)
 		profile_writer_abandon(e->writer);
 	free(e);

@@ -73,6 +73,9 @@ struct engine_stats {
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
 	int ncpus;			/* online CPUs */
+	uint64_t cpu_unread;		/* CPU-time readings that failed (the previous value was kept) */
+	uint64_t cpu_unread_fds;	/* ...of them for want of a file descriptor */
+	uint64_t files_refused;		/* -g: files left out of unwinding for want of descriptors */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
 	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
 	bool tracers_refused;		/* --tracers asked, the sampler is not at real-time priority */

@@ -169,20 +169,26 @@ static int open_task_file(pid_t pid, pid_t tid, const char *file)
 
 /* Descriptors kept open stay this far below the limit, so that plug-ins,
  * the profile and transient reads always find one free.  Every per-thread
- * descriptor (schedstat, syscall, stat) shares this one budget. */
+ * descriptor (schedstat, syscall, stat) and every ELF file the unwinder
+ * holds (unwind.c) shares this one budget. */
 #define FD_RESERVE 32
 
-static int open_kept(pid_t pid, pid_t tid, const char *file)
+int procfs_keep_fd(int fd)
 {
 	struct rlimit lim;
-	int fd = open_task_file(pid, tid, file);
 
 	if (fd >= 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
 	    (rlim_t)fd + FD_RESERVE >= lim.rlim_cur) {
 		close(fd);
+		errno = EMFILE;
 		return -1;
 	}
 	return fd;
+}
+
+static int open_kept(pid_t pid, pid_t tid, const char *file)
+{
+	return procfs_keep_fd(open_task_file(pid, tid, file));
 }
 
 /* pread a task file whole into buf (NUL-terminated): from fd when it is
@@ -193,14 +199,17 @@ static ssize_t read_task_file(int fd, pid_t pid, pid_t tid, const char *file,
 {
 	bool transient = fd < 0;
 	ssize_t n;
+	int saved;
 
 	if (transient)
 		fd = open_task_file(pid, tid, file);
 	if (fd < 0)
 		return -1;
 	n = pread(fd, buf, size - 1, 0);
+	saved = errno;
 	if (transient)
 		close(fd);
+	errno = saved;
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;
@@ -211,13 +220,24 @@ int procfs_open_schedstat(pid_t pid, pid_t tid)
 	return open_kept(pid, tid, "schedstat");
 }
 
-uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid)
+int procfs_read_cputime(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns)
 {
-	char buf[96];
+	char buf[96], *end;
+	unsigned long long cpu;
+	ssize_t n = read_task_file(fd, pid, tid, "schedstat", buf, sizeof(buf));
 
-	if (read_task_file(fd, pid, tid, "schedstat", buf, sizeof(buf)) <= 0)
-		return 0;
-	return strtoull(buf, NULL, 10);
+	if (n <= 0) {
+		if (n == 0)
+			errno = ESRCH;	/* an empty file: the thread is gone */
+		return -1;
+	}
+	cpu = strtoull(buf, &end, 10);
+	if (end == buf) {
+		errno = EINVAL;
+		return -1;
+	}
+	*cpu_ns = cpu;
+	return 0;
 }
 
 int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs)

@@ -40,9 +40,11 @@ int map_list_equal(const struct map_list *a, const struct map_list *b);
 /* Open /proc/PID/task/TID/schedstat, kept open for procfs_read_cputime;
  * -1 when it cannot be opened or would use one of the last descriptors. */
 int procfs_open_schedstat(pid_t pid, pid_t tid);
-/* The thread's CPU time in ns (first schedstat field) by pread on fd, or
- * by a transient open when fd < 0; 0 when the thread is gone. */
-uint64_t procfs_read_cputime(int fd, pid_t pid, pid_t tid);
+/* The thread's CPU time in ns (first schedstat field) into *cpu_ns, by
+ * pread on fd, or by a transient open when fd < 0: 0, or -1 with errno
+ * (EMFILE: no descriptor left; ENOENT, ESRCH: the thread is gone) and
+ * *cpu_ns untouched - a failed reading is never a zero. */
+int procfs_read_cputime(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns);
 /* CPU time and run count (schedstat fields 1 and 3): 0, or -1 when
  * unreadable. */
 int procfs_read_schedstat(int fd, pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runs);
@@ -63,6 +65,11 @@ int procfs_read_syscall(int fd, pid_t pid, pid_t tid, struct procfs_syscall *sc)
 /* A thread's state letter (R, S, D, Z, X...) and its PF_* flags, from
  * /proc/PID/task/TID/stat: 0, or -1 when it is gone. */
 int procfs_read_task_state(pid_t pid, pid_t tid, char *state, uint64_t *flags);
+/* fd, when it may stay open: descriptors kept open (per-thread files,
+ * the unwinder's ELF files) stay 32 below the limit, so that
+ * plug-ins, the profile and transient reads always find one free.  Else
+ * closes it and returns -1 (errno EMFILE). */
+int procfs_keep_fd(int fd);
 /* Raise the sampler's own descriptor limit to its hard limit (call after
  * the target is started: it keeps the limit it was given). */
 void procfs_raise_fd_limit(void);

@@ -230,9 +230,10 @@ enum quiet_look quiet_look(struct quiet *q, uint64_t stamp, pid_t pid, pid_t tid
 		 * a little late; its PC is the stamp's. */
 		if (!ring_left_cpu_at(q, stamp, &blocked_pc, &blocked_sp, &preempted))
 			return QUIET_RAN;	/* on a CPU: it moves */
+		if (procfs_read_cputime(schedstat_fd, pid, tid, cpu_ns) < 0)
+			return QUIET_RAN;	/* stopped, it is read (and counted) so */
 		*pc = blocked_pc;
 		*sp = blocked_sp;
-		*cpu_ns = procfs_read_cputime(schedstat_fd, pid, tid);
 		q->seen = stamp;
 		q->seen_runnable = preempted;
 		return preempted ? QUIET_WAITING : QUIET_BLOCKED;
@@ -249,8 +250,8 @@ enum quiet_look quiet_look(struct quiet *q, uint64_t stamp, pid_t pid, pid_t tid
 		q->retry_in = QUIET_RETRY;
 		return QUIET_RAN;
 	}
-	if (q->ring)
-		cpu = procfs_read_cputime(schedstat_fd, pid, tid);
+	if (q->ring && procfs_read_cputime(schedstat_fd, pid, tid, &cpu) < 0)
+		return QUIET_RAN;
 	*pc = blocked_pc;
 	*sp = blocked_sp;
 	*cpu_ns = cpu;

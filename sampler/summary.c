@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "../common/error.h"
 
@@ -159,6 +160,28 @@ static void warn_readings(const char *prog, const struct summary_run *run,
 	}
 }
 
+/* The sampler ran out of file descriptors (a low ulimit -n): one line
+ * with what it cost and the fix.  A CPU-time reading that failed kept the
+ * thread's previous value, so those thread-samples count no CPU time. */
+static void warn_descriptors(const char *prog, const struct engine_stats *st)
+{
+	char limit[32] = "", cpu[128] = "", files[96] = "";
+	struct rlimit lim;
+
+	if (!st->cpu_unread_fds && !st->files_refused)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+		snprintf(limit, sizeof(limit), " (limit %llu)", (unsigned long long)lim.rlim_cur);
+	if (st->cpu_unread_fds)
+		snprintf(cpu, sizeof(cpu), "%" PRIu64 " CPU-time readings failed (those thread-samples "
+			 "count no CPU time)%s", st->cpu_unread_fds, st->files_refused ? ", " : "");
+	if (st->files_refused)
+		snprintf(files, sizeof(files), "files were left out of call stacks %" PRIu64
+			 " times (their frames are unknown)", st->files_refused);
+	warn_print(prog, "out of file descriptors%s: %s%s; raise the limit, e.g. ulimit -n 4096",
+		   limit, cpu, files);
+}
+
 static void print_debug(const struct summary_run *run, const struct engine_stats *st)
 {
 	const struct profile_stats *p = &st->profile;
@@ -203,6 +226,9 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 	if (st->held_slots)
 		fprintf(stderr, "sampler: slots in which job control held every thread (served): %" PRIu64 "\n",
 			st->held_slots);
+	if (st->cpu_unread)
+		fprintf(stderr, "sampler: CPU-time readings that failed (the previous value kept): %" PRIu64
+			", %" PRIu64 " of them for want of a descriptor\n", st->cpu_unread, st->cpu_unread_fds);
 	if (st->stuck_samples)
 		fprintf(stderr, "sampler: samples that left out a thread which did not stop within 1 s: %" PRIu64 "\n",
 			st->stuck_samples);
@@ -212,6 +238,7 @@ void summary_print(const char *prog, const struct summary_run *run,
 		   const struct engine_stats *st)
 {
 	warn_readings(prog, run, st);
+	warn_descriptors(prog, st);
 	if (st->carry_refused)
 		warn_print(prog, "--carry-preempted: the kernel refused the context-switch samples "
 			   "(they need root, CAP_PERFMON or kernel.perf_event_paranoid 1 or lower); "

@@ -9,6 +9,9 @@
  * being unwound: its registers, and memory from its stack copy only.  CFI
  * parsed for a module stays with the Dwfl, so a process pays for it once.
  * At most UNWIND_PROCS processes are kept; the least recently used goes.
+ * Every module holds its file open: those descriptors share the budget of
+ * the descriptors kept open (procfs_keep_fd), and the least recently used
+ * processes' modules are closed to make room for a new one's.
  */
 #include "unwind.h"
 
@@ -62,6 +65,7 @@ struct unwinder {
 	struct unwind_proc procs[UNWIND_PROCS];
 	int vdso_fd;		/* memfd with the sampler's vDSO image, or -1 */
 	uint64_t vdso_len;
+	uint64_t files_refused;	/* no descriptor for a module's file */
 	Dwfl_Callbacks callbacks;
 };
 
@@ -320,9 +324,55 @@ static bool load_bias(Elf *elf, const struct map_entry *m, uint64_t *bias)
 	return false;
 }
 
-static void report_file(Dwfl *dwfl, const struct map_entry *m)
+static void proc_release(struct unwind_proc *p)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Close the modules of the least recently used process other than keep:
+ * false when there is none. */
+static bool release_oldest(struct unwinder *u, const struct unwind_proc *keep)
+{
+	struct unwind_proc *oldest = NULL;
+
+	for (size_t i = 0; i < UNWIND_PROCS; i++) {
+		struct unwind_proc *q = &u->procs[i];
+
+		if (q != keep && q->dwfl && (!oldest || q->used < oldest->used))
+			oldest = q;
+	}
+	if (!oldest)
+		return false;
+	proc_release(oldest);
+	return true;
+}
+
+/* A descriptor for a module of p: path opened, or (path NULL) the vDSO
+ * image's.  Kept only within the descriptor budget, for which other
+ * processes' modules are closed, least recently used first; -1 when even
+ * that leaves no room (counted), or the file cannot be opened. */
+static int open_module_file(struct unwinder *u, const struct unwind_proc *p, const char *path)
+{
+	for (;;) {
+		int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : dup(u->vdso_fd);
+
+		if (fd < 0 && errno != EMFILE && errno != ENFILE)
+			return -1;
+		if (procfs_keep_fd(fd) >= 0)
+			return fd;
+		if (!release_oldest(u, p)) {
+			u->files_refused++;
+			return -1;
+		}
+	}
+}
+
+static void report_file(struct unwinder *u, const struct unwind_proc *p, Dwfl *dwfl,
+			const struct map_entry *m)
+{
+	int fd = open_module_file(u, p, m->path);
 	const char *name = strrchr(m->path, '/');
 	struct stat sb;
 	uint64_t bias;
@@ -343,18 +393,20 @@ static void report_file(Dwfl *dwfl, const struct map_entry *m)
 		close(fd);
 }
 
-static void report_vdso(struct unwinder *u, Dwfl *dwfl, const struct map_entry *m)
+static void report_vdso(struct unwinder *u, const struct unwind_proc *p, Dwfl *dwfl,
+			const struct map_entry *m)
 {
 	int fd;
 
 	if (u->vdso_fd < 0 || m->end - m->start != u->vdso_len)
 		return;		/* not our image (a 32-bit process) */
-	fd = dup(u->vdso_fd);
+	fd = open_module_file(u, p, NULL);
 	if (fd >= 0 && !dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, m->start, true))
 		close(fd);
 }
 
-static void report_modules(struct unwinder *u, Dwfl *dwfl, const struct map_list *maps)
+static void report_modules(struct unwinder *u, const struct unwind_proc *p, Dwfl *dwfl,
+			   const struct map_list *maps)
 {
 	const char *last = NULL;
 
@@ -364,9 +416,9 @@ static void report_modules(struct unwinder *u, Dwfl *dwfl, const struct map_list
 		if (!(m->prot & PROT_EXEC))
 			continue;
 		if (strcmp(m->path, "[vdso]") == 0)
-			report_vdso(u, dwfl, m);
+			report_vdso(u, p, dwfl, m);
 		else if (m->path[0] == '/' && (!last || strcmp(last, m->path) != 0))
-			report_file(dwfl, m);
+			report_file(u, p, dwfl, m);
 		last = m->path;
 	}
 }
@@ -391,13 +443,6 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 	return -1;
 }
 
-static void proc_release(struct unwind_proc *p)
-{
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	memset(p, 0, sizeof(*p));
-}
-
 static Dwfl *proc_build(struct unwinder *u, struct unwind_proc *p, const struct map_list *maps)
 {
 	Dwfl *dwfl = dwfl_begin(&u->callbacks);
@@ -405,7 +450,7 @@ static Dwfl *proc_build(struct unwinder *u, struct unwind_proc *p, const struct 
 	if (!dwfl)
 		return NULL;
 	dwfl_report_begin(dwfl);
-	report_modules(u, dwfl, maps);
+	report_modules(u, p, dwfl, maps);
 	if (dwfl_report_end(dwfl, NULL, NULL) != 0 ||
 	    !dwfl_attach_state(dwfl, NULL, p->pid, &thread_callbacks, p)) {
 		dwfl_end(dwfl);
@@ -707,6 +752,11 @@ void unwinder_forget(struct unwinder *u, pid_t pid)
 	for (size_t i = 0; i < UNWIND_PROCS; i++)
 		if (u->procs[i].pid == pid)
 			proc_release(&u->procs[i]);
+}
+
+uint64_t unwinder_files_refused(const struct unwinder *u)
+{
+	return u->files_refused;
 }
 
 unsigned unwind_thread(struct unwinder *u, pid_t pid, const struct map_list *maps,
