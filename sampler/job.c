@@ -70,7 +70,6 @@ int job_detect(struct job *job, struct error *err)
 					 error_quote(quoted, sizeof(quoted), v, JOB_QUOTE_MAX), strlen(v));
 		copy_str(job->rank, sizeof(job->rank), v);
 		job->rank_var = rank_vars[i].rank;
-		job->size_var = rank_vars[i].size;
 		job->size = job_size(rank_vars[i].size);
 		break;
 	}
@@ -135,11 +134,14 @@ static void put_time(struct name_buf *b, uint64_t realtime_ns)
 /* Does the pattern use %c (not %%c)? */
 static bool uses(const char *pattern, char c)
 {
-	for (const char *p = pattern; *p; p++)
-		if (*p == '%' && *++p == c)
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == c)
 			return true;
-		else if (!*p)
+		if (!*p)
 			break;
+	}
 	return false;
 }
 

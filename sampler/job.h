@@ -15,8 +15,7 @@
 struct job {
 	char rank[JOB_RANK_MAX];	/* "" when no launcher set one */
 	const char *rank_var;		/* the variable it came from, or NULL */
-	const char *size_var;		/* the launcher's number of ranks, or NULL */
-	unsigned long size;		/* ...as it says, or 0: not known */
+	unsigned long size;		/* ranks in the job as the launcher says, or 0 */
 	const char *empty_var;		/* the first rank variable set but empty */
 	char job_id[JOB_ID_MAX];	/* "" when none */
 	char host[JOB_HOST_MAX];	/* short host name (up to the first dot) */
