@@ -23,7 +23,8 @@ struct job {
 
 /* Read the rank from OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
  * SLURM_PROCID (the first one set, in that order) and the number of ranks
- * from OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS (the same launcher's),
+ * from OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_STEP_NUM_TASKS (the same
+ * launcher's; Slurm without a step, a batch script, is one),
  * the job id from SLURM_JOB_ID or OMPI_MCA_ess_base_jobid, and the host
  * name.  A rank that is not a decimal number is an error naming the
  * variable (and quoting its first bytes). */
