@@ -12,14 +12,18 @@
 /* The order in which launchers are trusted: Open MPI's own variable first
  * (mpirun also sets PMIX_RANK), then the generic PMI ones, then Slurm's
  * task id (srun without MPI, or an MPI that srun started).  Each with the
- * variable that says how many ranks there are, where the launcher sets one. */
+ * variable that says how many ranks there are, where the launcher sets one.
+ * Slurm sets SLURM_PROCID=0 in a batch script too, which runs once (its
+ * SLURM_NTASKS is the job's, for the steps to come): only srun's steps
+ * have SLURM_STEP_NUM_TASKS, so without it the script is alone. */
 static const struct {
 	const char *rank, *size;
+	bool alone_without_size;
 } rank_vars[] = {
-	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
-	{ "PMI_RANK", "PMI_SIZE" },
-	{ "PMIX_RANK", NULL },
-	{ "SLURM_PROCID", "SLURM_NTASKS" },
+	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", false },
+	{ "PMI_RANK", "PMI_SIZE", false },
+	{ "PMIX_RANK", NULL, false },
+	{ "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", true },
 };
 /* Bytes of a bad rank an error quotes (a number has at most 15). */
 #define JOB_QUOTE_MAX 20
@@ -43,11 +47,14 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[len] = '\0';
 }
 
-/* The number of ranks the launcher gave in var, or 0 when it says none. */
-static unsigned long job_size(const char *var)
+/* The number of ranks the launcher gave in var, or 0 when it says none
+ * (alone: 1 when var is not set). */
+static unsigned long job_size(const char *var, bool alone_without_size)
 {
 	const char *v = var ? getenv(var) : NULL;
 
+	if (!v && alone_without_size)
+		return 1;
 	return v && is_number(v) && strlen(v) < 10 ? strtoul(v, NULL, 10) : 0;
 }
 
@@ -70,8 +77,7 @@ int job_detect(struct job *job, struct error *err)
 					 error_quote(quoted, sizeof(quoted), v, JOB_QUOTE_MAX), strlen(v));
 		copy_str(job->rank, sizeof(job->rank), v);
 		job->rank_var = rank_vars[i].rank;
-		job->size_var = rank_vars[i].size;
-		job->size = job_size(rank_vars[i].size);
+		job->size = job_size(rank_vars[i].size, rank_vars[i].alone_without_size);
 		break;
 	}
 	for (size_t i = 0; i < sizeof(job_vars) / sizeof(job_vars[0]); i++) {
@@ -135,11 +141,14 @@ static void put_time(struct name_buf *b, uint64_t realtime_ns)
 /* Does the pattern use %c (not %%c)? */
 static bool uses(const char *pattern, char c)
 {
-	for (const char *p = pattern; *p; p++)
-		if (*p == '%' && *++p == c)
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == c)
 			return true;
-		else if (!*p)
+		if (!*p)
 			break;
+	}
 	return false;
 }
 

@@ -15,8 +15,7 @@
 struct job {
 	char rank[JOB_RANK_MAX];	/* "" when no launcher set one */
 	const char *rank_var;		/* the variable it came from, or NULL */
-	const char *size_var;		/* the launcher's number of ranks, or NULL */
-	unsigned long size;		/* ...as it says, or 0: not known */
+	unsigned long size;		/* ranks in the job as the launcher says, or 0 */
 	const char *empty_var;		/* the first rank variable set but empty */
 	char job_id[JOB_ID_MAX];	/* "" when none */
 	char host[JOB_HOST_MAX];	/* short host name (up to the first dot) */
@@ -24,7 +23,8 @@ struct job {
 
 /* Read the rank from OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK,
  * SLURM_PROCID (the first one set, in that order) and the number of ranks
- * from OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_NTASKS (the same launcher's),
+ * from OMPI_COMM_WORLD_SIZE, PMI_SIZE or SLURM_STEP_NUM_TASKS (the same
+ * launcher's; Slurm without a step, a batch script, is one),
  * the job id from SLURM_JOB_ID or OMPI_MCA_ess_base_jobid, and the host
  * name.  A rank that is not a decimal number is an error naming the
  * variable (and quoting its first bytes). */

@@ -6,7 +6,7 @@
 
 # Every launcher variable off, whatever started the test suite.
 unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
-	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS
+	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS SLURM_STEP_NUM_TASKS
 host=$(uname -n | cut -d. -f1)
 
 host_field() {	# TEXT KEY
@@ -76,16 +76,20 @@ test_expect_success 'under a launcher, -o without %r is refused: one line naming
 	run_status env PMIX_RANK=1 "$SAMPLER" -o dir.d/out.prof.bz2 -- touch ran 2>err &&
 	expect_eq 125 "$rc" "status (PMIx: the number of ranks unknown)" &&
 	expect_grep "(PMIX_RANK=1): put %r, the rank, in the name (e.g. -o dir.d/out.%r.prof.bz2)\$" err &&
-	run_status env SLURM_PROCID=0 SLURM_NTASKS=2 "$SAMPLER" -o "p%%r" -- touch ran 2>err &&
+	run_status env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_STEP_NUM_TASKS=2 "$SAMPLER" -o "p%%r" -- touch ran 2>err &&
 	expect_eq 125 "$rc" "status (%%r is no rank)" &&
 	expect_grep "(SLURM_PROCID=0 of 2): put %r" err &&
 	expect_eq "" "$(ls same.prof* dir.d p%r ran 2>/dev/null)" "files left"
 '
 
-test_expect_success 'a job of one rank, %h with %p, or -o - need no %r' '
+# A Slurm batch script has SLURM_PROCID=0 and the job's SLURM_NTASKS, but
+# runs once: only srun's steps have SLURM_STEP_NUM_TASKS.
+test_expect_success 'a job of one rank, a Slurm batch script, %h with %p, or -o - need no %r' '
 	OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 "$SAMPLER" -o one.prof -- true &&
 	dump one.prof && expect_eq 0 "$(host_field one.prof.txt rank)" "rank" &&
-	SLURM_PROCID=3 "$SAMPLER" -o "hp.%h.%p.prof" -- true &&
+	SLURM_PROCID=0 SLURM_NTASKS=4 SLURM_JOB_ID=9 "$SAMPLER" -o batch.prof -- true &&
+	dump batch.prof && expect_eq 9 "$(host_field batch.prof.txt job_id)" "job id of the batch script" &&
+	PMIX_RANK=3 "$SAMPLER" -o "hp.%h.%p.prof" -- true &&
 	expect_eq 1 "$(ls hp.$host.*.prof | wc -l)" "profiles named by host and pid" &&
 	PMI_RANK=1 "$SAMPLER" -o - -- true >out.prof &&
 	dump out.prof && expect_eq 1 "$(host_field out.prof.txt rank)" "rank of the profile on stdout"

@@ -9,7 +9,7 @@
 
 test_have_prereq MPI || { skip_all="missing $test_missing_"; test_done; }
 unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
-	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS
+	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS SLURM_STEP_NUM_TASKS
 host=$(uname -n | cut -d. -f1)
 
 host_field() {	# TEXT KEY
