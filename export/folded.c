@@ -104,10 +104,10 @@ static int parse_weight(struct folded_writer *w, const char *spec, struct error 
 {
 	const struct profile_info *info = w->info;
 
-	if (!spec || strcmp(spec, "samples") == 0) {
-		w->kind = WEIGHT_SAMPLES;
-	} else if (strcmp(spec, "cpu") == 0) {
+	if (!spec || strcmp(spec, "cpu") == 0) {	/* perf's default: CPU time */
 		w->kind = WEIGHT_CPU;
+	} else if (strcmp(spec, "samples") == 0) {
+		w->kind = WEIGHT_SAMPLES;
 	} else if (strcmp(spec, "wall") == 0) {
 		w->kind = WEIGHT_WALL;
 	} else if (strcmp(spec, "energy") == 0 || strncmp(spec, "energy:", 7) == 0) {

@@ -81,7 +81,7 @@ test_expect_success 'fork without exec: the child (same image, new process) has 
 
 test_expect_success 'exec from a second thread: the new image has its stacks' '
 	"$SAMPLER" -g -f 1000 -o x.prof -- "$EXAMPLES/thread-exec" 0.3 &&
-	"$EXPORT" --format folded x.prof >x.folded &&
+	"$EXPORT" --format folded --weight samples x.prof >x.folded &&
 	cat x.folded &&
 	expect_grep "^thread-exec;clone3;start_thread;spinner [0-9]" x.folded &&
 	expect_grep "^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main [0-9]" x.folded &&
@@ -94,7 +94,7 @@ test_expect_success 'exec from a second thread: the new image has its stacks' '
 # a few samples before (the re-read is rate-limited per process).
 test_expect_success 'exec soon after the start: the new image'"'"'s frames in its libraries are known' '
 	"$SAMPLER" -g -f 1000 -o soon.prof -- "$EXAMPLES/thread-exec" 0.02 &&
-	"$EXPORT" --format folded soon.prof >soon.folded &&
+	"$EXPORT" --format folded --weight samples soon.prof >soon.folded &&
 	busy=$(awk "/^busy;/ { t += \$NF; if (\$1 ~ /^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main(;|\$)/) m += \$NF } END { printf \"%.0f\", t ? 100 * m / t : 0 }" soon.folded) &&
 	expect_ge 90 "$busy" "% of busy'"'"'s thread-samples under _start ... main" &&
 	expect_no_grep "^busy;\[unknown\]" soon.folded

@@ -97,7 +97,7 @@ test_expect_success 'a PC in a mapping that is not executable is [unknown], in C
 	echo "stats wall=10000000 latency=0 samples=1 thread_samples=1 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals="
 	} >jit.txt &&
 	"$PROFILE_TOOL" build jit.prof <jit.txt &&
-	"$EXPORT" --format folded jit.prof >jit.folded &&
+	"$EXPORT" --format folded --weight samples jit.prof >jit.folded &&
 	cat jit.folded &&
 	expect_grep "^jit;[^;]*;\[unknown\];\[unknown\] 1\$" jit.folded &&
 	"$EXPORT" --format csv --symbols jit.prof | grep -v "^#" | tail -n 1 >jit.row &&

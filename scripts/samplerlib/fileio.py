@@ -170,6 +170,16 @@ def cannot_write(path, e):
     return SamplerError("cannot write %s: %s (%s)" % (path, e.strerror or e, fix))
 
 
+def is_device(path):
+    """A character device or FIFO (-o /dev/null, -o >(...)): written to,
+    not replaced by a new file (that would put a file in /dev)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def remove_quietly(path):
     try:
         os.unlink(path)
@@ -195,7 +205,10 @@ class Output:
                 pass
             return
         try:
-            self.raw, self.tmp = new_file_beside(self.path)
+            if is_device(self.path):  # /dev/null, a FIFO: written in place, never replaced
+                self.raw, self.tmp = open(self.path, "wb"), None
+            else:
+                self.raw, self.tmp = new_file_beside(self.path)
         except OSError as e:
             raise cannot_write(self.path, e)
         out = bz2.BZ2File(self.raw, "wb") if self.path.endswith(".bz2") else self.raw
@@ -222,15 +235,15 @@ class Output:
                 self.f.close()  # a full disk fails here, at the last flush
             finally:
                 self.raw.close()  # (a BZ2File leaves the file it was given open)
-            if ok:
+            if ok and self.tmp:
                 os.replace(self.tmp, self.path)
-                renamed = True
+            renamed = ok
         except OSError as e:
             if ok:
                 raise cannot_write(self.path, e)
             # (not ok: the error that brought us here is the one to tell)
         finally:
-            if not renamed:
+            if not renamed and self.tmp:
                 remove_quietly(self.tmp)
 
     def __enter__(self):
