@@ -33,3 +33,13 @@ $(BUILD)/examples/calltree-stripped: examples/calltree.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(EXAMPLE_CFLAGS) -fomit-frame-pointer -fno-asynchronous-unwind-tables \
 		-fno-unwind-tables -g0 -s $< -lm
+
+# The C++ example (demangling tests), when a C++ compiler is there (g++:
+# make deps installs it).
+CXX_FOUND := $(shell command -v $(CXX) 2>/dev/null)
+ifneq ($(CXX_FOUND),)
+TEST_PROGRAMS += $(BUILD)/examples/cxxnames
+$(BUILD)/examples/cxxnames: examples/cxxnames.cc examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
+endif

@@ -35,7 +35,7 @@ static const struct exporter *const exporters[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded] [--symbols]\n"
-	      "                      [--weight W] [--no-symbol-cache] [--force] PROFILE...\n"
+	      "                      [--weight W] [--no-demangle] [--no-symbol-cache] [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
@@ -53,6 +53,7 @@ static void usage(FILE *f)
 	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
+	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
@@ -100,6 +101,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "event", required_argument, NULL, 'e' },
 		{ "symbols", no_argument, NULL, 's' },
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "demangle", no_argument, NULL, 'M' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -130,6 +133,12 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			break;
 		case 'n':
 			opt->symbol_cache = NULL;
+			break;
+		case 'D':
+			opt->no_demangle = true;
+			break;
+		case 'M':
+			opt->no_demangle = false;
 			break;
 		case 'i':
 			*ex = &info_exporter;

@@ -155,6 +155,8 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 		rows_free(r);
 		return error_set(err, "out of memory for the symbolizer");
 	}
+	if (r->symbols)
+		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #ifndef SAMPLER_EXPORT_SYMBOLS_H
 #define SAMPLER_EXPORT_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,10 @@ void symbolizer_free(struct symbolizer *s);
 /* Keep each DSO's symbol table in the persistent cache in dir (symcache.h);
  * NULL (the default) turns it off.  -1 when out of memory. */
 int symbolizer_set_cache(struct symbolizer *s, const char *dir);
+
+/* Show C++ and Rust names demangled (the default, as perf does) or as the
+ * symbol table has them (--no-demangle). */
+void symbolizer_set_demangle(struct symbolizer *s, bool on);
 
 /* Follow the profile: a new mapping (replaces what it overlaps), a forked
  * process (inherits its parent's maps).  -1 when out of memory. */
