@@ -746,7 +746,9 @@ static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *c
 			continue;
 		addr = file_offset - seg->offset + seg->vaddr;
 		sym = find_symbol(d, addr);
-		return sym ? shown_name(d, sym, demangled) : address_name(d, addr);
+		/* no symbol: the address as perf prints it, relative to the
+		 * file (pc - map start + pgoff), not the link-time address */
+		return sym ? shown_name(d, sym, demangled) : address_name(d, file_offset);
 	}
 	return SYMBOL_UNKNOWN;
 }

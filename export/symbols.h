@@ -41,7 +41,8 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m);
 int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
 
 /* Resolve pc in process pid.  *dso is the map's path or SYMBOL_UNKNOWN;
- * *symbol the function, "0x<address>" when no symbol covers it, or
+ * *symbol the function, "0x<address>" when no symbol covers it (the
+ * address in the file, pc - map start + pgoff, as perf prints it), or
  * SYMBOL_UNKNOWN.  The strings live as long as the symbolizer. */
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);
