@@ -207,7 +207,7 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 		return 0;
 	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
 	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
-			     row->pc, w->frames, n) < 0)
+			     row->pc, w->frames, n, row->stack_end) < 0)
 		return error_set(err, "out of memory for a call stack");
 	return add_line(w, w->text.buf, weight, err);
 }
