@@ -22,10 +22,11 @@ ALL_LDFLAGS   = $(CFLAGS) $(LDFLAGS)
 LDLIBS  :=
 
 # Debian packages every part needs (make deps installs the missing ones).
-DEB_PACKAGES := gcc make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-dev \
+DEB_PACKAGES := gcc g++ make libbz2-dev libpfm4-dev libsensors-dev libelf-dev libdw-dev \
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
 	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
-	python3-pyflakes flake8 openmpi-bin libopenmpi-dev chromium chromium-driver python3-selenium
+	python3-pyflakes flake8 openmpi-bin libopenmpi-dev libiberty-dev chromium chromium-driver \
+	python3-selenium
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \

@@ -39,3 +39,21 @@ $(BUILD)/examples/calltree-stripped: examples/calltree.c examples/workload.h
 $(BUILD)/examples/frameless: examples/frameless.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -O2 -o $@ $< -lm
+
+# The C++ example (demangling tests), when a C++ compiler is there (g++:
+# make deps installs it).
+CXX_FOUND := $(shell command -v $(CXX) 2>/dev/null)
+ifneq ($(CXX_FOUND),)
+TEST_PROGRAMS += $(BUILD)/examples/cxxnames
+$(BUILD)/examples/cxxnames: examples/cxxnames.cc examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
+endif
+
+# busy linked at a fixed address (not PIE) and stripped: its PCs resolve to
+# no symbol, and its link-time addresses differ from its file offsets (the
+# tests of how an unresolved address is printed).
+TEST_PROGRAMS += $(BUILD)/examples/busy-nopie-stripped
+$(BUILD)/examples/busy-nopie-stripped: examples/busy.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -no-pie -s -o $@ $< -lm

@@ -7,7 +7,7 @@
  * the profile is read once), the interned (dso, symbol) pairs and call
  * stacks the records name by number, the stats and an end line.  A PC is
  * symbolized once (symbols.c caches it) and its pair is interned once; a
- * stack is made into text once per (pid, chain, pc) while the maps stay
+ * stack is made into text once per (pid, chain, end, pc) while the maps stay
  * the same, and its text interned once: a row costs a few stores, not a
  * formatted line.
  */
@@ -243,7 +243,8 @@ static int new_stack(struct columns_writer *c, const char *text, uint32_t *id)
 static int stack_id(struct columns_writer *c, const struct row *row, uint32_t *id,
 		    struct error *err)
 {
-	uint64_t a = (uint64_t)row->pid << 32 | row->chain;
+	/* chain < 2^21 (PROFILE_MAX_STACK_NODES): how it ended above it */
+	uint64_t a = (uint64_t)row->pid << 32 | (uint64_t)row->stack_end << 24 | row->chain;
 	int64_t known;
 
 	if (!c->rows.info->stacks) {

@@ -23,6 +23,7 @@ struct export_options {
 	bool force;			/* replace output without keeping OUTPUT.old */
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
+	bool no_demangle;		/* symbols: C++ and Rust names as mangled */
 	const char *events[EXPORT_MAX_EVENTS];	/* perf: --event names, none: all */
 	uint32_t nevents;
 	const char *weight;		/* folded: samples (NULL), cpu, wall, energy[:CH], COUNTER */

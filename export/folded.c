@@ -48,7 +48,7 @@ struct folded_node {
 
 struct leaf_cache_entry {
 	uint32_t pid, tid, chain, node;	/* node 0: empty entry */
-	uint64_t pc;
+	uint64_t pc;			/* the leaves' key; the callers' key: how the stack ended */
 };
 
 struct folded_comm {
@@ -317,13 +317,14 @@ static int callers_node(struct folded_writer *w, const struct row *row, uint32_t
 	struct leaf_cache_entry *e = &w->callers[h >> 52 & (LEAF_CACHE_SIZE - 1)];
 	uint32_t n;
 
-	if (e->node && e->pid == row->pid && e->tid == row->tid && e->chain == row->chain) {
+	if (e->node && e->pid == row->pid && e->tid == row->tid && e->chain == row->chain &&
+	    e->pc == row->stack_end) {
 		*node = e->node;
 		return 0;
 	}
 	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
 	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
-			     n ? w->frames[0] : 0, w->frames + 1, n ? n - 1 : 0) < 0)
+			     n ? w->frames[0] : 0, w->frames + 1, n ? n - 1 : 0, row->stack_end) < 0)
 		return -1;
 	if (!n) {		/* no callers: drop the frame made of pc 0 */
 		char *semi = strrchr(w->text.buf, ';');
@@ -333,7 +334,7 @@ static int callers_node(struct folded_writer *w, const struct row *row, uint32_t
 	*node = 0;
 	if (w->text.buf[0] && !(*node = text_node(w, w->text.buf)))
 		return -1;
-	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, *node, 0 };
+	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, *node, row->stack_end };
 	return 0;
 }
 
@@ -344,7 +345,8 @@ static uint32_t leaf_node(struct folded_writer *w, const struct row *row)
 	uint32_t node, name;
 
 	if (callers_node(w, row, &node) < 0 ||
-	    stack_text_build(&w->text, w->rows.symbols, NULL, row->pid, row->pc, NULL, 0) < 0)
+	    stack_text_build(&w->text, w->rows.symbols, NULL, row->pid, row->pc, NULL, 0,
+			     PROFILE_STACK_COMPLETE) < 0)
 		return 0;
 	name = intern_name(w, w->text.buf, w->text.len);
 	return name ? child_node(w, node, name) : 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -35,7 +36,7 @@ static const struct exporter *const exporters[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope] [--symbols]\n"
-	      "                      [--weight W] [--no-symbol-cache] [--force] PROFILE...\n"
+	      "                      [--weight W] [--no-demangle] [--no-symbol-cache] [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
+	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
@@ -102,6 +104,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "event", required_argument, NULL, 'e' },
 		{ "symbols", no_argument, NULL, 's' },
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
+		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "demangle", no_argument, NULL, 'M' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -132,6 +136,12 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			break;
 		case 'n':
 			opt->symbol_cache = NULL;
+			break;
+		case 'D':
+			opt->no_demangle = true;
+			break;
+		case 'M':
+			opt->no_demangle = false;
 			break;
 		case 'i':
 			*ex = &info_exporter;
@@ -171,12 +181,64 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 	return 0;
 }
 
-/* Several profiles: merge them into one temporary profile (in $TMPDIR,
- * removed at the end), which is then exported as any other. */
-static int merge_inputs(char *const *paths, size_t n, char *tmp, size_t size,
-			struct export_options *opt, struct error *err)
+/* The merged profile's temporary name, for the signal handler below: a
+ * handler can reach no context struct, so this one path is static. */
+static char merge_tmp[PATH_MAX];
+
+/* A signal that ends the export removes the merge's temporary file, then
+ * ends the process as the signal would have: SA_RESETHAND restored the
+ * default action, and the signal raised again is delivered when the
+ * handler returns (not an interrupted call failing with EINTR). */
+static void remove_merge_tmp(int sig)
 {
-	const char *dir = getenv("TMPDIR");
+	if (merge_tmp[0])
+		unlink(merge_tmp);
+	raise(sig);
+}
+
+static void catch_fatal_signals(void)
+{
+	static const int fatal[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXCPU, SIGXFSZ,
+				     SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	struct sigaction sa = { .sa_handler = remove_merge_tmp, .sa_flags = SA_RESETHAND };
+
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+		struct sigaction old;
+
+		/* a signal the caller ignores (nohup) stays ignored */
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(fatal[i], &sa, NULL);
+	}
+}
+
+/* Where the merged profile goes: next to the output, which has room for
+ * what is made of it (a job's merge can be as large as its profiles; /tmp
+ * is often a small tmpfs); for stdout, a FIFO or a device, $TMPDIR. */
+static void merge_dir(const char *output, char *dir, size_t size)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	const char *slash = strrchr(output, '/');
+	struct stat st;
+
+	if (strcmp(output, "-") == 0 ||
+	    (stat(output, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+		snprintf(dir, size, "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	else if (!slash)
+		snprintf(dir, size, ".");
+	else if (slash == output)
+		snprintf(dir, size, "/");
+	else
+		snprintf(dir, size, "%.*s", (int)(slash - output), output);
+}
+
+/* Several profiles: merge them into one temporary profile (in the output's
+ * directory, removed at the end and by a fatal signal), which is then
+ * exported as any other. */
+static int merge_inputs(char *const *paths, size_t n, struct export_options *opt,
+			struct error *err)
+{
+	char dir[PATH_MAX];
 	size_t stdin_uses = 0;
 	int fd;
 
@@ -185,21 +247,24 @@ static int merge_inputs(char *const *paths, size_t n, char *tmp, size_t size,
 	if (stdin_uses > 1)
 		return error_set(err, "- (stdin) given %zu times: it holds one profile (name each "
 				 "other profile by its file)", stdin_uses);
-	snprintf(tmp, size, "%s/sampler-export-merge.XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(tmp);
+	merge_dir(opt->output, dir, sizeof(dir));
+	if ((size_t)snprintf(merge_tmp, sizeof(merge_tmp), "%s/.sampler-export-merge.XXXXXX", dir) >=
+	    sizeof(merge_tmp)) {
+		merge_tmp[0] = '\0';
+		return error_set(err, "cannot merge the profiles: the directory name %s is too long (write the output elsewhere)",
+				 dir);
+	}
+	catch_fatal_signals();
+	fd = mkstemp(merge_tmp);
 	if (fd < 0) {
-		error_set(err, "cannot create a temporary file in %s to merge the profiles: %s (set TMPDIR to a writable directory)",
-			  dir && *dir ? dir : "/tmp", strerror(errno));
-		tmp[0] = '\0';
-		return -1;
+		merge_tmp[0] = '\0';
+		return error_set(err, "cannot create a temporary file in %s to merge the profiles: %s (write the output to a writable directory%s)",
+				 dir, strerror(errno), strcmp(dir, ".") ? "" : ", or give -o DIR/FILE");
 	}
 	close(fd);
-	if (merge_profiles(paths, n, tmp, err) < 0) {
-		unlink(tmp);
-		tmp[0] = '\0';
+	if (merge_profiles(paths, n, merge_tmp, err) < 0)
 		return -1;
-	}
-	opt->input = tmp;
+	opt->input = merge_tmp;
 	return 0;
 }
 
@@ -210,7 +275,6 @@ int main(int argc, char **argv)
 	char cache_dir[PATH_MAX];
 	struct export_result res;
 	struct error err = { "" };
-	char merged[PATH_MAX] = "";
 	int ret;
 
 	if (stdfds_open() < 0)
@@ -225,14 +289,12 @@ int main(int argc, char **argv)
 			error_print(PROG, &err);
 		return ret < 0 ? EXIT_FAILED : EXIT_OK;
 	}
-	if (optind < argc - 1 && merge_inputs(argv + optind, (size_t)(argc - optind), merged,
-						sizeof(merged), &opt, &err) < 0) {
-		error_print(PROG, &err);
-		return EXIT_FAILED;
-	}
-	ret = export_profile(ex, &opt, &res, &err);
-	if (merged[0])
-		unlink(merged);
+	if (optind < argc - 1)
+		ret = merge_inputs(argv + optind, (size_t)(argc - optind), &opt, &err);
+	if (ret == 0)
+		ret = export_profile(ex, &opt, &res, &err);
+	if (merge_tmp[0])
+		unlink(merge_tmp);
 	if (ret < 0) {
 		error_print(PROG, &err);
 		return EXIT_FAILED;

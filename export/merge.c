@@ -16,6 +16,7 @@
 #include "merge.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ struct merge {
 	struct profile_writer *w;
 	struct profile_thread_sample *ts;
 	uint32_t ts_cap;
+	uint64_t *frames;	/* one sample's stacks, expanded (the writer takes frames) */
+	size_t frames_cap;
 	struct profile_stats stats;
 	uint32_t ncounters;	/* per-thread channels (the same in every input) */
 	struct idmap sums;	/* merged tid -> cpu ns, then ncounters counts */
@@ -190,10 +193,37 @@ static int write_window(struct merge *m, struct input *in, struct profile_window
 	return profile_write_window(m->w, win, err);
 }
 
+/* The reader gives a stack as its id in the input (chain), the writer
+ * takes its frames: expand it at m->frames + *used.  An input recorded
+ * without -g gives no callers (its thread-samples are their PC alone). */
+static int expand_stack(struct merge *m, const struct input *in, struct profile_thread_sample *t,
+			size_t *used, struct error *err)
+{
+	if (!in->info->stacks || !in->rec.stacks) {
+		t->nframes = 0;
+		t->stack_end = PROFILE_STACK_COMPLETE;
+		return 0;
+	}
+	if (*used + PROFILE_MAX_FRAMES > m->frames_cap) {
+		size_t cap = 2 * m->frames_cap + PROFILE_MAX_FRAMES;
+		uint64_t *frames = realloc(m->frames, cap * sizeof(*frames));
+
+		if (!frames)
+			return error_set(err, "out of memory");
+		m->frames = frames;
+		m->frames_cap = cap;
+	}
+	t->nframes = profile_stack_frames(in->rec.stacks, t->chain, m->frames + *used,
+					  PROFILE_MAX_FRAMES);
+	*used += t->nframes;
+	return 0;
+}
+
 static int write_sample(struct merge *m, struct input *in, struct profile_sample *s,
 			struct error *err)
 {
 	struct profile_sample out = { .time_ns = shifted(in, s->time_ns), .nthreads = s->nthreads };
+	size_t used;
 
 	if (s->nthreads > m->ts_cap) {
 		struct profile_thread_sample *ts = realloc(m->ts, s->nthreads * sizeof(*ts));
@@ -203,8 +233,11 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 		m->ts = ts;
 		m->ts_cap = s->nthreads;
 	}
+	used = 0;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		m->ts[i] = s->threads[i];
+		if (expand_stack(m, in, &m->ts[i], &used, err) < 0)
+			return -1;
 		m->ts[i].tid = id_of(in, s->threads[i].tid);
 		m->ts[i].pid = id_of(in, s->threads[i].pid);
 		if (sum_deltas(m, m->ts[i].tid, s->threads[i].cpu_delta_ns,
@@ -212,6 +245,8 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 			       err) < 0)
 			return -1;
 	}
+	for (uint32_t i = 0, at = 0; i < s->nthreads; at += m->ts[i].nframes, i++)
+		m->ts[i].frames = m->frames + at;	/* the pool may have moved while filled */
 	out.threads = m->ts;
 	return profile_write_sample(m->w, &out, err);
 }
@@ -277,6 +312,8 @@ static void merged_info(const struct merge *m, struct profile_info *info)
 	for (uint32_t j = 0; j < first->nthread_channels; j++)
 		info->channels[info->nchannels++] = first->channels[first->thread_channel[j]];
 	profile_info_index_channels(info);
+	for (size_t i = 1; i < m->n; i++)
+		info->stacks |= m->in[i].info->stacks;	/* with stacks if any input has them */
 	info->format = PROFILE_FORMAT_NATIVE;
 	info->host.rank[0] = '\0';
 	snprintf(info->host.cmdline, sizeof(info->host.cmdline),
@@ -319,6 +356,7 @@ static int open_inputs(struct merge *m, char *const *paths, struct error *err)
 static int run_merge(struct merge *m, const char *out, struct error *err)
 {
 	struct profile_info info;
+	sigset_t all, saved;
 	struct outfile *o;
 
 	merged_info(m, &info);
@@ -326,11 +364,15 @@ static int run_merge(struct merge *m, const char *out, struct error *err)
 	m->ncounters = info.nthread_channels;
 	m->on = m->n;
 	idmap_init(&m->sums, (1 + (size_t)m->ncounters) * sizeof(uint64_t));
-	/* out is the caller's temporary file: replaced, no out.old left */
+	/* out is the caller's temporary file: replaced, no out.old left.
+	 * Until the writer has published its header under that name, the file
+	 * has a name of its own the caller does not know, so signals wait
+	 * (the caller removes out when one ends the process). */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &saved);
 	o = outfile_open(out, 0600, OUTFILE_FORCE, err);
-	if (!o)
-		return -1;
-	m->w = profile_writer_open_out(o, PROFILE_FORMAT_NATIVE, &info, err);
+	m->w = o ? profile_writer_open_out(o, PROFILE_FORMAT_NATIVE, &info, err) : NULL;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (!m->w)
 		return -1;
 	for (size_t i = 0; i < m->n; i++)
@@ -381,6 +423,7 @@ int merge_profiles(char *const *paths, size_t n, const char *out, struct error *
 			profile_reader_close(m.in[i].r);
 	free(m.in);
 	free(m.ts);
+	free(m.frames);
 	idmap_free(&m.sums);
 	return ret;
 }

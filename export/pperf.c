@@ -42,6 +42,7 @@ static void *pperf_open(const struct profile_info *info, const struct export_opt
 			struct error *err)
 {
 	struct pperf_copy *c = calloc(1, sizeof(*c));
+	struct profile_info flat = *info;	/* the layout has no call stacks */
 	struct outfile *out;
 
 	if (!c) {
@@ -49,12 +50,15 @@ static void *pperf_open(const struct profile_info *info, const struct export_opt
 		return NULL;
 	}
 	out = outfile_open(opt->output, 0666, opt->force ? OUTFILE_FORCE : 0, err);
-	c->w = out ? profile_writer_open_out(out, PROFILE_FORMAT_PPERF, info, err) : NULL;
+	flat.stacks = false;
+	c->w = out ? profile_writer_open_out(out, PROFILE_FORMAT_PPERF, &flat, err) : NULL;
 	if (!c->w) {
 		free(c);
 		return NULL;
 	}
 	warn_dropped_channels(info);
+	if (info->stacks)
+		warn_print(EXPORT_PROG, "pperf keeps no call stacks: each thread-sample keeps its PC only (use --format perf, csv or folded to keep them)");
 	return c;
 }
 

@@ -155,6 +155,8 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 		rows_free(r);
 		return error_set(err, "out of memory for the symbolizer");
 	}
+	if (r->symbols)
+		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 	return 0;
 }
 
@@ -224,6 +226,7 @@ static int sample_rows(struct rows *r, const struct stack_tree *stacks,
 		row.cpu_delta_ns = t->cpu_delta_ns;
 		row.thread = i;
 		row.chain = t->chain;
+		row.stack_end = t->stack_end;
 		if (emit(arg, &row, err) < 0)
 			return -1;
 	}
@@ -245,6 +248,7 @@ static int exit_row(struct rows *r, const struct stack_tree *stacks, const struc
 		.exit_rec = e,
 		.stacks = stacks,
 		.chain = e->last_chain,
+		.stack_end = e->last_stack_end,
 	};
 
 	if (!e->final)
@@ -257,7 +261,8 @@ int rows_stack(struct rows *r, const struct row *row, struct stack_text *text,
 {
 	uint32_t n = profile_stack_frames(row->stacks, row->chain, r->frames, PROFILE_MAX_FRAMES);
 
-	if (stack_text_build(text, r->symbols, NULL, row->pid, row->pc, r->frames, n) < 0)
+	if (stack_text_build(text, r->symbols, NULL, row->pid, row->pc, r->frames, n,
+			     row->stack_end) < 0)
 		return error_set(err, "out of memory for a call stack");
 	return 0;
 }

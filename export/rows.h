@@ -56,6 +56,7 @@ struct row {
 	 * last), for profile_stack_frames */
 	const struct stack_tree *stacks;
 	uint32_t chain;
+	uint8_t stack_end;		/* how it ended (enum profile_stack_end) */
 };
 
 /* A row's channel cell: missing (an empty CSV cell), an integer count, or

@@ -51,13 +51,26 @@ static int append(struct stack_text *t, const char *s, char sep)
 	return 0;
 }
 
-int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
-		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n)
+const char *stack_end_marker(unsigned stack_end, char buf[STACK_MARKER_MAX])
 {
-	char buf[PROFILE_PATH_MAX + 2];
+	const char *cause = profile_stack_end_name(stack_end);
+
+	if (stack_end == PROFILE_STACK_COMPLETE)
+		return NULL;
+	snprintf(buf, STACK_MARKER_MAX, "[truncated: %s]", cause ? cause : "unknown");
+	return buf;
+}
+
+int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
+		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n,
+		     unsigned stack_end)
+{
+	char buf[PROFILE_PATH_MAX + 2], marker_buf[STACK_MARKER_MAX];
+	const char *marker = stack_end_marker(stack_end, marker_buf);
 
 	t->len = 0;
-	if (append(t, "", 0) < 0 || (prefix && append(t, prefix, ';') < 0))
+	if (append(t, "", 0) < 0 || (prefix && append(t, prefix, ';') < 0) ||
+	    (marker && append(t, marker, ';') < 0))
 		return -1;
 	for (uint32_t i = n + 1; i-- > 0;) {
 		uint64_t addr = i ? callers[i - 1] : pc;

@@ -27,11 +27,20 @@ void stack_text_free(struct stack_text *t);
 const char *stack_frame_name(struct symbolizer *s, uint32_t pid, uint64_t pc, char *buf,
 			     size_t size);
 
-/* t = [prefix;]outermost;...;innermost caller;pc.  callers[0..n-1] are
- * innermost first, as profile_stack_frames gives them.  Without a
+/* t = [prefix;][marker;]outermost;...;innermost caller;pc.  callers[0..n-1]
+ * are innermost first, as profile_stack_frames gives them.  A stack cut
+ * short (stack_end, enum profile_stack_end, not complete) starts with a
+ * marker frame naming the cause, "[truncated: no-cfi]" (STACK_MARKER_MAX
+ * bytes at most), where its real outer frames are missing.  Without a
  * symbolizer (s NULL) the frames are addresses, 0x hex.  -1 when out of
  * memory. */
 int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
-		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n);
+		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n,
+		     unsigned stack_end);
+
+/* The marker frame of a stack that ended as stack_end: "[truncated: CAUSE]",
+ * or NULL for a complete stack. */
+#define STACK_MARKER_MAX 40
+const char *stack_end_marker(unsigned stack_end, char buf[STACK_MARKER_MAX]);
 
 #endif

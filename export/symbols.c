@@ -16,6 +16,7 @@
 
 #include "../common/error.h"
 #include "../common/idmap.h"
+#include "demangle.h"
 #include "export.h"
 #include "plt.h"
 #include "symcache.h"
@@ -34,6 +35,9 @@ struct dso {
 	size_t nsymbols;
 	struct elf_symbol *symbols;
 	char *names;
+	/* the demangled names of the symbols, made as they are first shown
+	 * (nsymbols entries, NULL: not yet, or not mangled) */
+	char **demangled;
 	/* "0x..." names made for addresses no symbol covers, freed with the dso */
 	char **addr_names;
 	size_t naddr_names;
@@ -67,6 +71,7 @@ struct symbolizer {
 	uint64_t generation;		/* bumped on every map change */
 	struct pc_cache_entry *cache;
 	char *symcache_dir;		/* NULL: no persistent symbol cache */
+	bool demangle;			/* C++ and Rust names readable (demangle.h) */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -81,6 +86,7 @@ struct symbolizer *symbolizer_new(void)
 		return NULL;
 	}
 	s->generation = 1;
+	s->demangle = true;
 	idmap_init(&s->processes, sizeof(struct process_maps));
 	elf_version(EV_CURRENT);
 	return s;
@@ -88,6 +94,9 @@ struct symbolizer *symbolizer_new(void)
 
 static void dso_free(struct dso *d)
 {
+	for (size_t i = 0; d->demangled && i < d->nsymbols; i++)
+		free(d->demangled[i]);
+	free(d->demangled);
 	for (size_t i = 0; i < d->naddr_names; i++)
 		free(d->addr_names[i]);
 	free(d->addr_names);
@@ -128,6 +137,12 @@ int symbolizer_set_cache(struct symbolizer *s, const char *dir)
 	free(s->symcache_dir);
 	s->symcache_dir = copy;
 	return 0;
+}
+
+void symbolizer_set_demangle(struct symbolizer *s, bool on)
+{
+	s->demangle = on;
+	s->generation++;	/* names cached by pc change */
 }
 
 /* One dso per file recorded: a path rebuilt during the run names two. */
@@ -771,7 +786,25 @@ static const char *address_name(struct dso *d, uint64_t addr)
 	return name;
 }
 
-static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *cache_dir)
+/* The name sym is shown by: demangled once, kept with the dso. */
+static const char *shown_name(struct dso *d, const struct elf_symbol *sym, bool demangled)
+{
+	size_t i = (size_t)(sym - d->symbols);
+
+	if (!demangled || sym->name[0] != '_')
+		return sym->name;
+	if (!d->demangled) {
+		d->demangled = calloc(d->nsymbols, sizeof(*d->demangled));
+		if (!d->demangled)
+			return sym->name;
+	}
+	if (!d->demangled[i])
+		d->demangled[i] = demangle(sym->name);
+	return d->demangled[i] ? d->demangled[i] : sym->name;
+}
+
+static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *cache_dir,
+			      bool demangled)
 {
 	const struct elf_symbol *sym;
 
@@ -787,7 +820,9 @@ static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *c
 			continue;
 		addr = file_offset - seg->offset + seg->vaddr;
 		sym = find_symbol(d, addr);
-		return sym ? sym->name : address_name(d, addr);
+		/* no symbol: the address as perf prints it, relative to the
+		 * file (pc - map start + pgoff), not the link-time address */
+		return sym ? shown_name(d, sym, demangled) : address_name(d, file_offset);
 	}
 	return SYMBOL_UNKNOWN;
 }
@@ -818,7 +853,8 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	m = pm ? find_mapping(pm, pc) : NULL;
 	if (m) {
 		*dso = m->dso->path;
-		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir);
+		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir,
+				     s->demangle);
 	}
 	e->generation = s->generation;
 	e->pid = pid;

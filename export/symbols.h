@@ -13,6 +13,7 @@
 #ifndef SAMPLER_EXPORT_SYMBOLS_H
 #define SAMPLER_EXPORT_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,13 +31,18 @@ void symbolizer_free(struct symbolizer *s);
  * NULL (the default) turns it off.  -1 when out of memory. */
 int symbolizer_set_cache(struct symbolizer *s, const char *dir);
 
+/* Show C++ and Rust names demangled (the default, as perf does) or as the
+ * symbol table has them (--no-demangle). */
+void symbolizer_set_demangle(struct symbolizer *s, bool on);
+
 /* Follow the profile: a new mapping (replaces what it overlaps), a forked
  * process (inherits its parent's maps).  -1 when out of memory. */
 int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m);
 int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
 
 /* Resolve pc in process pid.  *dso is the map's path or SYMBOL_UNKNOWN;
- * *symbol the function, "0x<address>" when no symbol covers it, or
+ * *symbol the function, "0x<address>" when no symbol covers it (the
+ * address in the file, pc - map start + pgoff, as perf prints it), or
  * SYMBOL_UNKNOWN.  The strings live as long as the symbolizer. */
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);

@@ -408,6 +408,9 @@ static int check_stacks(const struct profile_sample *s, size_t *frames, struct e
 		if (s->threads[i].nframes > PROFILE_MAX_FRAMES)
 			return error_set(err, "stack of %u frames exceeds the profile limit of %d",
 					 s->threads[i].nframes, PROFILE_MAX_FRAMES);
+		if (s->threads[i].nframes && !s->threads[i].frames)
+			return error_set(err, "stack of %u frames given as a reader's chain, not its frames (expand it with profile_stack_frames)",
+					 s->threads[i].nframes);
 		*frames += s->threads[i].nframes;
 	}
 	return 0;
