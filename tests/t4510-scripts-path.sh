@@ -21,7 +21,7 @@ test_expect_success NUMPY,NONUMPY_PYTHON 'the first python3 on the test PATH lac
 	# so the launcher of the source tree (#!/usr/bin/env python3) fails there
 	run_status "$ROOT/scripts/sampler-report" --version 2>err
 	expect_eq 1 "$rc" "scripts/sampler-report on that PATH"
-	expect_grep "numpy is not available" err
+	expect_grep "numpy is not available.*run the commands make writes into build/" err
 '
 
 test_expect_success NUMPY,NONUMPY_PYTHON 'every command runs by name from the build directory' '

@@ -28,8 +28,15 @@ import sys
 VERSION = "0.1.0"  # the project's one version number (the Makefile reads it)
 
 if importlib.util.find_spec("numpy") is None:  # every script aggregates with it
+    # A python3 of pyenv or conda first on PATH lacks Debian's numpy: the
+    # commands make writes into build/ run with /usr/bin/python3.
     sys.stderr.write(
-        "%s: error: numpy is not available to %s (apt-get install python3-numpy)\n"
-        % (os.path.basename(sys.argv[0]) or "samplerlib", sys.executable)
+        "%s: error: numpy is not available to %s (apt-get install python3-numpy%s)\n"
+        % (
+            os.path.basename(sys.argv[0]) or "samplerlib",
+            sys.executable,
+            "" if sys.executable == "/usr/bin/python3" else
+            "; or run the commands make writes into build/, which use /usr/bin/python3",
+        )
     )
     sys.exit(1)

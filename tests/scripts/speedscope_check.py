@@ -23,10 +23,15 @@ def main(path, folded, unit):
         if p["type"] != "sampled" or p["unit"] != unit or p["startValue"] != 0:
             bad.append("profile %s: type %s, unit %s" % (p["name"], p["type"], p["unit"]))
         if len(p["samples"]) != len(p["weights"]):
-            bad.append("profile %s: %d samples, %d weights" % (p["name"], len(p["samples"]), len(p["weights"])))
+            bad.append(
+                "profile %s: %d samples, %d weights"
+                % (p["name"], len(p["samples"]), len(p["weights"]))
+            )
         total = sum(p["weights"])
         if abs(total - p["endValue"]) > 1e-6 * max(total, 1):
-            bad.append("profile %s: endValue %s, weights add up to %s" % (p["name"], p["endValue"], total))
+            bad.append(
+                "profile %s: endValue %s, weights add up to %s" % (p["name"], p["endValue"], total)
+            )
         heaviest.append(total)
         for s, w in zip(p["samples"], p["weights"]):
             key = ";".join(names[i] for i in s)
@@ -43,7 +48,10 @@ def main(path, folded, unit):
         a, b = stacks.get(key, 0.0), lines.get(key, 0.0)
         if abs(a - b) > 1 and not (b == 0 and a < 1):
             bad.append("%s: speedscope %s, folded %s" % (key, a, b))
-    print("%d profiles, %d frames, %d stacks, %d folded stacks" % (len(doc["profiles"]), len(names), len(stacks), len(lines)))
+    print(
+        "%d profiles, %d frames, %d stacks, %d folded stacks"
+        % (len(doc["profiles"]), len(names), len(stacks), len(lines))
+    )
     for b in bad:
         print(b)
     return 1 if bad else 0
