@@ -247,7 +247,7 @@ expect_number_() {
 }
 
 expect_near() {	# expected actual tolerance [what]
-	expect_number_ "$1" "the expected ${4:+$4 }value" &&
+	expect_number_ "$1" "the expected value${4:+ of $4}" &&
 	expect_number_ "$2" "${4:-the value}" &&
 	expect_number_ "$3" "the tolerance${4:+ for $4}" || return 1
 	awk -v e="$1" -v a="$2" -v t="$3" 'BEGIN { d = e - a; if (d < 0) d = -d; exit !(d <= t) }' && return 0
