@@ -1,5 +1,42 @@
 # export-lib.sh - helpers the export tests (t3*) share; source after lib.sh.
 
+# record_fake_rapl WATTS SECONDS SAMPLER-OPTION... -- COMMAND...: record
+# COMMAND with a fake RAPL package ($TRASH/sys) that gains WATTS for
+# SECONDS while the recording runs: COMMAND runs behind a shell that waits
+# for the test's word, the fake runs once the recording has begun, and the
+# word comes when it is done.  So every uJ the fake adds (rapl.log) lies
+# between the first and the last reading, whatever the load does to the
+# fake's pace: the profile's energy total must be what the fake added.
+record_fake_rapl() {
+	local watts=$1 seconds=$2 opts= n=0 rec
+	shift 2
+	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+	shift
+	rm -f ready gate && mkfifo gate &&
+	/usr/bin/python3 "$ROOT/tests/fakes/fake-powercap.py" make sys --packages 1 || return 1
+	SAMPLER_SYSFS_ROOT=$TRASH/sys "$SAMPLER" $opts -- \
+		sh -c '"$@" & echo >ready; read go <gate; wait $!' sh "$@" &
+	rec=$!
+	until [ -e ready ]; do
+		n=$((n + 1)) && [ $n -lt 400 ] || { echo "the recording did not start in 20 s"; return 1; }
+		sleep 0.05
+	done
+	/usr/bin/python3 "$ROOT/tests/fakes/fake-powercap.py" run sys --rate intel-rapl:0=$watts \
+		--seconds $seconds --step-ms 1 --settle-ms 50 --log rapl.log &&
+	timeout 20 sh -c 'echo go >gate' &&
+	wait $rec
+}
+
+# fake_energy_holds PROFILE WATTS SECONDS: what the fake added is WATTS x
+# SECONDS, and the profile's energy total (stats) is that, within 1%.
+fake_energy_holds() {
+	local added total
+	added=$(sed -n "s/^zone=intel-rapl:0 added=\([0-9]*\) .*/\1/p" rapl.log) &&
+	total=$("$BUILD/sampler-profile" dump "$1" | sed -n "s/^stats .* totals=\([0-9.]*\).*/\1/p") &&
+	expect_eq "$(awk -v w="$2" -v s="$3" 'BEGIN { printf "%d", w * s * 1e6 }')" "$added" "uJ the fake added ($2 W for $3 s)" &&
+	expect_near "$added" "$total" "$((added / 100))" "energy total of $1 (uJ)"
+}
+
 # perf report --stdio --sort symbol: the share (%) of SYMBOL in EVENT.
 share() {	# report-file event symbol
 	awk -v ev="$2" -v sym="$3" '

@@ -133,8 +133,23 @@ expect_schedule() {
 		"samples (at least $MIN_HZ Hz over $wall ns)"
 }
 
+# window_cpu TEXT: the CPU ns a profile of one window holds by the
+# recorder's absolute readings: per thread, its last reading that added
+# CPU time (cpu=; a reading after the window closed, such as a detach,
+# adds none) less the one before its first delta (cpu - dcpu), added up.
+# A check against it cannot pass with zero CPU: an exporter that drops the
+# deltas differs from it, and a profile with no reading fails its numeric
+# assertion.
+window_cpu() {
+	awk '/^(ts|exit) / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		t = v["tid"]; if (!(t in first)) last[t] = first[t] = v["cpu"] - v["dcpu"]
+		if (v["dcpu"] > 0) last[t] = v["cpu"] }
+	     END { for (t in last) { s += last[t] - first[t]; n++ } if (n) printf "%.0f\n", s }' "$1"
+}
+
 # csv_cpu CSV: "pid cpu_ns" of each process of a sampler-export csv (its
-# sample and exit rows), by pid.
+# sample and exit rows), by pid.  (printf: mawk prints a number above 2^31
+# with 6 digits, 2.36635e+09, and two sums 5 ms apart would compare equal.)
 csv_cpu() {
-	awk -F, '/^-?[0-9]/ { s[$2] += $6 } END { for (p in s) print p, s[p] }' "$1" | sort -n
+	awk -F, '/^-?[0-9]/ { s[$2] += $6 } END { for (p in s) printf "%d %.0f\n", p, s[p] }' "$1" | sort -n
 }

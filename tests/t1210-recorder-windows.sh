@@ -26,7 +26,7 @@ check_inside() {
 # cpu_in TEXT: CPU time the samples and exits carry (ns).
 cpu_in() {
 	awk '/^(ts|exit) / { for (i = 2; i <= NF; i++) if ($i ~ /^dcpu=/) s += substr($i, 6) }
-	     END { print s + 0 }' "$1"
+	     END { printf "%.0f\n", s }' "$1"
 }
 
 test_expect_success '--delay 0.3 --duration 0.4: off, one window, off; no sample before or after it' '

@@ -19,7 +19,7 @@ host_field() {	# TEXT KEY
 # CPU time (ns) a profile's samples and exit tails carry.
 cpu_of() {
 	awk '/^(ts|exit) / { for (i = 2; i <= NF; i++) if ($i ~ /^dcpu=/) s += substr($i, 6) }
-	     END { print s + 0 }' "$1"
+	     END { printf "%.0f\n", s }' "$1"
 }
 
 # truth OUT: "rank cpu_ns" per rank, the process CPU time each rank printed
@@ -77,8 +77,8 @@ test_expect_success 'MPI: the profile of each rank adds up to its CPU time; shar
 	shares cpu >cpu.shares &&
 	near_shares cpu.shares truth.shares "CPU share" &&
 	expect_near "$(imbalance truth)" "$(imbalance cpu)" 0.1 "max/mean of per-rank CPU time" &&
-	expect_eq "0 1 2 3" "$(sort -k2,2g truth | cut -d" " -f1 | tr "\n" " " | sed "s/ \$//")" \
-		"ranks by CPU time (the work is 1:2:3:4)"
+	expect_eq "0 1 2 3" "$(sort -k2,2g cpu | cut -d" " -f1 | tr "\n" " " | sed "s/ \$//")" \
+		"ranks by the CPU time of their profiles (the work is 1:2:3:4)"
 '
 
 REPORT="/usr/bin/python3 $ROOT/scripts/sampler-report"
@@ -126,7 +126,7 @@ test_expect_success 'ranks recorded with --delay (each starts with an "off" wind
 	"$EXPORT" --format csv -o d.csv d.0.prof d.1.prof d.2.prof d.3.prof &&
 	for r in 0 1 2 3; do
 		"$EXPORT" --format csv -o d$r.csv d.$r.prof &&
-		csv_cpu d$r.csv | awk "{ s += \$2 } END { print s }" || exit 1
+		csv_cpu d$r.csv | awk "{ s += \$2 } END { printf \"%.0f\\n\", s }" || exit 1
 	done >alone &&
 	csv_cpu d.csv | awk "{ print \$2 }" >merged &&
 	paste alone merged &&
@@ -158,7 +158,10 @@ test_expect_success 'disjoint windows merge: each input counts only inside its o
 		"$(csv_cpu el.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ $//")" "CPU ns of each input, merged vs alone" &&
 	expect_eq 0 "$(grep -c "^-" el.csv)" "rows before the start (the second input started first)" &&
 	late=$(csv_cpu late.csv | cut -d" " -f2) &&
-	expect_le 600000000 "$late" "CPU ns of the late input (its 0.3 s before the window left out)"
+	expect_le 600000000 "$late" "CPU ns of the late input (its 0.3 s before the window left out)" &&
+	"$BUILD/sampler-profile" dump late.prof >late.txt &&
+	expect_near "$(window_cpu late.txt)" "$late" 1000 "CPU ns of the late input, by its readings at the window start and the end" &&
+	expect_ge 1000000 "$late" "CPU ns of the late input (a busy thread in 0.5 s)"
 '
 
 test_expect_success 'sampler-export refuses to merge profiles with different counters' '

@@ -136,6 +136,12 @@ test_expect_success 'two --pid profiles (one window each, the second started fir
 	merged="$(csv_cpu p12.csv | cut -d" " -f2 | tr "\n" " " | sed "s/ \$//")" &&
 	expect_eq "$alone" "$merged" "CPU ns of each process, merged vs alone" &&
 	for c in $merged; do expect_le 700000000 $c "CPU ns of 0.5 s attached" || exit 1; done &&
+	for p in p1 p2; do
+		"$BUILD/sampler-profile" dump $p.prof >$p.txt &&
+		expect_near "$(window_cpu $p.txt)" "$(csv_cpu $p.csv | cut -d" " -f2)" 1000 \
+			"$p: CPU ns, by its readings at attach and detach" &&
+		expect_ge 1000000 "$(csv_cpu $p.csv | cut -d" " -f2)" "$p: CPU ns of a busy process in 0.5 s attached" || exit 1
+	done &&
 	expect_eq 2 "$(grep -c "^# process .*comm=busy\[#[01]\]" p12.csv)" "processes in the merge" &&
 	expect_eq 0 "$(grep -c "^-" p12.csv)" "rows before the start"
 '

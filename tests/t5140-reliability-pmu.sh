@@ -64,7 +64,7 @@ out_of_turn() {
 	held=$(awk "/^sampler: wall time: / { wall = \$4 }
 		/^sampler: samples: / { n = \$3 }
 		/^sampler: stop latency: / { sub(/.*\(mean, /, \"\"); read = \$1 }
-		END { printf \"%.2f\", 100 * n * read / 1e6 / wall }" err.$1) &&
+		END { if (wall > 0 && n != \"\" && read != \"\") printf \"%.2f\", 100 * n * read / 1e6 / wall }" err.$1) &&
 	expect_le 50 "$held" "percent of the run the target was held stopped for the meter (held: most of it)" &&
 	expect_eq 1 "$(grep -c "^sampler: warning: scpi: meter at $(meter $1) sent more than 4096 bytes between two samples without being asked; such readings are recorded as missing" err.$1)" "warnings about the chatter" &&
 	expect_ge 1 "$(field $1.log queries streams)" "streams the meter began" &&
