@@ -14,6 +14,9 @@
 struct slot {
 	bool readable;
 	bool carried;			/* not copied: the stack is the thread's memo */
+	bool counted;			/* unwound since the copy: in the stats as */
+	uint8_t counted_end;		/* this end, */
+	unsigned counted_frames;	/* with so many frames */
 	struct unwind_regs regs;
 	struct unwind_stack stack;
 };
@@ -223,6 +226,7 @@ void callstack_capture(struct callstack *cs, size_t slot, pid_t tid, const void 
 	uint64_t t0;
 
 	s->carried = false;
+	s->counted = false;
 	s->readable = regs && dwarf_regs(regs, regs_len, &s->regs);
 	if (!s->readable)
 		return;
@@ -237,6 +241,7 @@ void callstack_capture_carried(struct callstack *cs, size_t slot)
 {
 	cs->slots[slot].carried = true;
 	cs->slots[slot].readable = false;
+	cs->slots[slot].counted = false;
 }
 
 /* ---- after resuming --------------------------------------------------- */
@@ -297,6 +302,27 @@ void callstack_memo_free(struct callstack_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Count the stack of slot once: unwound again (the engine does after
+ * reading newer maps), it replaces what its first unwinding counted. */
+static void count_stack(struct callstack *cs, struct slot *s, unsigned n, enum profile_stack_end end)
+{
+	struct callstack_stats *st = &cs->st;
+
+	if (s->counted) {
+		st->stacks--;
+		st->frames -= s->counted_frames;
+		st->ends[s->counted_end]--;
+		st->carried -= s->carried;
+	}
+	st->stacks++;
+	st->frames += n;
+	st->ends[end]++;
+	st->carried += s->carried;
+	s->counted = true;
+	s->counted_end = (uint8_t)end;
+	s->counted_frames = n;
+}
+
 void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
 		      struct profile_thread_sample *ts, struct callstack_memo *memo)
 {
@@ -312,10 +338,7 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 		ts->frames = have ? memo->frames : frames;
 		ts->nframes = have ? memo->nframes : 0;
 		ts->stack_end = have ? memo->end : PROFILE_STACK_UNREADABLE;
-		cs->st.carried++;
-		cs->st.stacks++;
-		cs->st.frames += ts->nframes;
-		cs->st.ends[ts->stack_end]++;
+		count_stack(cs, s, ts->nframes, ts->stack_end);
 		return;
 	}
 	t0 = cpu_ns();
@@ -328,9 +351,7 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 		memo_keep(memo, s, frames, n, end);
 	cs->st.unwind_ns += cpu_ns() - t0;
 	cs->st.files_refused = unwinder_files_refused(cs->unwinder);
-	cs->st.stacks++;
-	cs->st.frames += n;
-	cs->st.ends[end]++;
+	count_stack(cs, s, n, end);
 }
 
 bool callstack_same(struct callstack *cs, const struct callstack_memo *memo, pid_t tid,

@@ -278,13 +278,13 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 	if (!executable(job->maps, pc, &file)) {
 		uint64_t callee = job->n ? job->frames[job->n - 1] : job->regs->r[UNWIND_REG_PC];
 
-		/* the callee in no module, or the caller in no map: maps
-		 * newer than the recorder's (the engine reads them again) */
+		/* Read through rbp where the callee has no CFI: a guess.
+		 * Otherwise the code there was mapped after the recorder
+		 * read the maps (the engine reads them again), or is
+		 * anonymous memory the maps do not show as code. */
 		job->junk = true;
-		job->junk_end = !dwfl_addrmodule(job->dwfl, callee) ? PROFILE_STACK_UNKNOWN_MAP :
-				!has_cfi(job->dwfl, callee) ? PROFILE_STACK_NO_CFI :
-				!map_list_find(job->maps, pc) ? PROFILE_STACK_UNKNOWN_MAP :
-				PROFILE_STACK_BAD_FRAME;
+		job->junk_end = dwfl_addrmodule(job->dwfl, callee) && !has_cfi(job->dwfl, callee) ?
+				PROFILE_STACK_NO_CFI : PROFILE_STACK_UNKNOWN_MAP;
 		return DWARF_CB_ABORT;
 	}
 	if (job->n == job->max) {
@@ -647,7 +647,7 @@ static unsigned unwind_fp(struct unwinder *u, pid_t pid, const struct map_list *
 	if (job.caller_found || (p && !p->failed && first_caller_cfi(p, &job))) {
 		ret = job.caller_pc - !job.caller_exact;
 		if (!executable(maps, ret, &in_files)) {
-			*end = map_list_find(maps, ret) ? PROFILE_STACK_BAD_FRAME : PROFILE_STACK_UNKNOWN_MAP;
+			*end = PROFILE_STACK_UNKNOWN_MAP;	/* maps newer than ours */
 			return 0;
 		}
 		if (u->max_frames == 0) {
