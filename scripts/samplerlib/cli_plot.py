@@ -34,7 +34,8 @@ and sampler-compare count them.
 --kind flame (one PROFILE recorded with -g): a flame graph, every call path
 as wide as its share of --weight: cpu (default), samples, or energy (the
 first energy channel; energy:CHANNEL names one).  In SVG each frame shows
-its name, value and share when the pointer rests on it.
+its name, value and share when the pointer rests on it; in a browser a
+click zooms into a frame and Search gives the share of the names matched.
 
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
 compressed)."""
@@ -448,7 +449,7 @@ def flame_weight(weight, channels):
 
 
 def plot_flame(args, plt):
-    """The flame graph: SVG text of our own (tooltips), or a figure."""
+    """The flame graph: SVG text of our own (interactive), or a figure."""
     stacks, channels = callpaths.load(args.profiles[0], PROG)
     key, unit, label = flame_weight(args.weight, channels)
     root = callpaths.tree_of(stacks)
