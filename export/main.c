@@ -125,7 +125,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			*ex = find_exporter(optarg);
 			if (!*ex || *ex == &info_exporter)
 				return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
-						 "columns or folded)", optarg);
+						 "columns, folded or speedscope)", optarg);
 			break;
 		case 'e':
 			if (add_events(opt, optarg, err) < 0)

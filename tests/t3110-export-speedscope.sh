@@ -54,4 +54,14 @@ test_expect_success 'a -g recording: the symbolizer'"'"'s names, as in the folde
 	expect_grep "\"name\":\"main\"" cs.json
 '
 
+test_expect_success 'two profiles merged: a profile per thread, each named with its input' '
+	"$SAMPLER" -f 200 -o m1.prof -- "$EXAMPLES/busy" 0.2 >/dev/null 2>&1 &&
+	"$SAMPLER" -f 200 -o m2.prof -- "$EXAMPLES/busy" 0.2 >/dev/null 2>&1 &&
+	"$EXPORT" --format speedscope -o m.json m1.prof m2.prof &&
+	/usr/bin/python3 -c "import json, sys; [print(p[\"name\"].split(\" \")[0]) for p in json.load(open(sys.argv[1]))[\"profiles\"]]" \
+		m.json >names &&
+	printf "%s\n" "busy[#0]" "busy[#1]" >expect &&
+	cmp expect names
+'
+
 test_done

@@ -36,7 +36,8 @@ as wide as its share of --weight: cpu (default), samples (thread-samples,
 blocked threads included), or energy (the first energy channel;
 energy:CHANNEL names one).  Several profiles (the ranks of a job) make one
 graph; --by rank|host|profile puts a frame naming each first.  In SVG each frame shows
-its name, value and share when the pointer rests on it.
+its name, value and share when the pointer rests on it; in a browser a
+click zooms into a frame and Search gives the share of the names matched.
 
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
 compressed)."""
@@ -435,7 +436,7 @@ def save_bytes(data, args):
 
 
 def plot_flame(args, plt):
-    """The flame graph: SVG text of our own (tooltips), or a figure."""
+    """The flame graph: SVG text of our own (interactive), or a figure."""
     root, channels = callpaths.load(
         args.profiles, PROG, by=args.by, extra_args=cli.export_args(args)
     )
