@@ -130,7 +130,9 @@ test_expect_success 'a process that execs from a thread, over and over: 20 attac
 '
 
 test_expect_success 'the main thread has exited (pthread_exit): --pid and --tid record the maps and name the spinning function' '
-	start leader-exit 60 || exit 1
+	"$EXAMPLES/leader-exit" 60 &
+	app=$!
+	test_when_finished "kill $app"
 	for i in $(seq 400); do [ "$(sed "s/.*) //" /proc/$app/stat | cut -d" " -f1)" = Z ] && break; sleep 0.05; done &&
 	tid=$(ls /proc/$app/task | grep -v "^$app\$") &&
 	"$SAMPLER" --pid $app --duration 0.3 -o lp.prof 2>err &&
@@ -138,7 +140,7 @@ test_expect_success 'the main thread has exited (pthread_exit): --pid and --tid 
 	for p in lp lt; do
 		dump $p.prof &&
 		expect_grep "^map .*path=.*/leader-exit\$" $p.prof.txt &&
-		"$EXPORT" --format csv -o $p.csv $p.prof &&
+		"$EXPORT" --format csv --symbols -o $p.csv $p.prof &&
 		expect_grep "spinner" $p.csv || exit 1
 	done
 '
