@@ -158,7 +158,8 @@ test_expect_success 'a zombie, a kernel thread: one error line naming it' '
 	done &&
 	run_status "$SAMPLER" --pid $zombie 2>err
 	expect_eq 125 "$rc" "status" &&
-	expect_eq "sampler: error: cannot attach to $zombie: it is a zombie: it has exited, and its parent (process $parent) has not collected its status yet (nothing is left to profile)" "$(cat err)" &&
+	expect_eq "sampler: error: cannot attach to $zombie: it is a zombie: it has exited, and its parent (process $parent) has not collected its status yet (nothing is left to profile)" "$(cat err)" ||
+		exit 1
 	kthread=$(for p in /proc/[0-9]*; do
 		[ $(( $(cut -d" " -f9 $p/stat 2>/dev/null || echo 0) & 0x200000 )) -ne 0 ] && { basename $p; break; }; done) &&
 	comm=$(cat /proc/$kthread/comm) &&
