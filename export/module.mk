@@ -4,7 +4,8 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
-	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o
+	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
+	$(BUILD)/export/perfmap.o
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it
 EXPORT_LDLIBS := -lelf -liberty -lm
 

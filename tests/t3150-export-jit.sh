@@ -1,0 +1,68 @@
+#!/bin/bash
+# JIT frames named from perf's JIT interface, /tmp/perf-PID.map (node
+# --perf-basic-prof, Java agents): examples/jitmap runs a loop in an
+# anonymous executable mapping and names it there, as node does.  The CSV,
+# folded stacks and the columns' symbols give its name (the DSO is the map
+# file, as perf report names it); perf report of the export resolves it
+# too (the mapping is written as //anon, which perf looks up in the file).
+. "$(dirname "$0")/lib.sh"
+
+NAME='LazyCompile:*hot_loop /srv/app.js:12'
+
+test_lazy_prereq X86_64 '
+	test "$(uname -m)" = x86_64 || { echo "examples/jitmap generates x86-64 code"; exit 1; }
+'
+test_have_prereq X86_64 || { skip_all="missing $test_missing_"; test_done; }
+
+# csv_symbols CSV: "dso<TAB>symbol" of every sample row, %XX decoded.
+csv_symbols() {
+	/usr/bin/python3 -c '
+import csv, sys, urllib.parse
+rows = (l for l in open(sys.argv[1]) if not l.startswith("#"))
+for r in csv.DictReader(rows):
+    if r["kind"] == "sample":
+        print(urllib.parse.unquote(r["dso"]) + "\t" + urllib.parse.unquote(r["symbol"]))' "$1"
+}
+
+test_atexit 'rm -f "$(cat "$TRASH/mapfile" 2>/dev/null)"'	# a JIT leaves it
+
+test_expect_success 'setup: the JIT example recorded with -g; its perf map' '
+	"$SAMPLER" -g -o p.prof -- "$EXAMPLES/jitmap" 0.4 >out 2>/dev/null &&
+	map=$(sed -n "s/^pid=[0-9]* map=//p" out) &&
+	echo "$map" >mapfile &&
+	grep -qF " $NAME" "$map"
+'
+
+test_expect_success 'CSV: the JIT samples are named from the map' '
+	"$EXPORT" --format csv --symbols p.prof >p.csv &&
+	csv_symbols p.csv >symbols &&
+	total=$(wc -l <symbols) &&
+	jit=$(grep -cxF "$(cat mapfile)	$NAME" symbols) &&
+	expect_ge $((total / 2)) "$jit" "samples named $NAME (of $total)" &&
+	expect_le $((total / 10)) "$(grep -c "^\[unknown\]" symbols)" "samples in [unknown]"
+'
+
+test_expect_success 'folded and columns: the JIT frame has its name' '
+	"$EXPORT" --format folded p.prof >p.folded &&
+	expect_ge 50 "$(grep -F ";$NAME " p.folded | awk "{ s += \$NF } END { print s + 0 }")" "folded samples ending in the JIT function" &&
+	"$EXPORT" --format columns --symbols -o p.cols p.prof &&
+	grep -a "^# symbol id=" p.cols | sed "s/.* symbol=//" |
+		/usr/bin/python3 -c "import sys, urllib.parse; [print(urllib.parse.unquote(l.rstrip())) for l in sys.stdin]" >colsyms &&
+	grep -qxF "$NAME" colsyms
+'
+
+test_expect_success PERF 'perf report of the export resolves the JIT frame as well' '
+	"$EXPORT" -o p.data p.prof &&
+	perf report -i p.data --stdio --no-children --sort symbol -g none >report 2>/dev/null &&
+	grep -qF "[.] $NAME" report
+'
+
+test_expect_success 'without the map file the frame is [unknown] (the names come from it)' '
+	mv "$(cat mapfile)" saved.map &&
+	"$EXPORT" --format csv --symbols p.prof >nomap.csv &&
+	mv saved.map "$(cat mapfile)" &&
+	csv_symbols nomap.csv >nomap &&
+	expect_eq 0 "$(grep -cF "$NAME" nomap)" "samples named without the map"
+'
+
+test_done
