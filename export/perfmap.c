@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols.h"
@@ -56,6 +57,7 @@ struct perf_map *perf_map_load(uint32_t pid)
 	struct perf_map *m = NULL;
 	size_t cap = 0, len = 0;
 	char path[40], *line = NULL;
+	struct stat st;
 	FILE *f;
 	int fd;
 
@@ -63,6 +65,12 @@ struct perf_map *perf_map_load(uint32_t pid)
 	fd = open_regular(path);
 	if (fd < 0)
 		return NULL;
+	/* /tmp is everyone's: as perf, only a file of ours or root's names
+	 * our frames (another user could plant one under a pid of ours) */
+	if (fstat(fd, &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0)) {
+		close(fd);
+		return NULL;
+	}
 	f = fdopen(fd, "r");
 	m = f ? calloc(1, sizeof(*m)) : NULL;
 	if (!m)

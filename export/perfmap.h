@@ -11,7 +11,7 @@
 struct perf_map;
 
 /* The map file of process pid: NULL when there is none, it is not a
- * regular file, or it holds no valid line.  Lines that are not "START SIZE
+ * regular file, not ours nor root's (as perf), or it holds no valid line.  Lines that are not "START SIZE
  * NAME" are skipped, as perf skips them. */
 struct perf_map *perf_map_load(uint32_t pid);
 

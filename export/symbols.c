@@ -806,8 +806,8 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		*dso = m->dso->path;
 		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir,
 				     s->demangle);
-	} else if (pm) {
-		jit_symbol(pm, pid, pc, dso, symbol);
+	} else if (pm || (pm = idmap_get(&s->processes, pid, NULL))) {
+		jit_symbol(pm, pid, pc, dso, symbol);	/* (a process with no file map too) */
 	}
 	e->generation = s->generation;
 	e->pid = pid;

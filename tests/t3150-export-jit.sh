@@ -44,17 +44,41 @@ test_expect_success 'CSV: the JIT samples are named from the map' '
 
 test_expect_success 'folded and columns: the JIT frame has its name' '
 	"$EXPORT" --format folded p.prof >p.folded &&
-	expect_ge 50 "$(grep -F ";$NAME " p.folded | awk "{ s += \$NF } END { print s + 0 }")" "folded samples ending in the JIT function" &&
+	total=$(awk "{ s += \$NF } END { print s + 0 }" p.folded) &&
+	expect_ge $((total / 2)) "$(grep -F ";$NAME " p.folded | awk "{ s += \$NF } END { print s + 0 }")" \
+		"folded samples ending in the JIT function (of $total)" &&
 	"$EXPORT" --format columns --symbols -o p.cols p.prof &&
 	grep -a "^# symbol id=" p.cols | sed "s/.* symbol=//" |
 		/usr/bin/python3 -c "import sys, urllib.parse; [print(urllib.parse.unquote(l.rstrip())) for l in sys.stdin]" >colsyms &&
 	grep -qxF "$NAME" colsyms
 '
 
+# perf resolves a PC by the maps at the sample's time, so its check uses a
+# text profile whose anonymous mapping comes first (a recording under load
+# may get its map records only after the samples).  The pid is that of a
+# process of ours (sleep), so that its map file is ours to write.
 test_expect_success PERF 'perf report of the export resolves the JIT frame as well' '
-	"$EXPORT" -o p.data p.prof &&
-	perf report -i p.data --stdio --no-children --sort symbol -g none >report 2>/dev/null &&
-	grep -qF "[.] $NAME" report
+	sleep 300 & spid=$! &&
+	test_when_finished "kill $spid; rm -f /tmp/perf-$spid.map" &&
+	printf "7f0000001000 40 %s\n7f0000001040 40 other\n" "$NAME" >/tmp/perf-$spid.map &&
+	{
+	echo "host hostname=fixture os_release=6.1.0 os_version=%231 arch=x86_64 cpu_desc=CPU cpu_id=x nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=2048000 sampler_version=0.1.0 cmdline=sampler realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=100"
+	echo "process pid=$spid ppid=0 time=1000000000"
+	echo "exec pid=$spid time=1000000000 comm=node argv=node"
+	echo "thread tid=$spid pid=$spid time=1000000000"
+	echo "map pid=$spid time=1000000000 start=0x7f0000001000 len=0x1000 pgoff=0x0 dev=00:00 inode=0 prot=rwx path="
+	for i in 1 2 3 4; do
+		echo "sample time=10${i}0000000 nthreads=1"
+		echo "ts tid=$spid pid=$spid pc=0x7f0000001010 cpu=${i}000000"
+	done
+	echo "stats wall=40000000 latency=0 samples=4 thread_samples=4 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals="
+	} >f.txt &&
+	"$BUILD/sampler-profile" build f.prof <f.txt &&
+	"$EXPORT" -o f.data f.prof &&
+	perf report -i f.data --stdio --no-children --sort dso,symbol -g none >report 2>/dev/null &&
+	grep -qF "[.] $NAME" report &&
+	"$EXPORT" --format folded f.prof >f.folded &&
+	expect_eq "node;$NAME 4" "$(cat f.folded)" "folded"
 '
 
 test_expect_success 'without the map file the frame is [unknown] (the names come from it)' '
