@@ -95,3 +95,36 @@ def test_flame_svg_widths_and_tooltips():
 def test_flame_of_nothing_is_an_empty_graph():
     svg = callpaths.flame_svg(callpaths.tree_of([]), "samples", "empty", "samples")
     assert ET.fromstring(svg) is not None
+
+
+def test_interned_stacks_are_the_split_texts():
+    """_Frames.intern reuses the frames a text shares with the one before
+    (a binary search on frame boundaries): every node's path must still be
+    its text split at ';', whatever the order and the shared prefixes."""
+    import random
+
+    rng = random.Random(7)
+    names = ["a", "ab", "b", "", "main", "rec", "x:y", "a b"]
+    texts = []
+    for _ in range(400):
+        depth = rng.randrange(1, 12)
+        base = texts[-1].split(";") if texts and rng.random() < 0.7 else []
+        keep = base[: rng.randrange(0, len(base) + 1)]
+        texts.append(";".join(keep + [rng.choice(names) for _ in range(depth)]))
+    frames = callpaths._Frames()
+    for text in texts:
+        node, path = frames.intern(text), []
+        while node:
+            path.append(frames.name[node])
+            node = frames.parent[node]
+        assert ";".join(reversed(path)) == text
+
+
+def test_deep_tree_walks_without_recursion():
+    deep = [(("main",) + ("rec",) * 5000 + ("leaf",), {"samples": 1, "cpu": 1.0, "cpu_sq": 1.0})]
+    root = callpaths.tree_of(deep)
+    assert sum(1 for _ in callpaths.walk(root, 0.0)) == 5002
+    assert len(callpaths.rows_of(root, [], 1.96, 0.0)) == 5002
+    assert node(callpaths.callers(root, "leaf"), "leaf").incl["samples"] == 1
+    assert len(callpaths.compare(root, root, ["cpu"], 1.96, 5.0, 0.0)) == 5002
+    assert len(callpaths.flame_frames(root, "samples", 1000.0, min_px=0.0)) == 5002
