@@ -56,7 +56,7 @@ test_expect_success 'assembly without CFI that uses rbp as data: its stacks end 
 # are read again (at most every 100 samples) the JIT code is in none.
 test_expect_success 'through a JIT frame that keeps a frame pointer: complete stacks' '
 	record dwarf -- "$EXAMPLES/stackends" jitcall 2 &&
-	"$EXPORT" --format folded p.prof >p.folded &&
+	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
 	through=$(awk "/^stackends;_start;.*;main;jit_caller;\\[unknown\\];c_work / { s += \$NF } END { print s + 0 }" p.folded) &&
 	total=$(awk "{ s += \$NF } END { print s + 0 }" p.folded) &&
 	echo "through the JIT frame to _start: $through of $total" &&
@@ -78,12 +78,26 @@ test_expect_success 'a recursion deeper than --max-stack: max-depth, counted so,
 # its outermost frame; the parent's caller is at its stack pointer.
 test_expect_success 'threads at their first instruction in clone3: no junk caller, rooted' '
 	record dwarf -- "$EXAMPLES/churn" 1 &&
-	"$EXPORT" --format folded p.prof >p.folded &&
+	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
 	junk=$(awk "\$1 ~ /^churn;\\[unknown\\]/ { s += \$NF } END { print s + 0 }" p.folded) &&
 	rooted=$(awk "{ t += \$NF; split(\$1, f, \";\"); if (f[2] == \"_start\" || f[2] == \"clone3\") r += \$NF }
 		     END { printf \"%.1f\", t ? 100 * r / t : -1 }" p.folded) &&
 	expect_eq 0 "$junk" "thread-samples with an [unknown] outermost caller" &&
 	expect_ge 97 "$rooted" "% of thread-samples on stacks rooted at _start or clone3"
+'
+
+test_expect_success 'the dynamic loader at start-up: its stacks end complete at its _start' '
+	# ld.so relocating python3 with LD_BIND_NOW takes a few ms: record
+	# until some samples land there (at most 8 runs), then assert
+	: >l.folded &&
+	for i in 1 2 3 4 5 6 7 8; do
+		LD_BIND_NOW=1 "$SAMPLER" -f 5000 -g -o l.prof -- /usr/bin/python3 -c pass &&
+		"$EXPORT" --format folded --weight samples l.prof | grep ";_dl_start;" >>l.folded || :
+		test "$(wc -l <l.folded)" -ge 5 && break
+	done &&
+	expect_ge 1 "$(wc -l <l.folded)" "stacks through the loader'"'"'s _dl_start" &&
+	rooted=$(awk "\$1 ~ /^python3;_start;_dl_start;/ { r++ } END { print r + 0 }" l.folded) &&
+	expect_eq "$(wc -l <l.folded)" "$rooted" "loader stacks rooted at _start, no [truncated: ...] marker"
 '
 
 test_done
