@@ -100,15 +100,15 @@ static int seize_error(pid_t id, int e, struct error *err)
 	long uid = procfs_read_uid(id), scope = yama_scope();
 	pid_t tracer = procfs_read_tracer(id), tgid = id, ppid = 0;
 	uint64_t flags = 0;
-	char state = 0, comm[32];
+	char state = 0, name[32];
 
 	if (e == ESRCH || uid < 0 || procfs_read_task_state(id, id, &state, &flags) < 0)
 		return error_set(err, "cannot attach to %d: no such process (check the id with ps)", (int)id);
 	procfs_read_ids(id, &tgid, &ppid);
-	procfs_read_comm(id, comm, sizeof(comm));
+	procfs_read_comm(id, name, sizeof(name));
 	if (flags & PF_KTHREAD)
 		return error_set(err, "cannot attach to %d: it is a kernel thread (%s), which runs no program to trace (profile the kernel with perf record -a)",
-				 (int)id, comm[0] ? comm : "?");
+				 (int)id, name[0] ? name : "?");
 	if (state == 'Z' || state == 'X' || state == 'x')
 		return error_set(err, "cannot attach to %d: it is a zombie: it has exited, and its parent (process %d) has not collected its status yet (nothing is left to profile)",
 				 (int)id, (int)ppid);
