@@ -11,10 +11,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "procfs.h"
 
-#define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
+/* Seized without PTRACE_O_TRACEEXIT; the engine sets ATTACH_OPTIONS at
+ * each thread's first stop.  An exec from a thread not yet seized holds
+ * the process's exec lock, which PTRACE_SEIZE of its other threads waits
+ * for, while it waits for the threads it ends: one seized with TRACEEXIT
+ * stops at its exit and waits for the sampler, blocked in the seize (a
+ * kernel deadlock; seen on examples/reexec). */
+#define SEIZE_OPTIONS (ATTACH_OPTIONS & ~PTRACE_O_TRACEEXIT)
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 #define PF_KTHREAD 0x00200000	/* linux/sched.h: a kernel thread */
 #define SEIZE_TRIES 5
@@ -149,7 +154,7 @@ static int seize_error(pid_t id, int e, struct error *err)
 static int seize(pid_t tid)
 {
 	for (int tries = 0;; tries++) {
-		if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
+		if (ptrace(PTRACE_SEIZE, tid, 0, SEIZE_OPTIONS) == 0)
 			return 0;
 		if (errno != EPERM || tries == SEIZE_TRIES)
 			return -1;
