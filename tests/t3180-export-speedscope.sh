@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3110-export-speedscope.sh - sampler-export --format speedscope: speedscope's
+# t3180-export-speedscope.sh - sampler-export --format speedscope: speedscope's
 # file format (a sampled profile per thread, frames named by the
 # exporter's symbolizer), weighted by --weight as the folded output is
 # (default cpu), on the stacks fixture and on a real -g recording.  (t4700
