@@ -37,6 +37,29 @@ fake_energy_holds() {
 	expect_near "$added" "$total" "$((added / 100))" "energy total of $1 (uJ)"
 }
 
+# fake_power_holds PROFILE WATTS: a recording with the fake power PMU
+# (tests/fakes/fake-power-pmu.sh: the CPU clock, exactly WATTS) read, from
+# its first sample to its last, WATTS times the time between them, within
+# 1% (the sample times are the sampler's clock, the energy the kernel's).
+# The first sample's reading is left out: it covers the time since the
+# plug-in's baseline reading, which comes before the profile's first
+# record (~47 ms) and is not recorded; the total must hold that reading
+# and the rest, no more.
+fake_power_holds() {
+	local first rest span total
+	"$BUILD/sampler-profile" dump "$1" >"$1.power.txt" &&
+	awk '$1 == "sample" { t = substr($2, 6); v = substr($4, 8) + 0
+		if (n++ == 0) { t0 = t; v0 = v } else { s += v } }
+		END { if (n > 1) printf "%.3f %.3f %.3f\n", v0, s, (t - t0) / 1e3 }' "$1.power.txt" >"$1.power" &&
+	read first rest span <"$1.power" &&
+	total=$(sed -n "s/^stats .* totals=\([0-9.]*\).*/\1/p" "$1.power.txt") &&
+	echo "$1: energy $total uJ: first reading $first uJ, then $rest uJ over $span us between the first and last sample" &&
+	expect_near "$(awk -v w="$2" -v s="$span" 'BEGIN { printf "%.0f", w * s }')" "$rest" \
+		"$(awk -v w="$2" -v s="$span" 'BEGIN { printf "%.0f", w * s / 100 }')" \
+		"uJ read after the first sample at $2 W" &&
+	expect_near "$(awk -v a="$first" -v b="$rest" 'BEGIN { printf "%.0f", a + b }')" "$total" 1 "energy total of $1 (uJ)"
+}
+
 # perf report --stdio --sort symbol: the share (%) of SYMBOL in EVENT.
 share() {	# report-file event symbol
 	awk -v ev="$2" -v sym="$3" '

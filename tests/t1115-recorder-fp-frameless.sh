@@ -31,7 +31,7 @@ record() {
 }
 
 for mode in fp dwarf; do
-	test_expect_success "$mode: the callers of a frameless leaf within 3 points of their measured shares" '
+	test_expect_success PLAIN_BUILD "$mode: the callers of a frameless leaf within 3 points of their measured shares" '
 		enough_samples 3 record '$mode' &&
 		compare_paths "$(measured out)" "$(cat paths)" "$(tolerance 3 "$(cat neff)")" "direct outer inner"
 	'

@@ -8,23 +8,43 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
-# tracer_pids PID: the TracerPid of every thread of PID, one per line.
+# tracer_pids PID: the TracerPid of every thread of PID, one per line
+# (shell built-ins only: read while the threads spin).
 tracer_pids() {
+	local s key value
 	for s in /proc/"$1"/task/*/status; do
-		sed -n "s/^TracerPid:[[:space:]]*//p" "$s" 2>/dev/null
+		while read -r key value; do
+			if [ "$key" = TracerPid: ]; then echo "$value"; fi
+		done <"$s" 2>/dev/null
 	done
+}
+
+# spinning PID: true when a thread of PID other than the first has used
+# 20 ms of user time.  examples/threads spins only once all its threads
+# are past a barrier, which each reaches after its first stop, where the
+# sampler moves it: then every move is done.
+spinning() {
+	local s stat
+	for s in /proc/"$1"/task/*/stat; do
+		[ "$s" = /proc/$1/task/$1/stat ] && continue
+		read -r stat <"$s" 2>/dev/null || continue
+		set -- "$1" ${stat##*) }
+		# after the command: state is field 3, utime (ticks) field 14
+		[ "${13:-0}" -ge 2 ] && return 0
+	done
+	return 1
 }
 
 # Moves need real-time priority (the sampler takes it as root).
 test_expect_success SCHED_FIFO 'three tracers: new threads move in turn, each is traced by a thread of the sampler' '
 	"$SAMPLER" -d --tracers 3 -f 200 -o tr -- "$EXAMPLES/threads" 8 1.5 >out 2>dbg &
 	sampler=$! &&
-	for i in $(seq 100); do
-		target=$(pgrep -P $sampler | head -1) &&
-		[ "$(ls /proc/$target/task 2>/dev/null | wc -l)" = 8 ] && break
+	for i in $(seq 400); do
+		target=$(pgrep -P $sampler | head -1) && spinning $target && break
 		sleep 0.05
 	done &&
-	sleep 0.2 && tracer_pids $target | sort | uniq -c >tracing &&
+	tracer_pids $target >tracers &&
+	sort tracers | uniq -c >tracing &&
 	ls /proc/$sampler/task | sort >sampler_threads &&
 	wait $sampler &&
 	cat tracing &&
@@ -44,7 +64,7 @@ test_expect_success SCHED_FIFO 'three tracers: every thread sampled, its PC in i
 	# An unnamed PC (0x...) is in no function: a PC read from the wrong
 	# thread or map must fail.  Starting the threads (clone3,
 	# pthread_create, the start barrier) took 7% of the CPU time under a
-	# load of 20, under 2% idle: named, it is the threads' own.
+	# load of 20, under 2% idle: named, it is their own.
 	awk -F, "\$4 == \"sample\" { c += \$6; if (\$NF ~ /spin|clock_gettime/) s += \$6
 		else if (\$NF ~ /^(clone3?|pthread_create|pthread_barrier_wait|start_thread)(@|\$)/) b += \$6 }
 		END { print int(100 * s / c), int(100 * (s + b) / c) }" tr.csv >spinning &&
@@ -60,18 +80,25 @@ test_expect_success SCHED_FIFO 'three tracers: every thread sampled, its PC in i
 # -d's cost line: the sampler's own CPU time (all its threads) and the
 # engine thread's part of it, per thread stopped.  The tracers do the
 # interrupts, reads and continues, so the engine's part is less than the
-# whole; the whole is the sampler's, not the target's (8 busy threads).
+# whole.  The bounds follow the sampler's own work, not the target's CPU
+# time, which a loaded machine shrinks while the sampler's work stays (8
+# threads spinning 1.5 s of wall time: 0.29-0.53 s of CPU under a load of
+# 15-20, the sampler 0.09-0.21 s, up to 0.34 of the target's).  Per
+# thread stopped 106-175 us measured under that load (the sanitizer
+# build: 110-145 us), bound at 1 ms; over the run under half of one CPU
+# (summary.c's OWN_SHARE_LIMIT; 5-16% measured).  A tracer that spins
+# waiting for another costs milliseconds per stop and a CPU for the run
+# (two tracers on 2 CPUs took 3.1 s of CPU in 3 s).
 test_expect_success SCHED_FIFO 'three tracers: -d splits the own CPU time between the engine thread and the tracers' '
 	sed -n "s/^sampler: own CPU time: \([0-9.]*\) s, [0-9.]* us per sample, \([0-9.]*\) us per thread stopped; on the engine.s thread \([0-9.]*\) us .*/\1 \2 \3/p" dbg >own &&
 	read own per_stop engine_per_stop <own &&
-	target_cpu=$(awk "/^(ts|exit) / { for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); v[kv[1]] = kv[2] }
-		last[v[\"tid\"]] = v[\"cpu\"] } END { for (t in last) s += last[t]; printf \"%.6f\", s / 1e9 }" tr.txt) &&
-	echo "own $own s, $per_stop us per stop, engine $engine_per_stop us per stop; target $target_cpu s" &&
+	wall=$(sed -n "s/^sampler: wall time: \([0-9.]*\) s actual.*/\1/p" dbg) &&
+	echo "own $own s over $wall s, $per_stop us per stop, engine $engine_per_stop us per stop" &&
 	expect_eq 1 "$(awk -v o="$own" "BEGIN { print (o > 0) }")" "own CPU time is positive" &&
 	expect_eq 1 "$(awk -v e="$engine_per_stop" -v a="$per_stop" "BEGIN { print (e > 0 && e < a) }")" \
 		"the engine thread uses part of the CPU time per stop, less than the whole" &&
-	expect_eq 1 "$(awk -v o="$own" -v t="$target_cpu" "BEGIN { print (o < t / 2) }")" \
-		"own CPU time under half the target'"'"'s"
+	expect_le 1000 "$per_stop" "own CPU time per thread stopped (us)" &&
+	expect_le "$(awk -v w="$wall" "BEGIN { print w / 2 }")" "$own" "own CPU time (s), half of one CPU over $wall s of wall time"
 '
 
 test_expect_success SCHED_FIFO,PERF_COUNTERS 'three tracers: the task clock of each thread matches the CPU time its tracer read' '

@@ -7,6 +7,7 @@
 # gives each side's inclusive CPU time and the change, in text and CSV; the
 # energy flame graph (SVG and PNG) shares the energy as the exporter does.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/export-lib.sh"
 PY=/usr/bin/python3
 REPORT="$PY $ROOT/scripts/sampler-report"
 PLOT="$PY $ROOT/scripts/sampler-plot"
@@ -133,10 +134,12 @@ test_expect_success 'compare --tree: inclusive CPU per path of each side, the ch
 '
 
 # The fake power PMU spends exactly 1 W: the energy of the run is its wall
-# time in joules (t3100 checks the split per path against the workload).
+# time in joules, from the plug-in's first reading to its last
+# (fake_power_holds; t3100 checks the split per path against the workload).
 test_expect_success ROOT 'plot --kind flame --weight energy (fake RAPL PMU): SVG frames share the energy as the exporter does, and PNG' '
 	"$ROOT/tests/fakes/fake-power-pmu.sh" "$TRASH/pmu" 0 &&
 	SAMPLER_SYSFS_ROOT=$TRASH/pmu "$SAMPLER" -f 1000 -g -p rapl-perf -o e.prof -- "$EXAMPLES/calltree" 1 1 >/dev/null &&
+	fake_power_holds e.prof 1 &&
 	"$EXPORT" --format folded --weight energy e.prof >e.folded &&
 	$PLOT --kind flame --weight energy e.prof -o e.svg &&
 	joules=$(awk "{ s += \$NF } END { printf \"%.3f\", s / 1e6 }" e.folded) &&

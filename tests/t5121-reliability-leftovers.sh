@@ -109,16 +109,27 @@ test_expect_success 'SIGTERM once the first process is gone: a child in vfork go
 '
 
 test_expect_success 'a CLONE_UNTRACED child is not followed and outlives a killed sampler (documented)' '
-	"$SAMPLER" -o untr -- "$HW/hw-untraced" 1.5 >out.untr &
+	# both processes wait for untr.go: the checks below take what time
+	# a loaded machine gives them
+	"$SAMPLER" -o untr -- "$HW/hw-untraced" untr.go >out.untr &
 	sampler=$! &&
+	test_when_finished "touch untr.go" &&
 	wait_for_line "^child=" out.untr &&
 	child=$(sed -n "s/^child=//p" out.untr) &&
 	first=$(pgrep -P $sampler) &&
 	expect_eq 0 "$(tracer $child)" "the untraced child'"'"'s tracer" &&
 	expect_eq $sampler "$(tracer $first)" "the first process'"'"'s tracer" &&
+	# the profile is written out at least once a second: kill it once
+	# the first process is in the file
+	for i in $(seq 400); do
+		"$BUILD/sampler-profile" dump untr 2>/dev/null | grep -q "^process pid=$first " && break
+		sleep 0.05
+	done &&
 	kill -KILL $sampler &&
 	run_status wait $sampler &&
 	expect_eq 137 "$rc" "sampler status" &&
+	expect_eq 0 "$(tracer $child)" "the untraced child'"'"'s tracer once the sampler is gone" &&
+	touch untr.go &&
 	wait_for_line "^untraced child done" out.untr &&
 	# killed, the sampler leaves a profile cut short: the dump reads the
 	# records before the cut, which must hold the first process, not the child
