@@ -13,6 +13,11 @@ const char *top_sort_name(enum top_sort sort)
 
 static const char *const by_heading[] = { "function", "thread", "process", "rank" };
 
+const char *top_by_name(enum top_by by)
+{
+	return by_heading[by];
+}
+
 #define APPEND(...) (len += (size_t)snprintf(buf + len, len < size ? size - len : 0, __VA_ARGS__))
 
 void top_format_title(const struct top_table *t, const struct top_view *v,

@@ -65,21 +65,22 @@ static void draw(struct screen *s)
 	char line[1024];
 
 	getmaxyx(stdscr, rows, cols);
-	(void)cols;
 	erase();
 	top_format_title(t, &s->v, &s->run->view, line, sizeof(line));
-	mvaddnstr(y++, 0, line, -1);
-	mvprintw(y++, 0, "%s", s->paused ? "(paused: space resumes) " :
-		 "c/e/s sort, space pause, z zero, t/p thread/process only, b by, enter call path, q quit");
+	mvaddnstr(y++, 0, line, cols);
+	snprintf(line, sizeof(line), "[sort %s, by %s%s] c/e/s sort, space pause, z zero, t/p this thread/process only, b by, enter call path, q quit",
+		 top_sort_name(s->run->view.sort), top_by_name(s->run->view.by),
+		 s->paused ? ", paused" : "");
+	mvaddnstr(y++, 0, line, cols);
 	top_format_head(t, &s->run->view, line, sizeof(line));
 	attron(A_REVERSE);
-	mvaddnstr(y++, 0, line, -1);
+	mvaddnstr(y++, 0, line, cols);
 	attroff(A_REVERSE);
 	for (uint32_t i = 0; i < s->v.nrows && y < rows; i++) {
 		top_format_row(t, &s->v, &s->v.rows[i], line, sizeof(line));
 		if (i == s->selected)
 			attron(A_BOLD);
-		mvaddnstr(y++, 0, line, -1);
+		mvaddnstr(y++, 0, line, cols);
 		if (i == s->selected) {
 			attroff(A_BOLD);
 			if (s->expanded)

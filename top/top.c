@@ -249,6 +249,8 @@ struct reader_job {
 	bool opened;
 	int status;			/* -1: err */
 	struct error err;
+	bool truncated;			/* the stream ended without its end */
+	uint64_t good_bytes;
 	struct outfile *keep;		/* -o: tee into it */
 	int in_fd;			/* the recorder's pipe (tee mode) */
 	int tee_fd;			/* its write end to the reader */
@@ -291,6 +293,8 @@ static void *read_stream(void *arg)
 	if (rc < 0) {
 		job->err = err;
 		job->status = -1;
+	} else {
+		job->truncated = profile_reader_truncated(r, &job->good_bytes);
 	}
 	profile_reader_close(r);
 	job->run->ended = 1;
@@ -475,7 +479,9 @@ int top_main(int argc, char **argv, top_record_fn record)
 		goto out_fail;
 	if (job.keep && outfile_publish(job.keep, &err) < 0)
 		goto out_fail;
-	if (o.input) {
+	if (o.input && !job.keep) {
+		fd = -1;	/* the reader opens it, and names it in its messages */
+	} else if (o.input) {
 		fd = strcmp(o.input, "-") ? open(o.input, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
 		if (fd < 0) {
 			error_set(&err, "cannot open %s: %s (give a profile)", o.input, strerror(errno));
@@ -502,7 +508,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 		teeing = pthread_create(&tee, NULL, tee_stream, &job) == 0;
 	}
 	snprintf(fd_path, sizeof(fd_path), "/dev/fd/%d", fd);
-	job.path = fd_path;
+	job.path = fd < 0 ? o.input : fd_path;
 	reader_started = pthread_create(&reader, NULL, read_stream, &job) == 0;
 	block_signals(false);
 	if (!reader_started) {
@@ -516,16 +522,19 @@ int top_main(int argc, char **argv, top_record_fn record)
 	view_rc = 0;
 	if (run.table)
 		view_rc = o.stdio ? top_stdio_loop(&run, stdout) : top_screen_loop(&run);
-	/* q, a signal or a closed output: a launched command gets SIGINT, an
-	 * attached one is let go; a terminal's signal reached the recorder
-	 * already (the same process group), so it is not sent twice */
-	if (recorder && !run.ended && (!got_signal || got_signal == SIGTERM))
-		kill(recorder, got_signal == SIGTERM ? SIGTERM : SIGINT);
+	/* q or a closed output: the recorder gets SIGINT, as from ^C (a
+	 * launched command gets it, an attached one is let go); a signal the
+	 * view got goes on to it (one the terminal sent to the whole group
+	 * reached it too: the recorder takes copies that come together as
+	 * one, sampler.1) */
+	if (recorder && !run.ended)
+		kill(recorder, got_signal ? got_signal : SIGINT);
 	if (reader_started)
 		pthread_join(reader, NULL);
 	if (teeing)
 		pthread_join(tee, NULL);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (recorder)
 		status = wait_status(recorder);
 	copy_held(held);
@@ -538,6 +547,9 @@ int top_main(int argc, char **argv, top_record_fn record)
 	if (job.status < 0 && (!recorder || status == 0)) {
 		error_print(TOP_PROG, &job.err);
 		status = EXIT_FAILED;
+	} else if (job.truncated && (!recorder || status == 0) && !run.quit) {
+		warn_print(TOP_PROG, "the profile stream ended at byte %llu, cut short (the tables show what came)",
+			   (unsigned long long)job.good_bytes);
 	} else if (view_rc < 0 && !status && !run.quit) {
 		status = EXIT_FAILED;
 	}

@@ -52,5 +52,6 @@ int top_screen_loop(struct top_run *run);
 void top_nap(struct top_run *run, int ms);
 
 const char *top_sort_name(enum top_sort sort);
+const char *top_by_name(enum top_by by);
 
 #endif
