@@ -34,6 +34,7 @@ static int take_view(struct screen *s)
 	rc = top_table_view(t, &s->run->view, &s->v);
 	top_table_next_interval(t, false);
 	pthread_mutex_unlock(&t->lock);
+	s->run->refreshes++;
 	if (s->selected >= s->v.nrows)
 		s->selected = s->v.nrows ? s->v.nrows - 1 : 0;
 	return rc;

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ struct top_options {
 	bool stdio;
 	const char *output;		/* -o: also keep the profile */
 	bool force;
+	bool debug;			/* -d: also the view's own CPU time */
 	const char *input;		/* --input: view a recorded stream */
 };
 
@@ -130,6 +132,8 @@ static int parse_options(struct top_options *o, int argc, char **argv, char **re
 		}
 		if (is_opt(a, "--force"))
 			o->force = true;
+		if (is_opt(a, "-d") || is_opt(a, "--debug"))
+			o->debug = true;
 		if (is_opt(a, "--pid") || is_opt(a, "--tid"))
 			*have_target = true;
 		if (!(is_opt(a, "-o") || is_opt(a, "--output") || is_opt(a, "-r") ||
@@ -357,6 +361,7 @@ static int print_table(struct top_run *run, struct top_view *v, FILE *out)
 	}
 	top_table_next_interval(t, false);
 	pthread_mutex_unlock(&t->lock);
+	run->refreshes++;
 	top_format_title(t, v, &run->view, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	top_format_head(t, &run->view, line, sizeof(line));
@@ -440,6 +445,21 @@ static int wait_status(pid_t pid)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+/* -d: what the view cost (reading, symbolizing, drawing), next to the
+ * recorder's statistics. */
+static void print_view_cpu(const struct top_run *run)
+{
+	struct rusage ru;
+	double s;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	fprintf(stderr, "%s: view: %u refreshes, %.3f s CPU, %.2f ms CPU per refresh\n", TOP_PROG,
+		run->refreshes, s, run->refreshes ? 1000 * s / run->refreshes : 0.0);
 }
 
 int top_main(int argc, char **argv, top_record_fn record)
@@ -553,6 +573,8 @@ int top_main(int argc, char **argv, top_record_fn record)
 	} else if (view_rc < 0 && !status && !run.quit) {
 		status = EXIT_FAILED;
 	}
+	if (o.debug)
+		print_view_cpu(&run);
 	if (job.opened)
 		top_table_free(&job.table);
 	free(rec);

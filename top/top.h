@@ -33,6 +33,7 @@ struct top_run {
 	volatile int quit;		/* q, a signal or a closed output */
 	volatile int hangup;		/* the terminal is gone: draw nothing */
 	volatile int ended;		/* the stream ended (the reader is done) */
+	unsigned refreshes;		/* views taken (-d: CPU per refresh) */
 };
 
 /* One refresh's header and table lines (format.c), shared by both views. */
