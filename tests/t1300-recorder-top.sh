@@ -33,6 +33,8 @@ elif what == "first":
 elif what == "watts":       # median over the full intervals (not the first or last)
     mid = tables[1:-1] or tables
     print(statistics.median(title_num(t, sys.argv[3]) for t in mid))
+elif what == "empty":       # middle tables whose interval had no sample
+    print(sum(1 for t in tables[1:-1] if not t["rows"]))
 elif what == "joules":      # FUNCTION's joules since the start, last table
     print(next(r[7] for r in tables[-1]["rows"] if r[-2] == sys.argv[3]))
 PYEOF
@@ -54,6 +56,16 @@ test_expect_success '--stdio: a table per second, the first led by the hottest f
 	first=$(awk "NR == 4 { print \$1 }" report) &&
 	expect_eq f50 "$first" "the report'"'"'s hottest function" &&
 	expect_eq "$first" "$(tables top.out first)" "first row of the first table"
+'
+
+# The recorder flushes a chunk into a pipe every 100 ms of samples (1 s
+# into a file): a refresh of 0.3 s sees new samples every time, not every
+# third time.
+test_expect_success '--stdio -r 0.3: the stream comes in time for every refresh' '
+	$SAMPLER top --stdio -r 0.3 -- "$EXAMPLES/attrib" 3 >fast.out 2>fast.err &&
+	n=$(tables fast.out count) &&
+	expect_ge 6 "$n" "tables" &&
+	expect_le "$(( (n - 2) / 4 ))" "$(tables fast.out empty)" "tables with an empty interval"
 '
 
 test_expect_success '--stdio -p rapl: watts follow the fake power, joules the report' '
