@@ -51,7 +51,8 @@ static void usage(FILE *out)
 		"\n"
 		"  -o, --output FILE     also keep the profile in FILE (not .bz2)\n"
 		"  -r, --refresh SECONDS refresh every SECONDS (default 1; perf top's -d)\n"
-		"      --stdio           print one plain table per refresh (logs, pipes)\n"
+		"      --stdio           print one plain table per refresh (logs, pipes; the\n"
+		"                        default when stdin or stdout is not a terminal)\n"
 		"      --sort KEY        cpu (default), energy (the first energy channel) or samples\n"
 		"      --percent-limit P hide rows under P%% of the sort key's interval total\n"
 		"      --by KEY          rows per function (default), thread, process or rank\n"
@@ -189,8 +190,6 @@ static int parse_options(struct top_options *o, int argc, char **argv, char **re
 		if (!strcmp(o->output, "-"))
 			return error_set(err, "-o -: the view takes the profile stream (keep it in a file: -o FILE)");
 	}
-	if (o->input && !o->stdio && !strcmp(o->input, "-"))
-		return error_set(err, "--input -: the terminal view reads its keys from stdin (use --stdio, or --input FILE)");
 	if (i < argc)
 		*have_target = true;
 	rec[(*nrec)++] = "-o";
@@ -488,10 +487,14 @@ int top_main(int argc, char **argv, top_record_fn record)
 		return EXIT_FAILED;
 	}
 	if (o.input && have_target) {
-		error_print(TOP_PROG, (error_set(&err, "--input and a command or --pid given (view either a stream or a run)"), &err));
+		error_set(&err, "--input and a command or --pid given (view either a stream or a run)");
+		error_print(TOP_PROG, &err);
 		free(rec);
 		return EXIT_FAILED;
 	}
+	/* as perf top: no terminal, plain tables */
+	if (!o.stdio && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		o.stdio = true;
 	run.view = o.view;
 	run.refresh_s = o.refresh_s;
 	catch_signals();
