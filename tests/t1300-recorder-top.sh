@@ -151,7 +151,7 @@ for step in os.environ.get("KEYS", "").split(";"):
         os.close(fd)
         fd = -1
         break
-    os.write(fd, key.encode())
+    os.write(fd, key.replace("ENTER", "\r").encode())
 t0 = time.monotonic()
 while True:
     done, status = os.waitpid(pid, os.WNOHANG)
@@ -173,14 +173,15 @@ while True:
 print("status %d" % os.waitstatus_to_exitcode(status))
 PYEOF
 
-test_expect_success 'terminal view: the hot function shows, e sorts by energy, q quits' '
+test_expect_success 'terminal view: the hot function shows, e sorts by energy, Enter expands, q quits' '
 	$FAKE make fake2 >/dev/null &&
-	KEYS="f50:e;energy:q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
-		$PY "$TRASH/term.py" $SAMPLER top -r 0.3 -p rapl:package-0 -o tkept -- \
+	KEYS="f50:e;energy:cENTER;<- timed:q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
+		$PY "$TRASH/term.py" $SAMPLER top -g -r 0.3 -p rapl:package-0 -o tkept -- \
 		"$EXAMPLES/attrib" 60 >pty.out &&
 	cat pty.out &&
 	expect_grep "^showed: f50" pty.out &&
 	expect_grep "^showed: energy" pty.out &&
+	expect_grep "^showed: <- timed" pty.out &&
 	expect_grep "^status 130" pty.out &&
 	$REPORT tkept >report &&
 	expect_eq f50 "$(awk "NR == 4 { print \$1 }" report)" "the kept profile'"'"'s hottest function"
