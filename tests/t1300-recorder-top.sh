@@ -33,6 +33,10 @@ elif what == "first":
 elif what == "watts":       # median over the full intervals (not the first or last)
     mid = tables[1:-1] or tables
     print(statistics.median(title_num(t, sys.argv[3]) for t in mid))
+elif what == "rows":        # rows of the last table
+    print(len(tables[-1]["rows"]))
+elif what == "total":       # CPU s since the start, first row of the last table
+    print(tables[-1]["rows"][0][2])
 elif what == "empty":       # middle tables whose interval had no sample
     print(sum(1 for t in tables[1:-1] if not t["rows"]))
 elif what == "joules":      # FUNCTION's joules since the start, last table
@@ -104,6 +108,14 @@ test_expect_success '--input: a corrupt stream ends with one error line and the 
 	expect_eq 125 $rc "exit status" &&
 	expect_eq 1 "$(wc -l <junk.err)" "error lines" &&
 	expect_eq 0 "$(wc -c <junk.out)" "bytes of tables"
+'
+
+test_expect_success '--input --by process: one row, the CPU time of the whole profile' '
+	$SAMPLER top --stdio --by process --input kept >proc.out &&
+	cat proc.out &&
+	expect_eq 1 "$(tables proc.out rows)" "rows" &&
+	$REPORT kept >report &&
+	expect_near "$(awk "\$1 == \"total\" { print \$4 }" report)" "$(tables proc.out total)" 0.002 "CPU s"
 '
 
 test_expect_success 'bad view options: one error line each' '

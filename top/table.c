@@ -382,6 +382,12 @@ int top_table_view(struct top_table *t, const struct top_view_options *o, struct
 		v->rows[n++] = *r;
 	}
 	v->nrows = n;
+	/* a thread or a process holds its stacks whole: its inclusive time
+	 * is its own, not the sum of its functions' */
+	for (uint32_t i = 0; o->by != TOP_BY_FUNCTION && i < v->nrows; i++) {
+		v->rows[i].now.incl_ns = v->rows[i].now.cpu_ns;
+		v->rows[i].all.incl_ns = v->rows[i].all.cpu_ns;
+	}
 	qsort_r(v->rows, v->nrows, sizeof(*v->rows), by_key, (void *)&o->sort);
 	/* rows below the limit, and rows with nothing in the interval, are
 	 * left out */
