@@ -155,6 +155,7 @@ for step in os.environ.get("KEYS", "").split(";"):
     text, key = step.rsplit(":", 1)
     if not read_until(text, 60):
         print("never showed: " + text)
+        print("the screen's last bytes: %r" % seen[-600:])
         os.kill(pid, signal.SIGKILL)
         sys.exit(1)
     print("showed: " + text)

@@ -367,6 +367,8 @@ int top_table_view(struct top_table *t, const struct top_view_options *o, struct
 				return -1;
 	if (t->other && push_row(v, t, t->other, o->by) < 0)
 		return -1;
+	if (!v->nrows)
+		goto out;	/* nothing yet (qsort takes no NULL array) */
 	/* merge the cells of a group: sort by group, add up the runs */
 	qsort(v->rows, v->nrows, sizeof(*v->rows), by_group);
 	for (uint32_t i = 0; i < v->nrows; i++) {
@@ -404,6 +406,7 @@ int top_table_view(struct top_table *t, const struct top_view_options *o, struct
 		v->rows[n++] = *r;
 	}
 	v->nrows = n;
+out:
 	v->now_s = (double)(t->last_ns - t->now_start_ns) / 1e9;
 	v->all_s = (double)(t->last_ns - t->start_ns) / 1e9;
 	v->samples_now = t->samples_now;
@@ -441,7 +444,8 @@ void top_table_next_interval(struct top_table *t, bool zero)
 
 void top_view_sort(struct top_view *v, enum top_sort sort)
 {
-	qsort_r(v->rows, v->nrows, sizeof(*v->rows), by_key, &sort);
+	if (v->nrows)
+		qsort_r(v->rows, v->nrows, sizeof(*v->rows), by_key, &sort);
 }
 
 static int by_path_cpu(const void *a, const void *b)
@@ -479,7 +483,8 @@ uint32_t top_table_paths(const struct top_table *t, const struct top_view_option
 					all[n++] = c->paths[i];
 			}
 		}
-	qsort(all, n, sizeof(all[0]), by_path_cpu);
+	if (n)
+		qsort(all, n, sizeof(all[0]), by_path_cpu);
 	if (n > max)
 		n = max;
 	memcpy(out, all, n * sizeof(all[0]));
