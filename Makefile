@@ -26,7 +26,7 @@ DEB_PACKAGES := gcc g++ make libbz2-dev libpfm4-dev libsensors-dev libelf-dev li
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
 	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
 	python3-pyflakes flake8 openmpi-bin libopenmpi-dev libiberty-dev chromium chromium-driver \
-	python3-selenium
+	python3-selenium libncurses-dev
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
@@ -38,8 +38,8 @@ TEST_PROGRAMS :=
 all: programs scripts-bin
 
 # Every directory (and tests/*/) describes its own programs in module.mk.
-include profile/module.mk pmu/module.mk
-include $(filter-out profile/module.mk pmu/module.mk,$(sort $(wildcard */module.mk tests/*/module.mk)))
+include profile/module.mk pmu/module.mk top/module.mk
+include $(filter-out profile/module.mk pmu/module.mk top/module.mk,$(sort $(wildcard */module.mk tests/*/module.mk)))
 
 programs: $(PROGRAMS) $(TEST_PROGRAMS)
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "codec.h"
 #include "stacktree.h"
@@ -30,6 +31,10 @@
 #define CHUNK_TARGET (64 * 1024)		/* flush when a chunk reaches this */
 #define CHUNK_MAX (64u * 1024 * 1024)		/* the reader refuses longer chunks */
 #define FLUSH_INTERVAL_NS 1000000000ull	/* and at least once a second */
+/* ... or ten times a second into a pipe: its reader is live (sampler top
+ * refreshes every second; a chunk a second would leave every other
+ * refresh empty).  Ten writes a second cost nothing measurable. */
+#define PIPE_FLUSH_INTERVAL_NS 100000000ull
 
 #define REC_INFO 8
 #define REC_TYPE_MASK 0x0f
@@ -56,6 +61,7 @@ struct native_writer {
 	uint64_t period_ns;
 	uint64_t prev_time;
 	uint64_t flush_time;		/* sample time of the last timed flush */
+	uint64_t flush_interval_ns;	/* FLUSH_INTERVAL_NS, or PIPE_... */
 	uint32_t *prev_tids;		/* tid list of the previous sample */
 	uint32_t nprev;
 	size_t prev_cap;
@@ -120,7 +126,7 @@ static int record_end(struct native_writer *nw, uint8_t *p, uint64_t time_ns,
 {
 	nw->chunk.len = (size_t)(p - nw->chunk.data);
 	if (nw->chunk.len - CHUNK_HEADER >= CHUNK_TARGET ||
-	    (int64_t)(time_ns - nw->flush_time) >= (int64_t)FLUSH_INTERVAL_NS) {
+	    (int64_t)(time_ns - nw->flush_time) >= (int64_t)nw->flush_interval_ns) {
 		nw->flush_time = time_ns;
 		return native_flush(&nw->head, err);
 	}
@@ -552,6 +558,7 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 {
 	struct native_writer *nw = calloc(1, sizeof(*nw));
 	uint8_t header[HEADER_SIZE];
+	struct stat sb;
 
 	if (!nw) {
 		error_set(err, "cannot create %s: out of memory", outfile_name(out));
@@ -573,6 +580,8 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 	nw->chunk.len = CHUNK_HEADER;
 	if (sink_open(&nw->head.sink, out, compress, err) < 0)
 		goto out_free;
+	nw->flush_interval_ns = fstat(nw->head.sink.fd, &sb) == 0 && S_ISFIFO(sb.st_mode) ?
+				PIPE_FLUSH_INTERVAL_NS : FLUSH_INTERVAL_NS;
 	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	put_le32(header + 8, NATIVE_VERSION);
 	put_le32(header + 12, info->stacks ? HEADER_STACKS : 0);

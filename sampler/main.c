@@ -1,6 +1,7 @@
 /* main.c - sampler: command line, set-up, exit status.
  *
  *   sampler [options] -- command [arguments]
+ *   sampler top [options] -- command [arguments]   (top/top.h)
  *
  * Exit status: the target's own; 128+N when it died of signal N; 125 for the
  * sampler's own failure; 126 command not executable; 127 command not found.
@@ -20,6 +21,7 @@
 #include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
+#include "../top/top.h"
 #include "callstack.h"
 #include "engine.h"
 #include "attach.h"
@@ -78,6 +80,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sampler [options] -- command [arguments]\n"
 		"       sampler [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
+		"       sampler top [options] ...   (a live view: sampler top --help)\n"
 		"Run command and stop all its threads together at a fixed frequency, recording\n"
 		"per thread its TID, PC and CPU time plus PMU readings.\n"
 		"\n"
@@ -506,7 +509,7 @@ static int run(struct context *ctx)
 	return ctx->opt.nattach ? 0 : st.profile.exit_status;
 }
 
-int main(int argc, char **argv)
+static int record_main(int argc, char **argv)
 {
 	struct context ctx = { .argc = argc, .argv = argv, .tuned = { .qos_fd = -1 },
 			       .window = { .fd = -1, .wfd = -1 } };
@@ -569,4 +572,12 @@ out_fail:
 	callstack_free(ctx.stacks);
 	pmu_set_release(&ctx.pmus);
 	return EXIT_SAMPLER_FAILED;
+}
+
+/* sampler top: the live view (top/top.h) runs this recorder in a child. */
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "top") == 0)
+		return top_main(argc - 1, argv + 1, record_main);
+	return record_main(argc, argv);
 }

@@ -5,8 +5,9 @@ SAMPLER_SRCS := main engine tasks procfs host launch signals summary tune quiet 
 SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 
 PROGRAMS += $(BUILD)/sampler
-$(BUILD)/sampler: $(SAMPLER_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) -ldw -lelf -lm
+$(BUILD)/sampler: $(SAMPLER_OBJS) $(TOP_OBJS) $(TOP_EXPORT_OBJS) $(PMU_OBJS) $(PROFILE_OBJS) \
+		$(COMMON_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) $(PMU_LDLIBS) $(TOP_LDLIBS) -ldw -lelf -lm
 
 $(BUILD)/sampler-objs/%.o: sampler/%.c
 	@mkdir -p $(dir $@)
