@@ -56,7 +56,7 @@ test_expect_success 'assembly without CFI that uses rbp as data: its stacks end 
 # are read again (at most every 100 samples) the JIT code is in none.
 test_expect_success 'through a JIT frame that keeps a frame pointer: complete stacks' '
 	record dwarf -- "$EXAMPLES/stackends" jitcall 2 &&
-	"$EXPORT" --format folded p.prof >p.folded &&
+	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
 	through=$(awk "/^stackends;_start;.*;main;jit_caller;\\[unknown\\];c_work / { s += \$NF } END { print s + 0 }" p.folded) &&
 	total=$(awk "{ s += \$NF } END { print s + 0 }" p.folded) &&
 	echo "through the JIT frame to _start: $through of $total" &&
@@ -78,7 +78,7 @@ test_expect_success 'a recursion deeper than --max-stack: max-depth, counted so,
 # its outermost frame; the parent's caller is at its stack pointer.
 test_expect_success 'threads at their first instruction in clone3: no junk caller, rooted' '
 	record dwarf -- "$EXAMPLES/churn" 1 &&
-	"$EXPORT" --format folded p.prof >p.folded &&
+	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
 	junk=$(awk "\$1 ~ /^churn;\\[unknown\\]/ { s += \$NF } END { print s + 0 }" p.folded) &&
 	rooted=$(awk "{ t += \$NF; split(\$1, f, \";\"); if (f[2] == \"_start\" || f[2] == \"clone3\") r += \$NF }
 		     END { printf \"%.1f\", t ? 100 * r / t : -1 }" p.folded) &&
