@@ -100,7 +100,8 @@ extern const struct perf_feature perf_features[];
 extern const size_t perf_nfeatures;
 
 /* The build_id_event of one DSO (an entry of the BUILD_ID feature; in pipe
- * mode a PERF_RECORD_HEADER_BUILD_ID record); nothing when it has none. */
+ * mode a PERF_RECORD_HEADER_BUILD_ID record): its recorded build ID, else
+ * (an older profile) the file's; nothing when it has none. */
 void perf_write_build_id(struct feat_buf *b, const struct perf_dso *d);
 
 #endif

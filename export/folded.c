@@ -321,6 +321,7 @@ static int on_exec(struct folded_writer *w, const struct profile_exec *e, struct
 	if (!c)
 		return error_set(err, "out of memory for process %" PRIu32, e->pid);
 	snprintf(c->comm, sizeof(c->comm), "%s", e->comm);
+	idmap_remove(&w->names, e->pid);	/* its name went with the old image */
 	return 0;
 }
 

@@ -125,7 +125,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			*ex = find_exporter(optarg);
 			if (!*ex || *ex == &info_exporter)
 				return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
-						 "columns or folded)", optarg);
+						 "columns, folded or speedscope)", optarg);
 			break;
 		case 'e':
 			if (add_events(opt, optarg, err) < 0)
@@ -215,14 +215,20 @@ static void catch_fatal_signals(void)
 /* Where the merged profile goes: next to the output, which has room for
  * what is made of it (a job's merge can be as large as its profiles; /tmp
  * is often a small tmpfs); for stdout, a FIFO or a device, $TMPDIR. */
+static bool output_is_stream(const char *output)
+{
+	struct stat st;
+
+	return strcmp(output, "-") == 0 ||
+	       (stat(output, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)));
+}
+
 static void merge_dir(const char *output, char *dir, size_t size)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	const char *slash = strrchr(output, '/');
-	struct stat st;
 
-	if (strcmp(output, "-") == 0 ||
-	    (stat(output, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+	if (output_is_stream(output))
 		snprintf(dir, size, "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	else if (!slash)
 		snprintf(dir, size, ".");
@@ -258,8 +264,10 @@ static int merge_inputs(char *const *paths, size_t n, struct export_options *opt
 	fd = mkstemp(merge_tmp);
 	if (fd < 0) {
 		merge_tmp[0] = '\0';
-		return error_set(err, "cannot create a temporary file in %s to merge the profiles: %s (write the output to a writable directory%s)",
-				 dir, strerror(errno), strcmp(dir, ".") ? "" : ", or give -o DIR/FILE");
+		return error_set(err, "cannot create a temporary file in %s to merge the profiles: %s (%s)",
+				 dir, strerror(errno), output_is_stream(opt->output) ?
+				 "set TMPDIR to a writable directory" :
+				 "write the output to a writable directory");
 	}
 	close(fd);
 	if (merge_profiles(paths, n, merge_tmp, err) < 0)

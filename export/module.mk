@@ -5,7 +5,7 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
 	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
-	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o
+	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it
 EXPORT_LDLIBS := -lelf -liberty -lm
 

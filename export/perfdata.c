@@ -24,6 +24,7 @@
 #include "export.h"
 #include "features.h"
 #include "../common/idmap.h"
+#include "stackfmt.h"
 #include "symbols.h"
 
 #define PERF_MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
@@ -35,7 +36,13 @@
 /* A profile with stacks: every sample ends with its user call chain,
  * PERF_CONTEXT_USER, the sampled PC, then the callers (as perf record -g
  * writes them), so perf report -g, --children and perf script show them. */
-#define CHAIN_MAX (2 + PROFILE_MAX_FRAMES)
+#define CHAIN_MAX (3 + PROFILE_MAX_FRAMES)	/* + the marker below */
+/* A stack cut short ends in one more caller, outermost: an address in a
+ * map of its own named after the cause, "[truncated: no-cfi]" (stackfmt.h),
+ * so that perf report and perf script show where and why the stack stops.
+ * Cause k's map is [k * MARKER_MAP, (k + 1) * MARKER_MAP), below
+ * mmap_min_addr (64 KiB): no real mapping of the process can be there. */
+#define MARKER_MAP 0x1000
 
 struct perf_file_section {
 	uint64_t offset;
@@ -92,6 +99,7 @@ struct out {
 
 struct process_state {
 	uint32_t ppid;
+	uint8_t markers;		/* causes (bits) whose marker map is written */
 	bool has_comm;
 	char comm[PROFILE_COMM_MAX];
 };
@@ -566,6 +574,7 @@ static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct
 	if (!p)
 		return -1;
 	renamed = p->has_comm;	/* a name before: this is a real exec */
+	p->markers = 0;		/* the new image's maps have none */
 	snprintf(p->comm, sizeof(p->comm), "%s", rec->comm);
 	p->has_comm = true;
 	t = idmap_find(&w->threads, rec->pid);
@@ -579,7 +588,9 @@ static int on_exec(struct perf_writer *w, const struct profile_exec *rec, struct
 static void emit_thread_events(struct perf_writer *w, const struct profile_thread_sample *t,
 			       const uint64_t *chain, uint32_t nchain, uint64_t time, uint64_t wall);
 static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32_t id,
-			    uint64_t *chain);
+			    unsigned stack_end, uint64_t *chain);
+static int note_marker(struct perf_writer *w, uint32_t pid, unsigned stack_end, uint64_t time,
+		       struct error *err);
 
 /* What a thread did between its last sample and its exit: its CPU time and
  * counts there, at its last sampled PC (0 for a thread never sampled: perf
@@ -598,7 +609,8 @@ static void emit_exit_tail(struct perf_writer *w, const struct stack_tree *stack
 		return;
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
 	if (w->info->stacks && w->chains)	/* at its last stack (it was sampled) */
-		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, w->chains);
+		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, rec->last_stack_end,
+				     w->chains);
 	/* no wall interval: only CPU time and counts */
 	emit_thread_events(w, &t, w->chains, nchain, time, 0);
 }
@@ -610,6 +622,8 @@ static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks
 	uint64_t time = record_time(w, rec->time_ns);
 
 	if (announce_thread(w, rec->tid, rec->pid, time, err) < 0)
+		return -1;
+	if (rec->final && note_marker(w, rec->pid, rec->last_stack_end, time, err) < 0)
 		return -1;
 	emit_exit_tail(w, stacks, rec, time);
 	emit_task(w, PERF_RECORD_EXIT, rec->pid, p ? p->ppid : 0, rec->tid,
@@ -673,13 +687,41 @@ static int emit_mmap2(struct perf_writer *w, const struct profile_map *m, struct
 	return 0;
 }
 
-/* The perf call chain of a thread-sample: PERF_CONTEXT_USER, pc, callers. */
+/* The perf call chain of a thread-sample: PERF_CONTEXT_USER, pc, callers,
+ * and the marker of a stack cut short. */
 static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32_t id,
-			    uint64_t *chain)
+			    unsigned stack_end, uint64_t *chain)
 {
+	uint32_t n = 2 + profile_stack_frames(stacks, id, chain + 2, PROFILE_MAX_FRAMES);
+
 	chain[0] = PERF_CONTEXT_USER;
 	chain[1] = pc;
-	return 2 + profile_stack_frames(stacks, id, chain + 2, PROFILE_MAX_FRAMES);
+	if (stack_end != PROFILE_STACK_COMPLETE && stack_end < PROFILE_STACK_NENDS)
+		chain[n++] = (uint64_t)stack_end * MARKER_MAP;
+	return n;
+}
+
+/* Before a stack cut short: its marker's map in the process, once. */
+static int note_marker(struct perf_writer *w, uint32_t pid, unsigned stack_end, uint64_t time,
+		       struct error *err)
+{
+	struct profile_map m = { .pid = pid, .len = MARKER_MAP, .prot = PROT_READ | PROT_EXEC };
+	struct process_state *p;
+	char buf[STACK_MARKER_MAX];
+
+	if (!w->info->stacks || stack_end == PROFILE_STACK_COMPLETE ||
+	    stack_end >= PROFILE_STACK_NENDS)
+		return 0;
+	p = process_of(w, pid, err);
+	if (!p)
+		return -1;
+	if (p->markers & 1u << stack_end)
+		return 0;
+	p->markers |= (uint8_t)(1u << stack_end);
+	m.start = (uint64_t)stack_end * MARKER_MAP;
+	m.time_ns = time;
+	snprintf(m.path, sizeof(m.path), "%s", stack_end_marker(stack_end, buf));
+	return emit_mmap2(w, &m, err);
 }
 
 static void emit_sample(struct perf_writer *w, uint32_t event,
@@ -741,7 +783,7 @@ static void build_chains(struct perf_writer *w, const struct stack_tree *stacks,
 		return;
 	for (uint32_t i = 0; i < s->nthreads; i++)
 		w->nchain[i] = build_chain(stacks, s->threads[i].pc, s->threads[i].chain,
-					   w->chains + (size_t)i * CHAIN_MAX);
+					   s->threads[i].stack_end, w->chains + (size_t)i * CHAIN_MAX);
 }
 
 static const uint64_t *chain_of(const struct perf_writer *w, uint32_t i)
@@ -802,7 +844,8 @@ static int on_sample(struct perf_writer *w, const struct stack_tree *stacks,
 		return -1;
 	build_chains(w, stacks, s);
 	for (uint32_t i = 0; i < s->nthreads; i++) {
-		if (announce_thread(w, s->threads[i].tid, s->threads[i].pid, time, err) < 0)
+		if (announce_thread(w, s->threads[i].tid, s->threads[i].pid, time, err) < 0 ||
+		    note_marker(w, s->threads[i].pid, s->threads[i].stack_end, time, err) < 0)
 			return -1;
 		emit_thread_events(w, &s->threads[i], chain_of(w, i), nchain_of(w, i), time, wall);
 	}

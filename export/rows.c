@@ -226,7 +226,8 @@ static int sample_rows(struct rows *r, const struct stack_tree *stacks,
 		row.cpu_delta_ns = t->cpu_delta_ns;
 		row.thread = i;
 		row.chain = t->chain;
-		row.stack_end = t->stack_end;
+		/* (set by the reader in profiles with stacks only) */
+		row.stack_end = r->info->stacks ? t->stack_end : PROFILE_STACK_COMPLETE;
 		if (emit(arg, &row, err) < 0)
 			return -1;
 	}
@@ -248,7 +249,7 @@ static int exit_row(struct rows *r, const struct stack_tree *stacks, const struc
 		.exit_rec = e,
 		.stacks = stacks,
 		.chain = e->last_chain,
-		.stack_end = e->last_stack_end,
+		.stack_end = r->info->stacks ? e->last_stack_end : PROFILE_STACK_COMPLETE,
 	};
 
 	if (!e->final)

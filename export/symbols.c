@@ -18,6 +18,7 @@
 #include "../common/idmap.h"
 #include "demangle.h"
 #include "export.h"
+#include "perfmap.h"
 #include "plt.h"
 #include "symcache.h"
 
@@ -55,6 +56,9 @@ struct process_maps {
 	size_t n;
 	size_t cap;
 	struct mapping *maps;
+	/* /tmp/perf-PID.map, read at the first PC outside every mapping */
+	bool jit_tried;
+	struct perf_map *jit;
 };
 
 struct pc_cache_entry {
@@ -120,8 +124,10 @@ void symbolizer_free(struct symbolizer *s)
 		dso_free(s->dsos);
 		s->dsos = next;
 	}
-	while ((pm = idmap_next(&s->processes, &pos, NULL)))
+	while ((pm = idmap_next(&s->processes, &pos, NULL))) {
 		free(pm->maps);
+		perf_map_free(pm->jit);
+	}
 	idmap_free(&s->processes);
 	free(s->cache);
 	free(s->symcache_dir);
@@ -835,12 +841,31 @@ static const struct mapping *find_mapping(const struct process_maps *pm, uint64_
 	return NULL;
 }
 
+/* A PC in no file mapping: JIT code, named by the JIT's perf map if it
+ * wrote one.  The file is the recorded process's: a merge's ids (profile
+ * i's pid p is i << 22 | p) keep the pid in their low 22 bits. */
+static void jit_symbol(struct process_maps *pm, uint32_t pid, uint64_t pc, const char **dso,
+		       const char **symbol)
+{
+	const char *name;
+
+	if (!pm->jit_tried) {
+		pm->jit_tried = true;
+		pm->jit = perf_map_load(pid & ((1u << 22) - 1));
+	}
+	name = pm->jit ? perf_map_lookup(pm->jit, pc) : NULL;
+	if (name) {
+		*dso = perf_map_path(pm->jit);
+		*symbol = name;
+	}
+}
+
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol)
 {
 	uint64_t h = (pc ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
 	struct pc_cache_entry *e = &s->cache[h >> 48 & (PC_CACHE_SLOTS - 1)];
-	const struct process_maps *pm;
+	struct process_maps *pm;
 	const struct mapping *m;
 
 	if (e->generation == s->generation && e->pid == pid && e->pc == pc) {
@@ -855,6 +880,8 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		*dso = m->dso->path;
 		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir,
 				     s->demangle);
+	} else if (pm || (pm = idmap_get(&s->processes, pid, NULL))) {
+		jit_symbol(pm, pid, pc, dso, symbol);	/* (a process with no file map too) */
 	}
 	e->generation = s->generation;
 	e->pid = pid;

@@ -38,18 +38,21 @@ static void dump_info(FILE *out, const struct profile_info *info)
 	}
 }
 
+/* build_id (when the map has one) goes after inode: "prot=... path=..."
+ * stay as they were, the end of the line. */
 static void dump_map(FILE *out, const struct profile_map *m)
 {
 	fprintf(out, "map pid=%u time=%" PRIu64 " start=0x%" PRIx64 " len=0x%" PRIx64
-		" pgoff=0x%" PRIx64 " dev=%02x:%02x inode=%" PRIu64 " prot=%c%c%c",
+		" pgoff=0x%" PRIx64 " dev=%02x:%02x inode=%" PRIu64,
 		m->pid, m->time_ns, m->start, m->len, m->pgoff, m->dev_major, m->dev_minor,
-		m->inode, m->prot & PROT_READ ? 'r' : '-', m->prot & PROT_WRITE ? 'w' : '-',
-		m->prot & PROT_EXEC ? 'x' : '-');
-	textform_str(out, "path", m->path);
+		m->inode);
 	if (m->build_id_len)
 		fputs(" build_id=", out);
 	for (unsigned i = 0; i < m->build_id_len; i++)
 		fprintf(out, "%02x", m->build_id[i]);
+	fprintf(out, " prot=%c%c%c", m->prot & PROT_READ ? 'r' : '-',
+		m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-');
+	textform_str(out, "path", m->path);
 	putc('\n', out);
 }
 

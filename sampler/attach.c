@@ -11,10 +11,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "procfs.h"
 
-#define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
+/* Seized without PTRACE_O_TRACEEXIT; the engine sets ATTACH_OPTIONS at
+ * each thread's first stop.  An exec from a thread not yet seized holds
+ * the process's exec lock, which PTRACE_SEIZE of its other threads waits
+ * for, while it waits for the threads it ends: one seized with TRACEEXIT
+ * stops at its exit and waits for the sampler, blocked in the seize (a
+ * kernel deadlock; seen on examples/reexec). */
+#define SEIZE_OPTIONS (ATTACH_OPTIONS & ~PTRACE_O_TRACEEXIT)
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 #define PF_KTHREAD 0x00200000	/* linux/sched.h: a kernel thread */
 #define SEIZE_TRIES 5
@@ -100,15 +105,15 @@ static int seize_error(pid_t id, int e, struct error *err)
 	long uid = procfs_read_uid(id), scope = yama_scope();
 	pid_t tracer = procfs_read_tracer(id), tgid = id, ppid = 0;
 	uint64_t flags = 0;
-	char state = 0, comm[32];
+	char state = 0, name[32];
 
 	if (e == ESRCH || uid < 0 || procfs_read_task_state(id, id, &state, &flags) < 0)
 		return error_set(err, "cannot attach to %d: no such process (check the id with ps)", (int)id);
 	procfs_read_ids(id, &tgid, &ppid);
-	procfs_read_comm(id, comm, sizeof(comm));
+	procfs_read_comm(id, name, sizeof(name));
 	if (flags & PF_KTHREAD)
 		return error_set(err, "cannot attach to %d: it is a kernel thread (%s), which runs no program to trace (profile the kernel with perf record -a)",
-				 (int)id, comm[0] ? comm : "?");
+				 (int)id, name[0] ? name : "?");
 	if (state == 'Z' || state == 'X' || state == 'x')
 		return error_set(err, "cannot attach to %d: it is a zombie: it has exited, and its parent (process %d) has not collected its status yet (nothing is left to profile)",
 				 (int)id, (int)ppid);
@@ -149,7 +154,7 @@ static int seize_error(pid_t id, int e, struct error *err)
 static int seize(pid_t tid)
 {
 	for (int tries = 0;; tries++) {
-		if (ptrace(PTRACE_SEIZE, tid, 0, ATTACH_OPTIONS) == 0)
+		if (ptrace(PTRACE_SEIZE, tid, 0, SEIZE_OPTIONS) == 0)
 			return 0;
 		if (errno != EPERM || tries == SEIZE_TRIES)
 			return -1;

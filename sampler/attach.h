@@ -13,6 +13,11 @@
 #include <sys/types.h>
 
 #include "../common/error.h"
+#include "launch.h"
+
+/* The ptrace options of attached threads: a launched command's, without
+ * EXITKILL (attach_seize leaves out TRACEEXIT until the first stop). */
+#define ATTACH_OPTIONS (LAUNCH_PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
 
 /* Most processes or threads one --pid/--tid list names. */
 #define ATTACH_MAX_IDS 64

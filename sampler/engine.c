@@ -885,6 +885,10 @@ static void on_stop(struct engine *e, struct task *t, int status)
 	size_t regs_len;
 	bool blocked;
 
+	if (e->attached && !t->options_set) {	/* seized without TRACEEXIT (attach.c) */
+		tptrace(e, t, PTRACE_SETOPTIONS, 0, (void *)(long)ATTACH_OPTIONS);
+		t->options_set = true;
+	}
 	switch (event) {
 	case 0:			/* signal-delivery stop: pass it on */
 		t->inject_sig = sig;

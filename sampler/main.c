@@ -395,6 +395,9 @@ static int attach_all(struct context *ctx, struct error *err)
 			return -1;
 		}
 	ctx->target = ctx->opt.attach_ids[0];
+	if (ctx->opt.debug)
+		fprintf(stderr, "sampler: attach: %zu threads seized, %zu skipped (exited or exiting meanwhile)\n",
+			ctx->attached.n, ctx->attached.skipped);
 	/* What the threads did before the attachment is in no delta: the run
 	 * is one window that starts with the attachment. */
 	ctx->window.used = true;

@@ -50,6 +50,7 @@ struct task {
 	bool to_handler;	/* continued with a signal: its next PC is a handler's */
 	bool event_due;		/* its first stop came before its parent's clone or
 				 * fork event, which is still to come */
+	bool options_set;	/* attached: ATTACH_OPTIONS set at its first stop */
 	bool carried;		/* in this sample without a stop: it did not run */
 	bool carried_waiting;	/* ...and it waits for a CPU (not blocked) */
 	uint64_t stop_stamp;	/* switch stamp when it was interrupted (quiet.h) */

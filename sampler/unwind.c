@@ -255,6 +255,24 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
+/* A program's entry point (_start, e_entry) is its outermost frame, CFI
+ * or not: the dynamic loader's has none, so its start-up stacks ended
+ * "no-cfi" where they were complete.  pc is inside _start's call, a few
+ * bytes into it (the loader's: at 7; gcc's crt1: at about 36). */
+#define ENTRY_CALL_WINDOW 64
+static bool entry_point(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || !gelf_getehdr(elf, &ehdr) ||
+	    !ehdr.e_entry)
+		return false;
+	return pc >= ehdr.e_entry + bias && pc < ehdr.e_entry + bias + ENTRY_CALL_WINDOW;
+}
+
 /* Each frame after the first: keep its PC (inside the call instruction,
  * unless the frame was interrupted, as by a signal).  A return address
  * that points at no code is not a caller: libdwfl took it from a stack
@@ -283,8 +301,11 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 		 * read the maps (the engine reads them again), or is
 		 * anonymous memory the maps do not show as code. */
 		job->junk = true;
-		job->junk_end = dwfl_addrmodule(job->dwfl, callee) && !has_cfi(job->dwfl, callee) ?
-				PROFILE_STACK_NO_CFI : PROFILE_STACK_UNKNOWN_MAP;
+		if (entry_point(job->dwfl, callee))
+			job->junk_end = PROFILE_STACK_COMPLETE;
+		else
+			job->junk_end = dwfl_addrmodule(job->dwfl, callee) && !has_cfi(job->dwfl, callee) ?
+					PROFILE_STACK_NO_CFI : PROFILE_STACK_UNKNOWN_MAP;
 		return DWARF_CB_ABORT;
 	}
 	if (job->n == job->max) {
@@ -518,6 +539,8 @@ static enum profile_stack_end dwarf_cut(const struct unwind_job *job)
 		return job->junk_end;
 	if (!dwfl_addrmodule(job->dwfl, last))
 		return PROFILE_STACK_UNKNOWN_MAP;
+	if (entry_point(job->dwfl, last))
+		return PROFILE_STACK_COMPLETE;
 	/* CFI there, yet no way on: what it read made no frame */
 	return has_cfi(job->dwfl, last) ? PROFILE_STACK_BAD_FRAME : PROFILE_STACK_NO_CFI;
 }

@@ -96,8 +96,12 @@ test_expect_success 'exec from a second thread: the new image has its stacks' '
 test_expect_success 'exec soon after the start: the new image'"'"'s frames in its libraries are known' '
 	"$SAMPLER" -g -f 1000 -o soon.prof -- "$EXAMPLES/thread-exec" 0.02 &&
 	"$EXPORT" --format folded --weight samples soon.prof >soon.folded &&
-	busy=$(awk "/^busy;/ { t += \$NF; if (\$1 ~ /^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main(;|\$)/) m += \$NF } END { printf \"%.0f\", t ? 100 * m / t : 0 }" soon.folded) &&
-	expect_ge 90 "$busy" "% of busy'"'"'s thread-samples under _start ... main" &&
+	# of the samples in main (the rest are ld.so starting it: more of
+	# them on a loaded machine), those rooted at _start
+	inmain=$(awk "/^busy;(.*;)?main(;| )/ { t += \$NF } END { print t + 0 }" soon.folded) &&
+	rooted=$(awk "/^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main(;| )/ { t += \$NF } END { print t + 0 }" soon.folded) &&
+	expect_ge 1 "$inmain" "busy'"'"'s thread-samples in main" &&
+	expect_ge "$((inmain * 95 / 100))" "$rooted" "busy'"'"'s thread-samples under _start ... main, of $inmain in main" &&
 	expect_no_grep "^busy;\[unknown\]" soon.folded
 '
 

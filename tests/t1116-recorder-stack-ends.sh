@@ -86,4 +86,18 @@ test_expect_success 'threads at their first instruction in clone3: no junk calle
 	expect_ge 97 "$rooted" "% of thread-samples on stacks rooted at _start or clone3"
 '
 
+test_expect_success 'the dynamic loader at start-up: its stacks end complete at its _start' '
+	# ld.so relocating python3 with LD_BIND_NOW takes a few ms: record
+	# until some samples land there (at most 8 runs), then assert
+	: >l.folded &&
+	for i in 1 2 3 4 5 6 7 8; do
+		LD_BIND_NOW=1 "$SAMPLER" -f 5000 -g -o l.prof -- /usr/bin/python3 -c pass &&
+		"$EXPORT" --format folded --weight samples l.prof | grep ";_dl_start;" >>l.folded || :
+		test "$(wc -l <l.folded)" -ge 5 && break
+	done &&
+	expect_ge 1 "$(wc -l <l.folded)" "stacks through the loader'"'"'s _dl_start" &&
+	rooted=$(awk "\$1 ~ /^python3;_start;_dl_start;/ { r++ } END { print r + 0 }" l.folded) &&
+	expect_eq "$(wc -l <l.folded)" "$rooted" "loader stacks rooted at _start, no [truncated: ...] marker"
+'
+
 test_done

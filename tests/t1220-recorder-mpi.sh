@@ -201,6 +201,15 @@ test_expect_success 'fake RAPL: the node energy is counted once, not once per ra
 	$REPORT --by rank --csv e.*.prof >e.csv && cat e.csv &&
 	total=$(awk -F, "NR > 1 { s += \$6 } END { print s * 1e6 }" e.csv) &&
 	expect_near "$max" "$total" "$(awk -v m=$max "BEGIN { print m / 100 }")" "report energy (uJ): the node once (sum of the profiles: $sum)" &&
+	# and that is the fake node'"'"'s 10 W over the span of the recordings
+	# (its pace lags by up to 0.3 s under load at either end: 5%)
+	for r in 0 1 2 3; do
+		awk "/^host / { for (i = 2; i <= NF; i++) if (index(\$i, \"start_ns=\") == 1) lo = substr(\$i, 10) }
+			/^sample / { split(\$2, t, \"=\"); hi = t[2] } END { print lo, hi }" e.$r.prof.txt || exit 1
+	done >spans &&
+	want=$(awk "{ if (lo == \"\" || \$1 < lo) lo = \$1; if (\$2 > hi) hi = \$2 }
+		END { if (hi > lo) printf \"%.0f\", 10 * (hi - lo) / 1e3 }" spans) &&
+	expect_near "$want" "$total" "$(awk -v w="$want" "BEGIN { print w / 20 }")" "node energy (uJ): 10 W over the recordings" &&
 	awk -F, "NR > 1 { d = \$4 - \$7; if (d < 0) d = -d; if (d > 0.5) { print \"energy share \" \$7 \" != CPU share \" \$4; exit 1 } }" e.csv &&
 	$REPORT --by rank e.*.prof >e.txt &&
 	expect_grep "^# energy: each host.s node energy counted once" e.txt

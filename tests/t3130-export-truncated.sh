@@ -74,4 +74,25 @@ test_expect_success 'complete stacks have no marker' '
 	done
 '
 
+# children_share REPORT EVENT DSO: the Children share (%) of DSO in EVENT.
+children_share() {
+	awk -v ev="$2" -v dso="$3" '
+		/^# Samples:/ { split($0, q, "\047"); cur = q[2] == ev; next }
+		cur && index($0, dso) { sub(/%/, "", $1); print $1; exit }
+	' "$1"
+}
+
+test_expect_success PERF 'perf.data: the marker is the outermost caller, in a map named after it' '
+	"$EXPORT" -o depth.data depth.prof 2>err &&
+	expect_eq "" "$(cat err)" "export stderr" &&
+	perf report -i depth.data --stdio --children --sort dso -g none >children 2>perr &&
+	expect_eq "" "$(cat perr)" "perf report stderr" &&
+	"$EXPORT" --format folded --weight wall depth.prof >wall.folded &&
+	want=$(awk "{ t += \$NF } /;\[truncated: max-depth\];/ { m += \$NF } END { printf \"%.2f\", 100 * m / t }" wall.folded) &&
+	expect_near "$want" "$(children_share children wall-time "[truncated: max-depth]")" 0.02 \
+		"wall-time share of [truncated: max-depth] in perf report --children, as folded gives it" &&
+	perf script -i depth.data -F ip,sym,dso 2>/dev/null >script &&
+	expect_grep "^[[:space:]]*0 \[unknown\] (\[truncated: max-depth\])\$" script
+'
+
 test_done

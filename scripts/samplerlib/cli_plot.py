@@ -35,8 +35,10 @@ and sampler-compare count them.
 as wide as its share of --weight: cpu (default), samples (thread-samples,
 blocked threads included), or energy (the first energy channel;
 energy:CHANNEL names one).  Several profiles (the ranks of a job) make one
-graph; --by rank|host|profile puts a frame naming each first.  In SVG each frame shows
-its name, value and share when the pointer rests on it.
+graph; --by rank|host|profile puts a frame naming each first.  In SVG
+each frame shows its name, value and share when the pointer rests on it;
+in a browser a click zooms into a frame and Search gives the share of the
+names matched.
 
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
 compressed)."""
@@ -59,7 +61,7 @@ def parse_args(argv):
         choices=("rank", "host", "profile"),
         help="flame of several profiles (a job): one outermost frame per rank, host or profile",
     )
-    cli.add_demangle_option(p)
+    cli.add_demangle_option(p)  # flame, bars, violin
     p.add_argument(
         "--top",
         type=cli.positive_int,
@@ -359,7 +361,10 @@ def labels_of(rows):
 
 
 def plot_distribution(args, plt):
-    runs = [agg.load(p, PROG, use_cache=not args.no_cache) for p in args.profiles]
+    runs = [
+        agg.load(p, PROG, use_cache=not args.no_cache, extra_args=cli.export_args(args))
+        for p in args.profiles
+    ]
     agg.check_same_channels(runs)
     runs = job.split_jobs(runs)  # a job's ranks are one run, not repeated runs
     every = metrics.rows(runs, "function", 0.95)
@@ -435,7 +440,7 @@ def save_bytes(data, args):
 
 
 def plot_flame(args, plt):
-    """The flame graph: SVG text of our own (tooltips), or a figure."""
+    """The flame graph: SVG text of our own (interactive), or a figure."""
     root, channels = callpaths.load(
         args.profiles, PROG, by=args.by, extra_args=cli.export_args(args)
     )

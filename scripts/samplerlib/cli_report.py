@@ -144,13 +144,17 @@ def sort_rows(rows, key, runs):
         known += [f for f in rows[0] if f not in known and f not in ("name", "dso", "_var")]
         known = ", ".join(known)
         raise cli.SamplerError("unknown sort key %r (use one of: %s)" % (key, known))
-    rows.sort(
-        key=lambda r: (
-            -(r[field] if r[field] == r[field] and r[field] is not None else -1e300),
-            r["name"],
-        )
-    )
+    rows.sort(key=lambda r: (-_sortable(r[field]), r["name"]))
     return rows
+
+
+def _sortable(v):
+    """v for ordering: NaN and None last; 12 significant digits, so that
+    equal sums added in another order (CSV or columns) tie, and the name
+    decides."""
+    if v is None or v != v:
+        return -1e300
+    return float("%.12g" % v)
 
 
 def filter_rows(rows, args, runs):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """speedscope_check.py SPEEDSCOPE.json FOLDED UNIT - check a speedscope export
-against the folded export of the same profile and weight (t3110): the
+against the folded export of the same profile and weight (t3180): the
 file's shape (speedscope's schema: a sampled profile per thread, frame
 indices into the shared table, weights parallel to the samples, endValue
 their sum, UNIT), the heaviest thread opened first, and the same stacks

@@ -2,7 +2,7 @@
 
 import pytest
 
-from samplerlib import callpaths, stats
+from samplerlib import callpaths, flame, stats
 
 # 10 samples: main;a;leaf x4, main;a x2, main;b;leaf x3, main;rec;rec;rec x1
 STACKS = [
@@ -67,3 +67,36 @@ def test_walk_heaviest_first_and_min_share():
     assert (1, "rec") in names
     pruned = [n.name for _, n in callpaths.walk(root, 0.15)]
     assert "rec" not in pruned and "b" in pruned
+
+
+def test_interned_stacks_are_the_split_texts():
+    """_Frames.intern reuses the frames a text shares with the one before
+    (a binary search on frame boundaries): every node's path must still be
+    its text split at ';', whatever the order and the shared prefixes."""
+    import random
+
+    rng = random.Random(7)
+    names = ["a", "ab", "b", "", "main", "rec", "x:y", "a b"]
+    texts = []
+    for _ in range(400):
+        depth = rng.randrange(1, 12)
+        base = texts[-1].split(";") if texts and rng.random() < 0.7 else []
+        keep = base[: rng.randrange(0, len(base) + 1)]
+        texts.append(";".join(keep + [rng.choice(names) for _ in range(depth)]))
+    frames = callpaths._Frames()
+    for text in texts:
+        node, path = frames.intern(text), []
+        while node:
+            path.append(frames.name[node])
+            node = frames.parent[node]
+        assert ";".join(reversed(path)) == text
+
+
+def test_deep_tree_walks_without_recursion():
+    deep = [(("main",) + ("rec",) * 5000 + ("leaf",), {"samples": 1, "cpu": 1.0, "cpu_sq": 1.0})]
+    root = callpaths.tree_of(deep)
+    assert sum(1 for _ in callpaths.walk(root, 0.0)) == 5002
+    assert len(callpaths.rows_of(root, [], 1.96, 0.0)) == 5002
+    assert node(callpaths.callers(root, "leaf"), "leaf").incl["samples"] == 1
+    assert len(callpaths.compare(root, root, ["cpu"], 1.96, 5.0, 0.0)) == 5002
+    assert len(flame.flame_frames(root, "samples", 1000.0, min_px=0.0)) == 5002

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, ProfileText, need, pc_in, run, symbols_of
+from conftest import BIN, ProfileText, need, pc_in, run
 
 
 def with_stacks(p, callers):
@@ -91,7 +91,9 @@ def test_folded_and_flame_weigh_cpu_time_by_default(waiting, tmp_path):
         text=True,
         check=True,
     ).stdout
-    weights = {line.rsplit(";", 1)[1].split()[0]: int(line.split()[-1]) for line in folded.split("\n") if line}
+    weights = {}
+    for line in folded.splitlines():
+        weights[line.rsplit(";", 1)[1].split()[0]] = int(line.split()[-1])
     assert weights == {"f20": 40_000_000}  # CPU ns; the waiting threads weigh nothing
     svg = tmp_path / "f.svg"
     run("sampler-plot", "--kind", "flame", "-o", svg, waiting)

@@ -40,7 +40,7 @@ test_expect_success CC 'setup: app recorded with -g, then rebuilt with pad_fn fi
 	cc -O1 -g -fno-omit-frame-pointer -o app app.c &&
 	"$SAMPLER" -g -f 500 -o p -- ./app 2>err &&
 	dump p &&
-	recorded=$(awk "\$1 == \"map\" && / path=.*\\/app / && / prot=r-x / { for (i = 2; i <= NF; i++) if (\$i ~ /^build_id=/) print substr(\$i, 10) }" p.txt | sort -u) &&
+	recorded=$(awk "\$1 == \"map\" && / path=.*\\/app$/ && / prot=r-x / { for (i = 2; i <= NF; i++) if (\$i ~ /^build_id=/) print substr(\$i, 10) }" p.txt | sort -u) &&
 	expect_eq 40 "${#recorded}" "length of the recorded build ID (hex)" &&
 	"$EXPORT" --format folded p >before.folded &&
 	expect_grep "main;work" before.folded &&
@@ -95,7 +95,7 @@ test_expect_success CC,ROOT 'a binary replaced with mv during the run: its recor
 	want=$(readelf -n run | awk "/Build ID/ { print \$3 }") &&
 	"$SAMPLER" -g -f 500 -o m -- sh -c "./run started & while [ ! -e started ]; do sleep 0.01; done; mv other run; wait" 2>/dev/null &&
 	dump m &&
-	expect_eq "$want" "$(awk "\$1 == \"map\" && / path=.*\\/run / { for (i = 2; i <= NF; i++) if (\$i ~ /^build_id=/) print substr(\$i, 10) }" m.txt | sort -u)" \
+	expect_eq "$want" "$(awk "\$1 == \"map\" && / path=.*\\/run$/ { for (i = 2; i <= NF; i++) if (\$i ~ /^build_id=/) print substr(\$i, 10) }" m.txt | sort -u)" \
 		"build IDs recorded for run" &&
 	HOME=$PWD/nohome "$EXPORT" --format folded m >m.folded 2>m.err &&
 	expect_no_grep "pad_fn" m.folded &&

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t4620-scripts-deep.sh - the scripts and the folded export on the stacks
+# t4625-scripts-deep.sh - the scripts and the folded export on the stacks
 # the format allows: 1,025 frames deep (19.5: nothing recurses over
 # frames), and many distinct stacks on one long trunk (19.6: memory follows
 # the tree's nodes, not stacks times depth).  The profiles are built from

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t3110-export-speedscope.sh - sampler-export --format speedscope: speedscope's
+# t3180-export-speedscope.sh - sampler-export --format speedscope: speedscope's
 # file format (a sampled profile per thread, frames named by the
 # exporter's symbolizer), weighted by --weight as the folded output is
 # (default cpu), on the stacks fixture and on a real -g recording.  (t4700
@@ -52,6 +52,16 @@ test_expect_success 'a -g recording: the symbolizer'"'"'s names, as in the folde
 	cat check.out &&
 	expect_grep "\"name\":\"leaf\"" cs.json &&
 	expect_grep "\"name\":\"main\"" cs.json
+'
+
+test_expect_success 'two profiles merged: a profile per thread, each named with its input' '
+	"$SAMPLER" -f 200 -o m1.prof -- "$EXAMPLES/busy" 0.2 >/dev/null 2>&1 &&
+	"$SAMPLER" -f 200 -o m2.prof -- "$EXAMPLES/busy" 0.2 >/dev/null 2>&1 &&
+	"$EXPORT" --format speedscope -o m.json m1.prof m2.prof &&
+	/usr/bin/python3 -c "import json, sys; [print(p[\"name\"].split(\" \")[0]) for p in json.load(open(sys.argv[1]))[\"profiles\"]]" \
+		m.json >names &&
+	printf "%s\n" "busy[#0]" "busy[#1]" >expect &&
+	cmp expect names
 '
 
 test_done

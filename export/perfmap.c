@@ -1,0 +1,139 @@
+/* perfmap.c - perf's JIT symbol maps (see perfmap.h). */
+#include "perfmap.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+/* A hostile or runaway file costs at most this many entries (a large node
+ * service writes some 100 000). */
+#define PERF_MAP_MAX_ENTRIES (1u << 22)
+
+struct perf_map_entry {
+	uint64_t start;
+	uint64_t end;		/* exclusive */
+	char *name;
+};
+
+struct perf_map {
+	char path[40];		/* "/tmp/perf-4294967295.map" */
+	size_t n;
+	struct perf_map_entry *entries;	/* by start */
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct perf_map_entry *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* "START SIZE NAME": 0 and e filled, -1 for another line. */
+static int parse_line(char *line, struct perf_map_entry *e)
+{
+	char *end;
+	uint64_t size;
+
+	line[strcspn(line, "\n")] = '\0';
+	e->start = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return -1;
+	line = end + 1;
+	size = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || size == 0 || e->start + size < e->start)
+		return -1;
+	e->end = e->start + size;
+	e->name = strdup(end + 1);
+	return e->name ? 0 : -1;
+}
+
+struct perf_map *perf_map_load(uint32_t pid)
+{
+	struct perf_map *m = NULL;
+	size_t cap = 0, len = 0;
+	char path[40], *line = NULL;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
+	fd = open_regular(path);
+	if (fd < 0)
+		return NULL;
+	/* /tmp is everyone's: as perf, only a file of ours or root's names
+	 * our frames (another user could plant one under a pid of ours) */
+	if (fstat(fd, &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0)) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	m = f ? calloc(1, sizeof(*m)) : NULL;
+	if (!m)
+		goto out;
+	memcpy(m->path, path, sizeof(path));
+	while (m->n < PERF_MAP_MAX_ENTRIES && getline(&line, &len, f) > 0) {
+		struct perf_map_entry e;
+
+		if (parse_line(line, &e) < 0)
+			continue;
+		if (m->n == cap) {
+			size_t more = cap ? 2 * cap : 64;
+			struct perf_map_entry *grown = realloc(m->entries, more * sizeof(*grown));
+
+			if (!grown) {
+				free(e.name);
+				break;
+			}
+			m->entries = grown;
+			cap = more;
+		}
+		m->entries[m->n++] = e;
+	}
+	qsort(m->entries, m->n, sizeof(*m->entries), by_start);
+out:
+	free(line);
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	if (m && !m->n) {
+		perf_map_free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+const char *perf_map_path(const struct perf_map *m)
+{
+	return m->path;
+}
+
+const char *perf_map_lookup(const struct perf_map *m, uint64_t pc)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {		/* the first entry starting after pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->entries[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < m->entries[lo - 1].end ? m->entries[lo - 1].name : NULL;
+}
+
+void perf_map_free(struct perf_map *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->entries[i].name);
+	free(m->entries);
+	free(m);
+}
