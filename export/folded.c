@@ -28,14 +28,7 @@
 #include "rows.h"
 #include "stackfmt.h"
 #include "textout.h"
-
-enum weight_kind {
-	WEIGHT_SAMPLES,
-	WEIGHT_CPU,
-	WEIGHT_WALL,
-	WEIGHT_ENERGY,
-	WEIGHT_COUNTER,
-};
+#include "weight.h"
 
 struct folded_node {
 	uint32_t parent;		/* node id; the root (0) is its own */
@@ -59,8 +52,7 @@ struct folded_writer {
 	const char *path;
 	bool force;			/* --force: no PATH.old */
 	const struct profile_info *info;
-	enum weight_kind kind;
-	uint32_t channel;		/* the profile channel weighed (energy, counter) */
+	struct weight weight;		/* --weight (weight.h) */
 	struct rows rows;		/* the rows, with a symbolizer */
 	struct idmap comms;		/* pid -> folded_comm: the process's name */
 	struct idmap names;		/* tid -> folded_comm: the thread's, once known */
@@ -77,56 +69,6 @@ struct folded_writer {
 	struct leaf_cache_entry *leaves;	/* LEAF_CACHE_SIZE */
 	struct leaf_cache_entry *callers;	/* the same, (pid, tid, chain) -> the callers' node */
 };
-
-/* ---- the weight ------------------------------------------------------- */
-
-#define ANY_KIND -1
-
-/* The profile channel of scope named name (NULL: the first), of kind
- * (ANY_KIND: of any). */
-static int find_channel(const struct profile_info *info, const char *name, enum channel_scope scope,
-			int kind, uint32_t *channel)
-{
-	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
-		const struct channel_desc *c = &info->channels[i];
-
-		if (c->scope != scope || (kind != ANY_KIND && (int)c->kind != kind))
-			continue;
-		if (!name || strcmp(c->name, name) == 0) {
-			*channel = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int parse_weight(struct folded_writer *w, const char *spec, struct error *err)
-{
-	const struct profile_info *info = w->info;
-
-	if (!spec || strcmp(spec, "cpu") == 0) {	/* perf's default: CPU time */
-		w->kind = WEIGHT_CPU;
-	} else if (strcmp(spec, "samples") == 0) {
-		w->kind = WEIGHT_SAMPLES;
-	} else if (strcmp(spec, "wall") == 0) {
-		w->kind = WEIGHT_WALL;
-	} else if (strcmp(spec, "energy") == 0 || strncmp(spec, "energy:", 7) == 0) {
-		const char *name = spec[6] ? spec + 7 : NULL;
-
-		/* an energy meter's channel, else a power meter's (scpi, sensors) */
-		if (find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_ENERGY, &w->channel) < 0 &&
-		    find_channel(info, name, CHANNEL_PER_SAMPLE, CHANNEL_POWER, &w->channel) < 0)
-			return error_set(err, "--weight %s: the profile has no %s%s energy or power channel (record with an energy plug-in such as -p rapl; --info lists the channels)",
-					 spec, name ? "'" : "", name ? name : "");
-		w->kind = WEIGHT_ENERGY;
-	} else if (find_channel(info, spec, CHANNEL_PER_THREAD, ANY_KIND, &w->channel) == 0) {
-		w->kind = WEIGHT_COUNTER;
-	} else {
-		return error_set(err, "unknown --weight '%s' (use samples, cpu, wall, energy[:CHANNEL] or a counter channel of the profile)",
-				 spec);
-	}
-	return 0;
-}
 
 /* ---- the tree of frames ---------------------------------------------- */
 
@@ -284,30 +226,6 @@ static const char *comm_of(struct folded_writer *w, uint32_t pid, uint32_t tid)
 	return c ? c->comm : "";
 }
 
-/* What a row weighs; exit rows weigh only CPU time and counts. */
-static double row_weight(const struct folded_writer *w, const struct row *row)
-{
-	uint64_t count = 0;
-	double value = 0;
-
-	switch (w->kind) {
-	case WEIGHT_SAMPLES:
-		return row->exit ? 0 : 1;
-	case WEIGHT_CPU:
-		return (double)row->cpu_delta_ns;
-	case WEIGHT_WALL:
-		return (double)row->wall_delta_ns;
-	case WEIGHT_ENERGY:
-		value = rows_energy(&w->rows, row, w->channel) * 1e6;	/* uJ */
-		return isnan(value) ? 0 : value;
-	case WEIGHT_COUNTER:
-		if (rows_cell(&w->rows, row, w->channel, &count, &value) != ROW_CELL_COUNT)
-			return 0;
-		return (double)count;
-	}
-	return 0;
-}
-
 /* The node of the row's callers (its comm when it has none; the root
  * without a comm either), cached per (pid, tid, chain): rows of one chain
  * and many PCs make its text once.  -1 when out of memory. */
@@ -358,7 +276,7 @@ static uint32_t leaf_node(struct folded_writer *w, const struct row *row)
 static int add_row(void *arg, const struct row *row, struct error *err)
 {
 	struct folded_writer *w = arg;
-	double weight = row_weight(w, row);
+	double weight = weight_of_row(&w->weight, &w->rows, row);
 	struct leaf_cache_entry *e;
 	uint64_t h;
 
@@ -509,7 +427,7 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 		free(w);
 		return NULL;
 	}
-	if (parse_weight(w, opt->weight, err) < 0)
+	if (weight_parse(&w->weight, info, opt->weight, "cpu", err) < 0)
 		goto fail;
 	return w;
 fail:

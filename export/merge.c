@@ -245,8 +245,9 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 			       err) < 0)
 			return -1;
 	}
+	/* the pool may have moved while filled; without stacks there is none */
 	for (uint32_t i = 0, at = 0; i < s->nthreads; at += m->ts[i].nframes, i++)
-		m->ts[i].frames = m->frames + at;	/* the pool may have moved while filled */
+		m->ts[i].frames = m->frames ? m->frames + at : NULL;
 	out.threads = m->ts;
 	return profile_write_sample(m->w, &out, err);
 }

@@ -48,7 +48,7 @@ struct speedscope_writer {
 	struct idmap names;		/* tid -> ss_name: the thread's, while it lives */
 	struct idmap threads;		/* tid -> ss_thread: every thread with a stack */
 	uint64_t callers[PROFILE_MAX_FRAMES];
-	uint32_t ids[PROFILE_MAX_FRAMES + 1];
+	uint32_t ids[PROFILE_MAX_FRAMES + 2];	/* [marker,] outermost ... pc */
 	char **frames;			/* the shared frame table: names */
 	size_t nframes, frames_cap;
 	uint32_t *frame_slots;		/* open addressing: frame index + 1 */
@@ -194,13 +194,22 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 {
 	struct speedscope_writer *w = arg;
 	double weight = weight_of_row(&w->weight, &w->rows, row);
-	char buf[PROFILE_PATH_MAX + 2];
+	char buf[PROFILE_PATH_MAX + 2], marker_buf[STACK_MARKER_MAX];
+	const char *marker = stack_end_marker(row->stack_end, marker_buf);
 	struct ss_thread *t;
-	uint32_t n;
+	uint32_t n, m = 0;
 	bool created;
 
 	if (!(weight > 0) || (row->exit && !row->pc))
 		return 0;
+	/* a stack cut short starts with its marker frame, as in folded */
+	if (marker) {
+		int64_t id = frame_index(w, marker);
+
+		if (id < 0)
+			goto nomem;
+		w->ids[m++] = (uint32_t)id;
+	}
 	n = profile_stack_frames(row->stacks, row->chain, w->callers, PROFILE_MAX_FRAMES);
 	for (uint32_t i = 0; i <= n; i++) {
 		uint64_t addr = i < n ? w->callers[n - 1 - i] : row->pc;
@@ -209,10 +218,10 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 
 		if (id < 0)
 			goto nomem;
-		w->ids[i] = (uint32_t)id;
+		w->ids[m++] = (uint32_t)id;
 	}
 	t = idmap_get(&w->threads, row->tid, &created);
-	if (!t || add_stack(w, row->tid, n + 1, weight) < 0)
+	if (!t || add_stack(w, row->tid, m, weight) < 0)
 		goto nomem;
 	t->pid = row->pid;
 	t->weight += weight;

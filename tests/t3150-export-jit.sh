@@ -77,7 +77,7 @@ test_expect_success PERF 'perf report of the export resolves the JIT frame as we
 	"$EXPORT" -o f.data f.prof &&
 	perf report -i f.data --stdio --no-children --sort dso,symbol -g none >report 2>/dev/null &&
 	grep -qF "[.] $NAME" report &&
-	"$EXPORT" --format folded f.prof >f.folded &&
+	"$EXPORT" --format folded --weight samples f.prof >f.folded &&
 	expect_eq "node;$NAME 4" "$(cat f.folded)" "folded"
 '
 

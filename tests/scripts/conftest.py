@@ -62,7 +62,15 @@ def need_perf_counters():
     failure, whatever its message says."""
     need("sampler")
     probe = subprocess.run(
-        [os.path.join(BIN, "sampler"), "-o", "/dev/null", "-p", "perf:perf::TASK-CLOCK", "--", "true"],
+        [
+            os.path.join(BIN, "sampler"),
+            "-o",
+            "/dev/null",
+            "-p",
+            "perf:perf::TASK-CLOCK",
+            "--",
+            "true",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -191,7 +191,10 @@ def test_stack_ids_name_the_csv_stack_column(tmp_path, symbols):
     if symbols:
         assert any(t.endswith(";main") and t.startswith("_start;") for t in texts), texts
     else:
-        assert all(f.startswith("0x") for t in texts for f in t.split(";")), texts
+        # addresses, after the "[truncated: CAUSE]" frame of a stack cut short
+        frames = [t.split(";") for t in texts]
+        frames = [f[1:] if f[0].startswith("[truncated: ") else f for f in frames]
+        assert all(a.startswith("0x") for f in frames for a in f), texts
     assert len(cols.stacks) == len(texts)  # each text once
 
 

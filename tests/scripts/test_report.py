@@ -184,7 +184,16 @@ def test_cache_gives_the_same_answer(split):
 
 def record_attrib(prof, attrib, seconds):
     rec = subprocess.run(
-        [os.path.join(BIN, "sampler"), "-f", "1000", "-o", str(prof), "--", attrib, "%.2f" % seconds],
+        [
+            os.path.join(BIN, "sampler"),
+            "-f",
+            "1000",
+            "-o",
+            str(prof),
+            "--",
+            attrib,
+            "%.2f" % seconds,
+        ],
         capture_output=True,
         text=True,
         timeout=60,
@@ -214,7 +223,9 @@ def test_recorded_attribution_workload(tmp_path):
         pytest.skip("build/examples/attrib not built (run make)")
     seconds = 1.5
     for run_no in (1, 2, 3):
-        ours, truth, rows, n = record_attrib(tmp_path / ("attrib%d.prof" % run_no), attrib, seconds)
+        ours, truth, rows, n = record_attrib(
+            tmp_path / ("attrib%d.prof" % run_no), attrib, seconds
+        )
         if n >= 1000:
             break
         seconds = min(60.0, seconds * 1300 / max(n, 20))
