@@ -108,7 +108,7 @@ enough_samples() {
 	while :; do
 		"$@" || return 1
 		# a sanitizer build compares no shares: no need of more samples
-		[ -z "$SANITIZED" ] || return 0
+		test_have_prereq PLAIN_BUILD || return 0
 		n=$(cat neff)
 		[ "${n:-0}" -ge $MIN_SAMPLES ] && return 0
 		[ "$(awk -v s="$secs" -v b="$base" 'BEGIN { print (s >= 8 * b) }')" = 1 ] && break
