@@ -58,5 +58,5 @@ echo "== sampler-plot --kind flame --weight $weight -o $out/flame.svg"
 "$build/sampler-export" --format folded --weight $weight -o "$out/stacks.folded" "$out/stacks.prof"
 echo
 echo "The profile is $out/demo.prof, its export $out/perf.data; with call stacks"
-echo "$out/stacks.prof, its flame graph $out/flame.svg (hover a frame for its share),"
+echo "$out/stacks.prof, its flame graph $out/flame.svg (in a browser: click to zoom, Search),"
 echo "its collapsed stacks $out/stacks.folded (for flamegraph.pl, inferno, speedscope)."
