@@ -6,7 +6,7 @@ EXAMPLE_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -D_GNU
 
 TEST_PROGRAMS += $(EXAMPLES)
 
-$(BUILD)/examples/%: examples/%.c examples/workload.h
+$(BUILD)/examples/%: examples/%.c examples/workload.h examples/jitcode.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $< -lm
 
