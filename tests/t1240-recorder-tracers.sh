@@ -37,7 +37,10 @@ spinning() {
 
 # Moves need real-time priority (the sampler takes it as root).
 test_expect_success SCHED_FIFO 'three tracers: new threads move in turn, each is traced by a thread of the sampler' '
-	"$SAMPLER" -d --tracers 3 -f 200 -o tr -- "$EXAMPLES/threads" 8 1.5 >out 2>dbg &
+	# threads spin for wall time: 5 s, so that none has ended before the
+	# shell reads their tracers on a loaded machine (at 1.5 s one had,
+	# in a fresh clone'"'"'s make check beside other jobs: 3 3 1)
+	"$SAMPLER" -d --tracers 3 -f 200 -o tr -- "$EXAMPLES/threads" 8 5 >out 2>dbg &
 	sampler=$! &&
 	for i in $(seq 400); do
 		target=$(pgrep -P $sampler | head -1) && spinning $target && break
