@@ -25,6 +25,7 @@ tracer_pids() {
 # sampler moves it: then every move is done.
 spinning() {
 	local s stat
+	[ -n "${1:-}" ] || return 1	# no target yet
 	for s in /proc/"$1"/task/*/stat; do
 		[ "$s" = /proc/$1/task/$1/stat ] && continue
 		read -r stat <"$s" 2>/dev/null || continue
@@ -43,7 +44,7 @@ test_expect_success SCHED_FIFO 'three tracers: new threads move in turn, each is
 	"$SAMPLER" -d --tracers 3 -f 200 -o tr -- "$EXAMPLES/threads" 8 5 >out 2>dbg &
 	sampler=$! &&
 	for i in $(seq 400); do
-		target=$(pgrep -P $sampler | head -1) && spinning $target && break
+		target=$(pgrep -P $sampler | head -1) && spinning "$target" && break
 		sleep 0.05
 	done &&
 	tracer_pids $target >tracers &&

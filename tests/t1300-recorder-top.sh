@@ -128,34 +128,51 @@ test_expect_success 'bad view options: one error line each' '
 	expect_grep "^sampler top: error: -o p.bz2: .*drop .bz2" err
 '
 
-# term.py ARGS...: run sampler top in a pseudo-terminal; KEYS (env) is a
-# list of "wait-text:key" steps; prints what the screen showed and how the
-# program ended.
+test_lazy_prereq PYTE '
+	/usr/bin/python3 -c "import pyte" 2>/dev/null ||
+		{ echo "pyte, the terminal emulator the view is read with, is missing (make deps installs python3-pyte)"; exit 1; }
+'
+
+# term.py ARGS...: run sampler top in a pseudo-terminal of 80x24 whose
+# screen a terminal emulator (pyte) keeps, as a user sees it (curses
+# redraws only the characters that change, so the bytes alone do not hold
+# the text); KEYS (env) is a list of "wait-text:key" steps, each waiting
+# for the text on the screen; prints what it showed and how the program
+# ended.
 cat >"$TRASH/term.py" <<'PYEOF'
-import os, pty, select, signal, sys, time
+import os, pty, select, signal, struct, sys, time, fcntl, termios
+import pyte
 pid, fd = pty.fork()
 if pid == 0:
     os.environ["TERM"] = "xterm"
+    os.environ["LINES"], os.environ["COLUMNS"] = "24", "80"
     os.execv(sys.argv[1], sys.argv[1:])
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+screen = pyte.Screen(80, 24)
+stream = pyte.ByteStream(screen)
 seen = b""
+def shown():
+    return "\n".join(screen.display)
 def read_until(text, limit):
     global seen
     end = time.monotonic() + limit
-    while text.encode() not in seen and time.monotonic() < end:
+    while text not in shown() and time.monotonic() < end:
         r, _, _ = select.select([fd], [], [], 0.1)
         if r:
             try:
-                seen += os.read(fd, 65536)
+                data = os.read(fd, 65536)
             except OSError:
                 return False
-    return text.encode() in seen
+            seen += data
+            stream.feed(data)
+    return text in shown()
 for step in os.environ.get("KEYS", "").split(";"):
     if not step:
         continue
     text, key = step.rsplit(":", 1)
     if not read_until(text, 60):
         print("never showed: " + text)
-        print("the screen's last bytes: %r" % seen[-600:])
+        print("the screen:\n" + shown())
         os.kill(pid, signal.SIGKILL)
         sys.exit(1)
     print("showed: " + text)
@@ -186,21 +203,22 @@ while True:
 print("status %d" % os.waitstatus_to_exitcode(status))
 PYEOF
 
-test_expect_success 'terminal view: the hot function shows, e sorts by energy, Enter expands, q quits' '
+test_expect_success PYTE 'terminal view: the hot function shows, e sorts by energy, Enter expands, q quits' '
 	$FAKE make fake2 >/dev/null &&
-	KEYS="f50:e;energy:cENTER;<- timed:q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
+	KEYS="f50:e;[sort energy:c;[sort cpu:ENTER;<- timed:q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
 		$PY "$TRASH/term.py" $SAMPLER top -g -r 0.3 -p rapl:package-0 -o tkept -- \
 		"$EXAMPLES/attrib" 60 >pty.out &&
 	cat pty.out &&
 	expect_grep "^showed: f50" pty.out &&
-	expect_grep "^showed: energy" pty.out &&
+	expect_grep "^showed: \[sort energy" pty.out &&
+	expect_grep "^showed: \[sort cpu" pty.out &&
 	expect_grep "^showed: <- timed" pty.out &&
 	expect_grep "^status 130" pty.out &&
 	$REPORT tkept >report &&
 	expect_eq f50 "$(awk "NR == 4 { print \$1 }" report)" "the kept profile'"'"'s hottest function"
 '
 
-test_expect_success 'terminal view: a hang-up ends the run, the kept profile complete' '
+test_expect_success PYTE 'terminal view: a hang-up ends the run, the kept profile complete' '
 	KEYS="f50:HUP" $PY "$TRASH/term.py" $SAMPLER top -r 0.3 -o hkept -- \
 		"$EXAMPLES/attrib" 60 >hup.out &&
 	cat hup.out &&
