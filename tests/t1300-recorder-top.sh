@@ -205,14 +205,14 @@ PYEOF
 
 test_expect_success PYTE 'terminal view: the hot function shows, e sorts by energy, Enter expands, q quits' '
 	$FAKE make fake2 >/dev/null &&
-	KEYS="f50:e;[sort energy:c;[sort cpu:ENTER;<- timed:q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
+	KEYS="f50:e;[sort energy:c;[sort cpu:ENTER;f50 <- :q" SAMPLER_SYSFS_ROOT=$TRASH/fake2 \
 		$PY "$TRASH/term.py" $SAMPLER top -g -r 0.3 -p rapl:package-0 -o tkept -- \
 		"$EXAMPLES/attrib" 60 >pty.out &&
 	cat pty.out &&
 	expect_grep "^showed: f50" pty.out &&
 	expect_grep "^showed: \[sort energy" pty.out &&
 	expect_grep "^showed: \[sort cpu" pty.out &&
-	expect_grep "^showed: <- timed" pty.out &&
+	expect_grep "^showed: f50 <- " pty.out &&
 	expect_grep "^status 130" pty.out &&
 	$REPORT tkept >report &&
 	expect_eq f50 "$(awk "NR == 4 { print \$1 }" report)" "the kept profile'"'"'s hottest function"
