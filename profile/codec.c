@@ -1,25 +1,16 @@
 /* codec.c - the out-of-line parts of codec.h: buffer growth and CRC-32. */
 #include "codec.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+
+#include "../common/grow.h"
 
 int obuf_reserve(struct obuf *b, size_t n)
 {
-	size_t cap = b->cap ? b->cap : 4096;
-	uint8_t *data;
-
-	if (n <= b->cap - b->len)
-		return 0;
-	if (n > SIZE_MAX / 2 - b->len)
+	if (n > SIZE_MAX - b->len)
 		return -1;
-	while (cap - b->len < n)
-		cap *= 2;
-	data = realloc(b->data, cap);
-	if (!data)
-		return -1;
-	b->data = data;
-	b->cap = cap;
-	return 0;
+	return GROW_ARRAY(b->data, b->cap, b->len + n);
 }
 
 void obuf_free(struct obuf *b)

@@ -3,3 +3,8 @@ TEST_PROGRAMS += $(BUILD)/tests/idmap-check
 $(BUILD)/tests/idmap-check: $(BUILD)/tests/common/idmap-check.o $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+TEST_PROGRAMS += $(BUILD)/tests/grow-check
+$(BUILD)/tests/grow-check: $(BUILD)/tests/common/grow-check.o $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
