@@ -86,10 +86,13 @@ test_expect_success 'sampler -p rapl: the profile total matches the fake counter
 	within_percent "$added" "$(sample_sum dump 1)" 1 "sum of per-sample values (uJ)"
 '
 # background_watts TREE: the package counter of TREE gains 5 W in the
-# background for 8 s (pid in $fake); returns once it has started moving.
+# background until the test ends (pid in $fake; a deadline of its own ran
+# out before the last of six recordings on a loaded sanitizer build);
+# returns once it has started moving.
 background_watts() {
-	{ $FAKE run "$1" --rate intel-rapl:0=5 --seconds 8 --step-ms 1 --log "$1.log" & } &&
+	{ $FAKE run "$1" --rate intel-rapl:0=5 --seconds 600 --step-ms 1 --log "$1.log" & } &&
 	fake=$! &&
+	test_when_finished "kill $fake" &&
 	n=0 &&
 	while [ "$(cat "$1/class/powercap/intel-rapl:0/energy_uj")" -eq 0 ]; do
 		n=$((n + 1)) && [ $n -lt 600 ] || return 1
