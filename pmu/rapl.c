@@ -343,16 +343,6 @@ static int rapl_read(void *state, double *values, struct error *err)
 	return 0;
 }
 
-static int rapl_probe(struct error *why)
-{
-	void *state;
-
-	if (rapl_init(&state, NULL, why) < 0)
-		return -1;
-	rapl_release(state);
-	return 0;
-}
-
 static void rapl_list(FILE *out)
 {
 	struct rapl_zone *zones;
@@ -370,7 +360,6 @@ const struct pmu_ops pmu_rapl = {
 	.name = "rapl",
 	.syntax = "rapl[:DOMAIN,...]",
 	.summary = "RAPL energy per domain (package-0, core, dram, ... or index 0, 0:1; default: all packages; all: every domain)",
-	.probe = rapl_probe,
 	.list = rapl_list,
 	.init = rapl_init,
 	.channels = rapl_channels,
