@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/switchevent.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int generation, started;
@@ -75,22 +77,13 @@ static int open_perf_cs(pid_t tid)
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* A dummy software event whose only output is a PERF_RECORD_SWITCH at
- * every switch of the thread, in a ring of one data page. */
+/* The engine's switch event (a PERF_RECORD_SWITCH at every switch of the
+ * thread), in a ring of one data page. */
 static volatile struct perf_event_mmap_page *open_ring(pid_t tid)
 {
-	struct perf_event_attr a;
+	int fd = switch_event_open(tid, false);
 	void *m;
-	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	m = mmap(NULL, 2 * (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -7,5 +7,5 @@ $(BUILD)/bench/genprofile: $(BUILD)/bench/genprofile.o $(PROFILE_OBJS) $(COMMON_
 TEST_PROGRAMS += $(BUILD)/bench/ptfloor $(BUILD)/bench/detect
 $(BUILD)/bench/ptfloor: $(BUILD)/bench/ptfloor.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
-$(BUILD)/bench/detect: $(BUILD)/bench/detect.o
+$(BUILD)/bench/detect: $(BUILD)/bench/detect.o $(BUILD)/common/switchevent.o
 	$(CC) $(ALL_LDFLAGS) -pthread -o $@ $^

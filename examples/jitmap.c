@@ -23,6 +23,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jitmap: no executable anonymous memory here\n");
 		return 1;
 	}
+	/* /tmp, not $TMPDIR: perf and sampler-export look for a JIT's map
+	 * only at /tmp/perf-PID.map (perf's fixed convention). */
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	map = fopen(path, "w");
 	if (!map) {

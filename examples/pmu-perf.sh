@@ -8,7 +8,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=${1:-/tmp/pmu-perf.prof}
+OUT=${1:-${TMPDIR:-/tmp}/pmu-perf.prof}
 
 "$BUILD/sampler" -f 1000 -p perf:perf::PAGE-FAULTS,perf::TASK-CLOCK -o "$OUT" -- \
 	"$BUILD/tests/pmu-workload" pages 20000 50

@@ -10,7 +10,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=${1:-/tmp/pmu-rapl-perf.prof}
+OUT=${1:-${TMPDIR:-/tmp}/pmu-rapl-perf.prof}
 APP="$BUILD/examples/busy 0.5"
 
 if "$BUILD/sampler" -p help | grep -A2 '^  rapl-perf' | grep -q 'usable on this machine'; then

@@ -9,7 +9,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=${1:-/tmp/pmu-rapl.prof}
+OUT=${1:-${TMPDIR:-/tmp}/pmu-rapl.prof}
 APP="$BUILD/examples/busy 0.5"
 
 if SAMPLER_SYSFS_ROOT= "$BUILD/sampler" -p help | grep -A2 '^  rapl' | grep -q 'usable on this machine'; then

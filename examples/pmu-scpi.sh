@@ -9,7 +9,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=${2:-/tmp/pmu-scpi.prof}
+OUT=${2:-${TMPDIR:-/tmp}/pmu-scpi.prof}
 ADDRESS=${1:-}
 
 if [ -z "$ADDRESS" ]; then

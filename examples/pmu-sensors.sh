@@ -11,7 +11,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=${1:-/tmp/pmu-sensors.prof}
+OUT=${1:-${TMPDIR:-/tmp}/pmu-sensors.prof}
 APP="$BUILD/examples/busy 0.3"
 
 if "$BUILD/sampler" -p help | grep -A2 '^  sensors' | grep -q 'usable on this machine'; then

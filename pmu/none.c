@@ -1,12 +1,6 @@
 /* none - the default plug-in: no PMU data, only TID, PC and CPU time. */
 #include "pmu.h"
 
-static int none_probe(struct error *why)
-{
-	(void)why;
-	return 0;
-}
-
 static int none_init(void **state, const char *args, struct error *err)
 {
 	if (args && *args)
@@ -31,7 +25,6 @@ const struct pmu_ops pmu_none = {
 	.name = "none",
 	.syntax = "none",
 	.summary = "no PMU data: TID, PC and CPU time only (default)",
-	.probe = none_probe,
 	.init = none_init,
 	.channels = none_channels,
 	.release = none_release,

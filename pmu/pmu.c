@@ -12,6 +12,18 @@ const struct pmu_ops *pmu_find(const char *name)
 	return NULL;
 }
 
+int pmu_probe(const struct pmu_ops *ops, struct error *why)
+{
+	void *state;
+
+	if (ops->probe)
+		return ops->probe(why);
+	if (ops->init(&state, NULL, why) < 0)
+		return -1;
+	ops->release(state);
+	return 0;
+}
+
 void pmu_print_help(FILE *out)
 {
 	fprintf(out, "PMU plug-ins (-p NAME[:ARGS], repeatable; docs/PLUGINS.md):\n");
@@ -19,7 +31,7 @@ void pmu_print_help(FILE *out)
 		struct error why = { "" };
 
 		fprintf(out, "  %s\n      %s\n", (*p)->syntax, (*p)->summary);
-		if ((*p)->probe(&why) < 0) {
+		if (pmu_probe(*p, &why) < 0) {
 			fprintf(out, "      not usable here: %s\n", why.msg);
 			continue;
 		}

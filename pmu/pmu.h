@@ -24,7 +24,9 @@ struct pmu_ops {
 	const char *summary;	/* one line for `sampler -p help` */
 
 	/* Is the plug-in usable on this machine?  0, or -1 with the reason
-	 * (e.g. "no /sys/class/powercap on this machine"). */
+	 * (e.g. "no /sys/class/powercap on this machine").  Optional: without
+	 * it, the plug-in is usable when init() with no argument succeeds
+	 * (pmu_probe() then releases what it opened). */
 	int (*probe)(struct error *why);
 
 	/* Optional: print, on one line without newline, what this machine
@@ -69,6 +71,10 @@ struct pmu_ops {
 extern const struct pmu_ops *const pmu_registry[];
 
 const struct pmu_ops *pmu_find(const char *name);
+
+/* Is the plug-in usable here: its probe(), or init() with no argument
+ * then release().  0, or -1 with the reason in why. */
+int pmu_probe(const struct pmu_ops *ops, struct error *why);
 
 /* Print `sampler -p help`: every plug-in, its syntax, and whether it is
  * usable here (and if not, why). */

@@ -339,16 +339,6 @@ static int rapl_perf_read(void *state, double *values, struct error *err)
 	return 0;
 }
 
-static int rapl_perf_probe(struct error *why)
-{
-	void *state;
-
-	if (rapl_perf_init(&state, NULL, why) < 0)
-		return -1;
-	rapl_perf_release(state);
-	return 0;
-}
-
 static void rapl_perf_list(FILE *out)
 {
 	const char *have[sizeof(domains) / sizeof(domains[0])];
@@ -363,7 +353,6 @@ const struct pmu_ops pmu_rapl_perf = {
 	.name = "rapl-perf",
 	.syntax = "rapl-perf[:DOMAIN|EVENT,...]",
 	.summary = "RAPL energy through the perf power PMU (root or CAP_PERFMON; default: package; all: every event)",
-	.probe = rapl_perf_probe,
 	.list = rapl_perf_list,
 	.init = rapl_perf_init,
 	.channels = rapl_perf_channels,

@@ -11,6 +11,7 @@
 #include "pmu.h"
 #include "args.h"
 #include "sysfs.h"
+#include "../common/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -110,8 +111,8 @@ static int parse_zone_dir(const char *dir, struct rapl_zone *zone)
 static int scan_zones(struct rapl_zone **out, size_t *count, struct error *err)
 {
 	char path[PATH_MAX];
-	struct rapl_zone *zones = NULL, *grown;
-	size_t n = 0;
+	struct rapl_zone *zones = NULL;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *dir;
 
@@ -123,13 +124,11 @@ static int scan_zones(struct rapl_zone **out, size_t *count, struct error *err)
 
 		if (parse_zone_dir(de->d_name, &zone) < 0)
 			continue;
-		grown = realloc(zones, (n + 1) * sizeof(*zones));
-		if (!grown) {
+		if (GROW_ARRAY(zones, cap, n + 1) < 0) {
 			closedir(dir);
 			free(zones);
 			return error_set(err, "rapl: out of memory");
 		}
-		zones = grown;
 		zones[n++] = zone;
 	}
 	closedir(dir);
@@ -343,16 +342,6 @@ static int rapl_read(void *state, double *values, struct error *err)
 	return 0;
 }
 
-static int rapl_probe(struct error *why)
-{
-	void *state;
-
-	if (rapl_init(&state, NULL, why) < 0)
-		return -1;
-	rapl_release(state);
-	return 0;
-}
-
 static void rapl_list(FILE *out)
 {
 	struct rapl_zone *zones;
@@ -370,7 +359,6 @@ const struct pmu_ops pmu_rapl = {
 	.name = "rapl",
 	.syntax = "rapl[:DOMAIN,...]",
 	.summary = "RAPL energy per domain (package-0, core, dram, ... or index 0, 0:1; default: all packages; all: every domain)",
-	.probe = rapl_probe,
 	.list = rapl_list,
 	.init = rapl_init,
 	.channels = rapl_channels,

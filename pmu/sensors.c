@@ -312,16 +312,6 @@ static int sensors_read(void *state, double *values, struct error *err)
 	return 0;
 }
 
-static int sensors_probe(struct error *why)
-{
-	void *state;
-
-	if (sensors_plugin_init(&state, NULL, why) < 0)
-		return -1;
-	sensors_release(state);
-	return 0;
-}
-
 static void sensors_list(FILE *out)
 {
 	char known[1000];
@@ -337,7 +327,6 @@ const struct pmu_ops pmu_sensors = {
 	.name = "sensors",
 	.syntax = "sensors[:CHIP/FEATURE|CHIP,...]",
 	.summary = "hwmon power/energy/current/voltage inputs via libsensors (default: all; -p help lists them)",
-	.probe = sensors_probe,
 	.list = sensors_list,
 	.single_instance = 1,
 	.init = sensors_plugin_init,

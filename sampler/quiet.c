@@ -1,14 +1,12 @@
 /* quiet.c - has a traced thread run since the sampler last looked (quiet.h). */
 #include "quiet.h"
 
-#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../common/switchevent.h"
 #include "procfs.h"
 
 /* Without a ring, a thread found running (a busy one) is asked again only
@@ -27,56 +25,16 @@ void quiet_init(struct quiet *q)
 	q->syscall_fd = -1;
 }
 
-/* The user stack pointer and PC, in the order the kernel writes them
- * (ascending register number). */
-#if defined(__x86_64__)
-#define SWITCH_REGS ((1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP))
-#elif defined(__aarch64__)
-#define SWITCH_REGS ((1ULL << PERF_REG_ARM64_SP) | (1ULL << PERF_REG_ARM64_PC))
-#endif
-
-/* The per-thread switch event.  with_registers: the context-switch
- * counter sampled at every switch out, with the user registers and the
- * time, into a ring written newest first (write_backward), so the last
- * switch and the PC the thread left the CPU at are read from the head;
- * counting switches in the kernel is refused to unprivileged users at
- * perf_event_paranoid >= 2.  Otherwise a dummy event with switch records
- * only, allowed at 2. */
-static int open_switch_event(pid_t tid, bool with_registers)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	if (with_registers) {
-		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-		a.exclude_kernel = 0;
-		a.sample_period = 1;
-		a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
-		a.sample_regs_user = SWITCH_REGS;
-		a.sample_id_all = 1;	/* switch records carry their time too */
-		a.use_clockid = 1;
-		a.clockid = CLOCK_MONOTONIC;	/* host_now_ns()'s clock */
-		a.write_backward = 1;
-	}
-	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 void quiet_open(struct quiet *q, pid_t tid, bool with_registers)
 {
 	bool backward = with_registers;
-	int fd = backward ? open_switch_event(tid, true) : -1;
+	int fd = backward ? switch_event_open(tid, true) : -1;
 	void *m;
 
 	quiet_close(q);
 	if (fd < 0) {
 		backward = false;
-		fd = open_switch_event(tid, false);
+		fd = switch_event_open(tid, false);
 	}
 	if (fd < 0)
 		return;
