@@ -1,5 +1,5 @@
 /* fdio.h - whole reads and writes on file descriptors (EINTR and short
- * transfers handled once, here). */
+ * transfers handled once, here), and opening a file that is safe to read. */
 #ifndef SAMPLER_FDIO_H
 #define SAMPLER_FDIO_H
 
@@ -10,5 +10,9 @@ int write_all(int fd, const void *buf, size_t n);
 
 /* Read exactly n bytes: 0, or -1 with errno (EIO at a premature end). */
 int read_all(int fd, void *buf, size_t n);
+
+/* open(2) a file named by a profile, read-only, only if it is a regular
+ * file (a FIFO or device must not block or stream forever); -1 if not. */
+int open_regular(const char *path);
 
 #endif

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "symbols.h"
+#include "../common/buildid.h"
+#include "../common/grow.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
@@ -15,19 +16,9 @@ void feat_buf_put(struct feat_buf *b, const void *data, size_t len)
 {
 	if (b->failed)
 		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
+	if (GROW_ARRAY(b->data, b->cap, b->len + len) < 0) {
+		b->failed = true;
+		return;
 	}
 	if (data)
 		memcpy(b->data + b->len, data, len);

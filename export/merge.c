@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/idmap.h"
 #include "../common/outfile.h"
 #include "../profile/profile.h"
@@ -45,7 +46,7 @@ struct merge {
 	size_t n;
 	struct profile_writer *w;
 	struct profile_thread_sample *ts;
-	uint32_t ts_cap;
+	size_t ts_cap;
 	uint64_t *frames;	/* one sample's stacks, expanded (the writer takes frames) */
 	size_t frames_cap;
 	struct profile_stats stats;
@@ -204,15 +205,8 @@ static int expand_stack(struct merge *m, const struct input *in, struct profile_
 		t->stack_end = PROFILE_STACK_COMPLETE;
 		return 0;
 	}
-	if (*used + PROFILE_MAX_FRAMES > m->frames_cap) {
-		size_t cap = 2 * m->frames_cap + PROFILE_MAX_FRAMES;
-		uint64_t *frames = realloc(m->frames, cap * sizeof(*frames));
-
-		if (!frames)
-			return error_set(err, "out of memory");
-		m->frames = frames;
-		m->frames_cap = cap;
-	}
+	if (GROW_ARRAY(m->frames, m->frames_cap, *used + PROFILE_MAX_FRAMES) < 0)
+		return error_set(err, "out of memory");
 	t->nframes = profile_stack_frames(in->rec.stacks, t->chain, m->frames + *used,
 					  PROFILE_MAX_FRAMES);
 	*used += t->nframes;
@@ -225,14 +219,8 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 	struct profile_sample out = { .time_ns = shifted(in, s->time_ns), .nthreads = s->nthreads };
 	size_t used;
 
-	if (s->nthreads > m->ts_cap) {
-		struct profile_thread_sample *ts = realloc(m->ts, s->nthreads * sizeof(*ts));
-
-		if (!ts)
-			return error_set(err, "out of memory");
-		m->ts = ts;
-		m->ts_cap = s->nthreads;
-	}
+	if (GROW_ARRAY(m->ts, m->ts_cap, s->nthreads) < 0)
+		return error_set(err, "out of memory");
 	used = 0;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		m->ts[i] = s->threads[i];

@@ -1,5 +1,6 @@
 # sampler-export: profiles to perf.data, CSV, pperf and summaries.
 EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
+	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/common/buildid.o \
 	$(BUILD)/export/features.o $(BUILD)/export/attribution.o $(BUILD)/export/csv.o \
 	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \

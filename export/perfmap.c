@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbols.h"
+#include "../common/fdio.h"
+#include "../common/grow.h"
 
 /* A hostile or runaway file costs at most this many entries (a large node
  * service writes some 100 000). */
@@ -81,16 +82,9 @@ struct perf_map *perf_map_load(uint32_t pid)
 
 		if (parse_line(line, &e) < 0)
 			continue;
-		if (m->n == cap) {
-			size_t more = cap ? 2 * cap : 64;
-			struct perf_map_entry *grown = realloc(m->entries, more * sizeof(*grown));
-
-			if (!grown) {
-				free(e.name);
-				break;
-			}
-			m->entries = grown;
-			cap = more;
+		if (GROW_ARRAY(m->entries, cap, m->n + 1) < 0) {
+			free(e.name);
+			break;
 		}
 		m->entries[m->n++] = e;
 	}

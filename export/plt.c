@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 #define PLT_NAME_MAX 1024
 
 /* One GOT slot a relocation fills: for a symbol, or an IFUNC's result. */
@@ -49,15 +51,8 @@ static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 
 static int add_slot(struct slots *s, const struct got_slot *slot)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct got_slot *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (GROW_ARRAY(s->v, s->cap, s->n + 1) < 0)
+		return -1;
 	s->v[s->n++] = *slot;
 	return 0;
 }
@@ -145,15 +140,8 @@ struct stub_list {
 
 static int add_stub(struct stub_list *l, uint64_t addr, uint64_t size, const char *name)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct plt_stub *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (GROW_ARRAY(l->v, l->cap, l->n + 1) < 0)
+		return -1;
 	l->v[l->n].name = strdup(name);
 	if (!l->v[l->n].name)
 		return -1;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symcache.h"
+#include "symtab.h"
 
 struct plt_stub {
 	uint64_t addr;			/* link-time address */

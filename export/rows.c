@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "attribution.h"
 #include "../common/idmap.h"
 #include "../profile/textform.h"
@@ -179,15 +180,8 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 
 	if (!need)
 		return 0;	/* no thread to share a reading among */
-	if (need > r->shares_cap) {
-		double *p = realloc(r->shares, need * sizeof(*p));
-
-		if (!p)
-			return error_set(err, "out of memory for a sample of %u threads",
-					 s->nthreads);
-		r->shares = p;
-		r->shares_cap = need;
-	}
+	if (GROW_ARRAY(r->shares, r->shares_cap, need) < 0)
+		return error_set(err, "out of memory for a sample of %u threads", s->nthreads);
 	for (uint32_t k = 0; k < info->nsample_channels; k++) {
 		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
 

@@ -33,7 +33,7 @@ struct rows {
 	bool have_prev;
 	bool have_stats;
 	struct profile_stats stats;	/* the last stats record */
-	uint32_t shares_cap;
+	size_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
 	bool collect;			/* collect the processes as they come */
 	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */

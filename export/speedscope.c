@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "export.h"
 #include "../common/idmap.h"
 #include "rows.h"
@@ -102,15 +103,8 @@ static int64_t frame_index(struct speedscope_writer *w, const char *name)
 	     w->frame_slots[i]; i = (i + 1) & (w->frame_slots_cap - 1))
 		if (strcmp(w->frames[w->frame_slots[i] - 1], name) == 0)
 			return w->frame_slots[i] - 1;
-	if (w->nframes == w->frames_cap) {
-		size_t cap = w->frames_cap ? w->frames_cap * 2 : 256;
-		char **frames = realloc(w->frames, cap * sizeof(*frames));
-
-		if (!frames)
-			return -1;
-		w->frames = frames;
-		w->frames_cap = cap;
-	}
+	if (GROW_ARRAY(w->frames, w->frames_cap, w->nframes + 1) < 0)
+		return -1;
 	w->frames[w->nframes] = strdup(name);
 	if (!w->frames[w->nframes])
 		return -1;

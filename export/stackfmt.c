@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 void stack_text_free(struct stack_text *t)
 {
 	free(t->buf);
@@ -33,15 +35,8 @@ static int append(struct stack_text *t, const char *s, char sep)
 {
 	size_t n = strlen(s);
 
-	if (t->len + n + 2 > t->cap) {
-		size_t cap = (t->len + n + 2) * 2;
-		char *buf = realloc(t->buf, cap);
-
-		if (!buf)
-			return -1;
-		t->buf = buf;
-		t->cap = cap;
-	}
+	if (GROW_ARRAY(t->buf, t->cap, t->len + n + 2) < 0)
+		return -1;
 	if (sep && t->len)
 		t->buf[t->len++] = sep;
 	/* the separators of the form may not appear inside a frame */

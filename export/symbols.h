@@ -8,7 +8,8 @@
  * and text labels; a symbol without a size reaches to the next one (ld.so's
  * _start); of aliases, the one perf shows; PLT stubs are NAME@plt (plt.h).
  * This handles executables, PIE and shared libraries alike, whatever the
- * load bias.  Each DSO is read once; each (pid, pc) is resolved once.
+ * load bias.  Each DSO is read once (dso.h, through the persistent cache
+ * of symcache.h); each (pid, pc) is resolved once.
  */
 #ifndef SAMPLER_EXPORT_SYMBOLS_H
 #define SAMPLER_EXPORT_SYMBOLS_H
@@ -18,9 +19,7 @@
 #include <stdint.h>
 
 #include "../profile/profile.h"
-
-#define SYMBOL_UNKNOWN "[unknown]"
-#define BUILD_ID_MAX 20
+#include "symtab.h"
 
 struct symbolizer;
 
@@ -46,18 +45,5 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
  * SYMBOL_UNKNOWN.  The strings live as long as the symbolizer. */
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);
-
-/* The GNU build-id of an ELF file: its length (<= BUILD_ID_MAX), or 0 when
- * the file has none or cannot be read. */
-size_t elf_build_id(const char *path, unsigned char id[BUILD_ID_MAX]);
-
-/* Where distributions put the separate debug file of a build-id:
- * /usr/lib/debug/.build-id/NN/REST.debug.  -1 for an id shorter than 2. */
-#define BUILD_ID_DEBUG_PATH_MAX (64 + 2 * BUILD_ID_MAX)
-int build_id_debug_path(const unsigned char *id, size_t len, char *buf, size_t size);
-
-/* open(2) a file named by a profile, read-only, only if it is a regular
- * file (a FIFO or device must not block or stream forever); -1 if not. */
-int open_regular(const char *path);
 
 #endif

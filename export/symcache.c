@@ -1,5 +1,6 @@
 #include "symcache.h"
 
+#include "../common/buildid.h"
 #include "../common/fdio.h"
 
 #include <errno.h>

@@ -19,31 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols.h"
-
-/* A PT_LOAD segment: file offset to link-time address. */
-struct load_segment {
-	uint64_t offset;
-	uint64_t vaddr;
-	uint64_t filesz;
-};
-
-/* A function symbol; the symbolizer keeps them sorted by symbol_cmp. */
-struct elf_symbol {
-	uint64_t addr;
-	uint64_t end;			/* exclusive */
-	const char *name;		/* in the table's names */
-	unsigned char bind;		/* STB_* */
-};
-
-/* What the symbolizer knows of one DSO (blocks from malloc, freed with it). */
-struct symbol_table {
-	size_t nsegments;
-	struct load_segment *segments;
-	size_t nsymbols;
-	struct elf_symbol *symbols;
-	char *names;			/* the block the symbols' names lie in */
-};
+#include "../common/buildid.h"
+#include "symtab.h"
 
 /* Which file a table was made from. */
 struct symcache_key {

@@ -1,4 +1,4 @@
-/* internal.h - what the format back-ends (native.c, pperf.c) share with the
+/* internal.h - what the format back-ends (native*.c, pperf.c) share with the
  * dispatching front (profile.c).  Not part of the public interface.
  *
  * struct profile_writer / profile_reader are the common heads; each
@@ -6,8 +6,6 @@
  */
 #ifndef SAMPLER_PROFILE_INTERNAL_H
 #define SAMPLER_PROFILE_INTERNAL_H
-
-#include <stdarg.h>
 
 #include "profile.h"
 #include "stacktree.h"
@@ -63,12 +61,12 @@ struct profile_writer *pperf_writer_open(struct outfile *out, const struct profi
 struct profile_reader *native_reader_open(struct source *src, struct error *err);
 struct profile_reader *pperf_reader_open(struct source *src, struct error *err);
 
-/* Reader states shared by the back-ends.  reader_vcorrupt: fail at a byte
+/* Reader states shared by the back-ends.  reader_corrupt: fail at a byte
  * offset, "PATH: corrupt profile at byte offset N: WHAT (...)"; later calls
  * repeat the message.  reader_failed: fail with the message already in err.
  * reader_truncated_at: the data ends (cut short) at offset; returns 0. */
-int reader_vcorrupt(struct profile_reader *r, uint64_t offset, struct error *err,
-		    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+int reader_corrupt(struct profile_reader *r, uint64_t offset, struct error *err,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int reader_failed(struct profile_reader *r, struct error *err);
 int reader_truncated_at(struct profile_reader *r, uint64_t offset);
 

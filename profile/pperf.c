@@ -14,12 +14,12 @@
  */
 #include "internal.h"
 #include "../common/fdio.h"
+#include "../common/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -391,9 +391,11 @@ struct pperf_reader {
 	struct tid_table threads;
 	/* the current sample */
 	struct profile_sample sample;
-	size_t cap;
+	size_t threads_cap;		/* of sample.threads */
 	uint8_t *raw;			/* its thread bytes as read */
+	size_t raw_cap;
 	uint32_t *new_tids;		/* threads first seen in it */
+	size_t new_tids_cap;
 	uint32_t nnew, new_pos;
 	bool sample_ready;
 	double value;
@@ -406,21 +408,6 @@ struct pperf_reader {
 static struct pperf_reader *to_pperf_reader(struct profile_reader *r)
 {
 	return (struct pperf_reader *)r;
-}
-
-static int pcorrupt(struct pperf_reader *pr, uint64_t offset, struct error *err,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int pcorrupt(struct pperf_reader *pr, uint64_t offset, struct error *err,
-		    const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = reader_vcorrupt(&pr->head, offset, err, fmt, ap);
-	va_end(ap);
-	return ret;
 }
 
 /* Read exactly n bytes: 1, 0 when the data ends first, -1 on error. */
@@ -456,11 +443,11 @@ static int read_sample_head(struct pperf_reader *pr, uint64_t *time_us, double *
 	*value = pr->value_size == 8 ? get_double(head + 8) : NAN;
 	*nthreads = get_le32(head + 8 + pr->value_size);
 	if (*nthreads > PROFILE_MAX_THREADS)
-		return pcorrupt(pr, start + 8 + pr->value_size, err,
-				"sample of %u threads (at most %d)", *nthreads, PROFILE_MAX_THREADS);
+		return reader_corrupt(&pr->head, start + 8 + pr->value_size, err,
+				      "sample of %u threads (at most %d)", *nthreads, PROFILE_MAX_THREADS);
 	if (*time_us > UINT64_MAX / 1000)
-		return pcorrupt(pr, start, err, "sample time %llu us out of range",
-				(unsigned long long)*time_us);
+		return reader_corrupt(&pr->head, start, err, "sample time %llu us out of range",
+				      (unsigned long long)*time_us);
 	return 1;
 }
 
@@ -501,17 +488,11 @@ static int scan_maps(struct pperf_reader *pr, struct error *err)
 	for (uint64_t i = 0; i < pr->nmaps; i++) {
 		int ret;
 
-		if (pr->maps_ok == cap) {	/* grows with the data, not the count */
-			uint8_t *maps;
-
-			cap = cap ? cap * 2 : 64;
-			maps = realloc(pr->maps, cap * PPERF_MAP);
-			if (!maps) {
-				error_set(err, "cannot read %s: out of memory for its memory maps",
-					  pr->head.src.path);
-				return reader_failed(&pr->head, err);
-			}
-			pr->maps = maps;
+		/* grows with the data, not the count */
+		if (GROW_ARRAY(pr->maps, cap, (pr->maps_ok + 1) * PPERF_MAP) < 0) {
+			error_set(err, "cannot read %s: out of memory for its memory maps",
+				  pr->head.src.path);
+			return reader_failed(&pr->head, err);
 		}
 		ret = read_exact(pr, pr->maps + pr->maps_ok * PPERF_MAP, PPERF_MAP, err);
 		if (ret <= 0)
@@ -549,10 +530,10 @@ static int read_pperf_header(struct pperf_reader *pr, struct error *err)
 	pr->value_size = get_le32(hdr + 28);
 	pr->nmaps = get_le32(hdr + 32);
 	if (pr->magic > PPERF_POWER)
-		return pcorrupt(pr, 0, err, "pperf magic %u is not 0-3", pr->magic);
+		return reader_corrupt(&pr->head, 0, err, "pperf magic %u is not 0-3", pr->magic);
 	if (pr->value_size > PPERF_VALUE_MAX)
-		return pcorrupt(pr, 28, err, "PMU value size %u exceeds %d bytes",
-				pr->value_size, PPERF_VALUE_MAX);
+		return reader_corrupt(&pr->head, 28, err, "PMU value size %u exceeds %d bytes",
+				      pr->value_size, PPERF_VALUE_MAX);
 	return 0;
 }
 
@@ -586,25 +567,11 @@ static void synthesize_info(struct pperf_reader *pr)
 
 static int reserve_sample(struct pperf_reader *pr, uint32_t n, struct error *err)
 {
-	struct profile_thread_sample *ts;
-	uint32_t *tids;
-	uint8_t *raw;
-
-	if (n <= pr->cap)
-		return 0;
-	ts = realloc(pr->sample.threads, n * sizeof(*ts));
-	if (ts)
-		pr->sample.threads = ts;
-	tids = realloc(pr->new_tids, n * sizeof(*tids));
-	if (tids)
-		pr->new_tids = tids;
-	raw = realloc(pr->raw, (size_t)n * PPERF_THREAD);
-	if (raw)
-		pr->raw = raw;
-	if (!ts || !tids || !raw)
+	if (GROW_ARRAY(pr->sample.threads, pr->threads_cap, n) < 0 ||
+	    GROW_ARRAY(pr->new_tids, pr->new_tids_cap, n) < 0 ||
+	    GROW_ARRAY(pr->raw, pr->raw_cap, (size_t)n * PPERF_THREAD) < 0)
 		return error_set(err, "cannot read %s: out of memory for a sample of %u threads",
 				 pr->head.src.path, n);
-	pr->cap = n;
 	return 0;
 }
 
@@ -624,7 +591,7 @@ static int load_sample(struct pperf_reader *pr, struct error *err)
 	if (ret < 0)
 		return -1;
 	if (ret == 0)	/* the first pass saw it whole */
-		return pcorrupt(pr, start, err, "sample changed while being read");
+		return reader_corrupt(&pr->head, start, err, "sample changed while being read");
 	s->time_ns = time_us * 1000;
 	s->nthreads = n;
 	s->values = pr->magic != PPERF_NONE ? &pr->value : NULL;
@@ -640,7 +607,7 @@ static int load_sample(struct pperf_reader *pr, struct error *err)
 		t->cpu_ns = get_le64(raw + 12);
 		st = tid_table_get(&pr->threads, t->tid, &created);
 		if (!st)
-			return pcorrupt(pr, start, err, "more than %d threads", PROFILE_MAX_THREADS);
+			return reader_corrupt(&pr->head, start, err, "more than %d threads", PROFILE_MAX_THREADS);
 		if (created)
 			pr->new_tids[pr->nnew++] = t->tid;
 		t->pid = pr->pid;
@@ -720,9 +687,9 @@ static int pperf_end(struct pperf_reader *pr, struct error *err)
 		return reader_failed(&pr->head, &pr->deferred_error);
 	}
 	if (pr->trailing)
-		return pcorrupt(pr, pr->end_offset, err,
-				"unexpected data after the last of %llu samples and %llu maps (the header counts are wrong: was the writer killed?)",
-				(unsigned long long)pr->nsamples, (unsigned long long)pr->nmaps);
+		return reader_corrupt(&pr->head, pr->end_offset, err,
+				      "unexpected data after the last of %llu samples and %llu maps (the header counts are wrong: was the writer killed?)",
+				      (unsigned long long)pr->nsamples, (unsigned long long)pr->nmaps);
 	if (pr->cut)
 		return reader_truncated_at(&pr->head, pr->end_offset);
 	pr->head.done = true;

@@ -1,7 +1,8 @@
 /* profile.c - the public profile interface: picks the format back-end
- * (native.c, pperf.c) and the byte stream (stream.c, plain or bzip2). */
+ * (native-write.c, native-read.c, pperf.c) and the byte stream (stream.c, plain or bzip2). */
 #include "internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,12 +161,15 @@ void profile_writer_abandon(struct profile_writer *w)
 
 /* ---- reading ---------------------------------------------------------- */
 
-int reader_vcorrupt(struct profile_reader *r, uint64_t offset, struct error *err,
-		    const char *fmt, va_list ap)
+int reader_corrupt(struct profile_reader *r, uint64_t offset, struct error *err,
+		   const char *fmt, ...)
 {
 	char what[256];
+	va_list ap;
 
+	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	error_set(&r->failure, "%s: corrupt profile at byte offset %llu%s: %s (the file is damaged; records before that offset are good)",
 		  r->src.path, (unsigned long long)offset,
 		  r->src.compressed ? " of the decompressed data" : "", what);

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "../common/error.h"
+#include "../common/grow.h"
 #include "profile.h"
 #include "textform.h"
 
@@ -378,9 +379,11 @@ struct builder {
 	struct profile_writer *w;
 	struct profile_sample sample;	/* being collected from ts lines */
 	uint32_t pending;		/* ts lines still expected */
-	uint32_t cap;
+	size_t threads_cap;		/* of sample.threads */
 	uint64_t *counters;
+	size_t counters_cap;
 	uint64_t *frames;		/* PROFILE_MAX_FRAMES per thread of the sample */
+	size_t frames_cap;
 	double values[PROFILE_MAX_CHANNELS];
 	bool finished;
 	struct profile_map map;		/* large records, parsed in place */
@@ -587,24 +590,11 @@ static int build_sample(struct builder *b, struct line *l, struct error *err)
 	if (s->nthreads > PROFILE_MAX_THREADS)
 		return error_set(err, "line %lu: nthreads=%u exceeds %d", l->number, s->nthreads,
 				 PROFILE_MAX_THREADS);
-	if (s->nthreads > b->cap) {
-		struct profile_thread_sample *ts = realloc(s->threads, s->nthreads * sizeof(*ts));
-		uint64_t *counters = ts ? realloc(b->counters, (size_t)s->nthreads * (nc + 1) * sizeof(*counters)) : NULL;
-		uint64_t *frames = NULL;
-
-		if (ts)
-			s->threads = ts;
-		if (counters)
-			b->counters = counters;
-		if (counters && b->info.stacks) {
-			frames = realloc(b->frames, (size_t)s->nthreads * PROFILE_MAX_FRAMES * sizeof(*frames));
-			if (frames)
-				b->frames = frames;
-		}
-		if (!ts || !counters || (b->info.stacks && !frames))
-			return error_set(err, "line %lu: out of memory", l->number);
-		b->cap = s->nthreads;
-	}
+	if (GROW_ARRAY(s->threads, b->threads_cap, s->nthreads) < 0 ||
+	    GROW_ARRAY(b->counters, b->counters_cap, (size_t)s->nthreads * (nc + 1)) < 0 ||
+	    (b->info.stacks &&
+	     GROW_ARRAY(b->frames, b->frames_cap, (size_t)s->nthreads * PROFILE_MAX_FRAMES) < 0))
+		return error_set(err, "line %lu: out of memory", l->number);
 	s->values = b->values;
 	b->pending = s->nthreads;
 	return s->nthreads ? 0 : profile_write_sample(b->w, s, err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "profile.h"
 
 #define MIN_CAP 256
@@ -55,27 +56,17 @@ static int index_grow(struct stack_tree *t)
 	return 0;
 }
 
-/* Room for one more node (node 0 is made with the first). */
+/* Room for one more node (node 0 is made with the first).  The caller
+ * keeps n below PROFILE_MAX_STACK_NODES, a power of two: the capacities,
+ * doubled from MIN_CAP, never pass it. */
 static int reserve(struct stack_tree *t)
 {
-	uint32_t cap;
-	void *p;
+	size_t need = t->n < MIN_CAP ? MIN_CAP : (size_t)t->n + 1;
 
-	if (t->n < t->cap)
-		return 0;
-	cap = t->cap ? t->cap * 2 : MIN_CAP;
-	if (cap > PROFILE_MAX_STACK_NODES)
-		cap = PROFILE_MAX_STACK_NODES;
-	if (!(p = realloc(t->parent, cap * sizeof(*t->parent))))
+	if (GROW_ARRAY(t->parent, t->parent_cap, need) < 0 ||
+	    GROW_ARRAY(t->addr, t->addr_cap, need) < 0 ||
+	    GROW_ARRAY(t->depth, t->depth_cap, need) < 0)
 		return -1;
-	t->parent = p;
-	if (!(p = realloc(t->addr, cap * sizeof(*t->addr))))
-		return -1;
-	t->addr = p;
-	if (!(p = realloc(t->depth, cap * sizeof(*t->depth))))
-		return -1;
-	t->depth = p;
-	t->cap = cap;
 	if (t->n == 0) {
 		t->parent[0] = 0;
 		t->addr[0] = 0;
@@ -89,7 +80,7 @@ uint32_t stack_tree_add(struct stack_tree *t, uint32_t parent, uint64_t addr)
 {
 	uint32_t node;
 
-	if (t->n >= PROFILE_MAX_STACK_NODES || reserve(t) < 0 || t->n >= t->cap)
+	if (t->n >= PROFILE_MAX_STACK_NODES || reserve(t) < 0)
 		return 0;
 	if (parent >= t->n || t->depth[parent] >= PROFILE_MAX_FRAMES)
 		return 0;

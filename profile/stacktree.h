@@ -15,14 +15,15 @@
 #define SAMPLER_PROFILE_STACKTREE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct stack_tree {
 	uint32_t n;			/* nodes, node 0 included (0: not set up) */
-	uint32_t cap;
 	uint32_t *parent;
 	uint64_t *addr;
 	uint16_t *depth;		/* frames from node 0 */
+	size_t parent_cap, addr_cap, depth_cap;
 	bool indexed;			/* the writer's: keeps the index below */
 	uint32_t *index;		/* open addressing, node ids, 0 empty */
 	unsigned bits;

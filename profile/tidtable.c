@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+
 void tid_table_init(struct tid_table *t, uint32_t ncounters, size_t max)
 {
 	memset(t, 0, sizeof(*t));
@@ -26,15 +28,9 @@ static int take_slot(struct tid_table *t, uint32_t *slot)
 	if (t->nfree) {
 		*slot = t->free_slots[--t->nfree];
 	} else {
-		if (t->nslots == t->pool_cap && t->ncounters) {
-			size_t cap = t->pool_cap ? t->pool_cap * 2 : 16;
-			uint64_t *pool = realloc(t->pool, cap * t->ncounters * sizeof(*pool));
-
-			if (!pool)
-				return -1;
-			t->pool = pool;
-			t->pool_cap = cap;
-		}
+		if (t->ncounters &&
+		    GROW_ARRAY(t->pool, t->pool_cap, (t->nslots + 1) * t->ncounters) < 0)
+			return -1;
 		*slot = (uint32_t)t->nslots++;
 	}
 	if (t->ncounters)
@@ -46,15 +42,8 @@ static int take_slot(struct tid_table *t, uint32_t *slot)
 /* Return a slot to the free list, growing it as needed. */
 static void release_slot(struct tid_table *t, uint32_t slot)
 {
-	if (t->nfree == t->free_cap) {
-		size_t cap = t->free_cap ? t->free_cap * 2 : 16;
-		uint32_t *slots = realloc(t->free_slots, cap * sizeof(*slots));
-
-		if (!slots)
-			return;	/* the slot is just not reused */
-		t->free_slots = slots;
-		t->free_cap = cap;
-	}
+	if (GROW_ARRAY(t->free_slots, t->free_cap, t->nfree + 1) < 0)
+		return;	/* the slot is just not reused */
 	t->free_slots[t->nfree++] = slot;
 }
 

@@ -56,7 +56,7 @@ struct tid_table {
 	size_t nfree;
 	size_t free_cap;
 	size_t nslots;			/* slots handed out so far */
-	size_t pool_cap;		/* slots the pool has room for */
+	size_t pool_cap;		/* values the pool has room for */
 };
 
 void tid_table_init(struct tid_table *t, uint32_t ncounters, size_t max);

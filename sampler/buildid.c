@@ -2,7 +2,6 @@
 #include "buildid.h"
 
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +10,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "../common/buildid.h"
+
+_Static_assert(BUILD_ID_MAX == PROFILE_BUILD_ID_MAX, "one build ID size");
 
 struct buildid_entry {
 	uint32_t dev_major, dev_minor;
@@ -27,7 +30,6 @@ struct buildid_cache {
 
 struct buildid_cache *buildid_cache_new(void)
 {
-	elf_version(EV_CURRENT);
 	return calloc(1, sizeof(struct buildid_cache));
 }
 
@@ -39,43 +41,6 @@ void buildid_cache_free(struct buildid_cache *c)
 		free(c->entries[i].path);
 	free(c->entries);
 	free(c);
-}
-
-/* The NT_GNU_BUILD_ID note in data, if any. */
-static uint8_t note_id(Elf_Data *data, uint8_t id[PROFILE_BUILD_ID_MAX])
-{
-	size_t offset = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while (data && (offset = gelf_getnote(data, offset, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) == 0 &&
-		    nh.n_descsz > 0 && nh.n_descsz <= PROFILE_BUILD_ID_MAX) {
-			memcpy(id, (const char *)data->d_buf + desc_off, nh.n_descsz);
-			return (uint8_t)nh.n_descsz;
-		}
-	}
-	return 0;
-}
-
-/* From the PT_NOTE segments (what the loader maps, as perf reads it). */
-static uint8_t elf_id(int fd, uint8_t id[PROFILE_BUILD_ID_MAX])
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	uint8_t len = 0;
-	size_t phnum;
-
-	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0) {
-		for (size_t i = 0; i < phnum && !len; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
-				len = note_id(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-								   ph.p_filesz, ELF_T_NHDR), id);
-		}
-	}
-	elf_end(elf);
-	return len;
 }
 
 /* The mapped file: through map_files (needs CAP_SYS_ADMIN or
@@ -134,7 +99,7 @@ uint8_t buildid_of(struct buildid_cache *c, pid_t pid, const struct map_entry *m
 		return 0;
 	fd = open_mapped(pid, m);
 	if (fd >= 0) {
-		e->len = elf_id(fd, e->id);
+		e->len = (uint8_t)build_id_read(fd, e->id);
 		close(fd);
 	}
 	c->n++;

@@ -1,0 +1,480 @@
+/* dso.c - which file holds a DSO's symbols, and its ELF read into a
+ * symbol table as perf takes the symbols (see dso.h). */
+#include "dso.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "../common/error.h"
+#include "../common/fdio.h"
+#include "export.h"
+#include "plt.h"
+
+struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen)
+{
+	struct dso *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	memcpy(d->build_id, id, idlen);
+	d->build_id_len = idlen;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void dso_free(struct dso *d)
+{
+	for (size_t i = 0; d->demangled && i < d->table.nsymbols; i++)
+		free(d->demangled[i]);
+	free(d->demangled);
+	for (size_t i = 0; i < d->naddr_names; i++)
+		free(d->addr_names[i]);
+	free(d->addr_names);
+	free(d->table.segments);
+	free(d->table.symbols);
+	free(d->table.names);
+	free(d->path);
+	free(d);
+}
+
+static size_t leading_underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/* Of aliases at one address, the one perf shows (its choose_best_symbol):
+ * >0 when x is the better: non-weak over weak, global over local, fewer
+ * leading underscores, then the longer name. */
+static int alias_rank(const struct elf_symbol *x, const struct elf_symbol *y)
+{
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? -1 : 1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? 1 : -1;
+	if (leading_underscores(x->name) != leading_underscores(y->name))
+		return leading_underscores(x->name) > leading_underscores(y->name) ? -1 : 1;
+	return strlen(x->name) < strlen(y->name) ? -1 : strlen(x->name) > strlen(y->name);
+}
+
+/* perf keeps a symbol with a size over one without, then ranks aliases. */
+static bool better_alias(const struct elf_symbol *x, const struct elf_symbol *y)
+{
+	bool x_sized = x->end > x->addr, y_sized = y->end > y->addr;
+
+	if (x_sized != y_sized)
+		return x_sized;
+	return alias_rank(x, y) > 0;
+}
+
+static int read_segments(Elf *elf, struct symbol_table *t)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	t->segments = calloc(n + 1, sizeof(*t->segments));
+	if (!t->segments)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->segments[t->nsegments].offset = ph.p_offset;
+		t->segments[t->nsegments].vaddr = ph.p_vaddr;
+		t->segments[t->nsegments].filesz = ph.p_filesz;
+		t->nsegments++;
+	}
+	return 0;
+}
+
+/* The entries of a symbol table that name code, as perf's dso__load_sym
+ * takes them: functions, and labels - untyped, visible symbols in a text
+ * section, such as ld.so's _start (the next symbol then bounds them). */
+static bool code_symbol(Elf *elf, const GElf_Sym *sym, size_t shstrndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+	const char *section;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE || vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	section = elf_strptr(elf, shstrndx, sh.sh_name);
+	return section && strstr(section, "text");
+}
+
+/* The code symbols of one symbol table section, in table order. */
+static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct symbol_table *t)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, names_len = 0, names_used = 0, shstrndx = 0;
+
+	if (!data || sh->sh_entsize == 0)
+		return 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		shstrndx = 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym))
+				break;
+			if (!sym.st_name || !code_symbol(elf, &sym, shstrndx))
+				continue;
+			name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			if (!name || !name[0])
+				continue;
+			if (pass == 0) {
+				names_len += strlen(name) + 1;
+				t->nsymbols++;
+				continue;
+			}
+			struct elf_symbol *es = &t->symbols[t->nsymbols++];
+
+			es->addr = sym.st_value;
+			es->end = sym.st_value + sym.st_size;
+			es->bind = GELF_ST_BIND(sym.st_info);
+			es->name = t->names + names_used;
+			memcpy(t->names + names_used, name, strlen(name) + 1);
+			names_used += strlen(name) + 1;
+		}
+		if (pass == 0) {
+			t->symbols = calloc(t->nsymbols + 1, sizeof(*t->symbols));
+			t->names = malloc(names_len + 1);
+			if (!t->symbols || !t->names)
+				return -1;
+			t->nsymbols = 0;
+		}
+	}
+	return 0;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	GElf_Shdr sh, dynsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			*out = sh;
+			return scn;
+		}
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsh = sh;
+		}
+	}
+	if (dynsym)
+		*out = dynsh;
+	return dynsym;
+}
+
+/* Read the function symbols of elf into t; true when they came from a full
+ * .symtab (not just the exported .dynsym). */
+static bool read_symbols(Elf *elf, struct symbol_table *t)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	free(t->symbols);
+	free(t->names);
+	t->symbols = NULL;
+	t->names = NULL;
+	t->nsymbols = 0;
+	scn = find_symtab(elf, &sh);
+	if (scn && read_symtab(elf, scn, &sh, t) < 0)
+		t->nsymbols = 0;
+	return scn && sh.sh_type == SHT_SYMTAB;
+}
+
+/* Distributions strip .symtab into a separate debug file found by build-id
+ * (Debian's *-dbg / -dbgsym packages); perf and gdb look there too, so do
+ * the same or libc's local functions would show as bare addresses. */
+static void read_debug_symbols(const char *path, struct symbol_table *t)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t len = elf_build_id(path, id);
+	char debug[BUILD_ID_DEBUG_PATH_MAX];
+	int fd;
+	Elf *elf;
+
+	if (build_id_debug_path(id, len, debug, sizeof(debug)) < 0)
+		return;
+	fd = open_regular(debug);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		struct symbol_table full = { 0 };
+
+		/* Keep the stripped file's symbols unless the debug file has more. */
+		if (read_symbols(elf, &full) && full.nsymbols > t->nsymbols) {
+			free(t->symbols);
+			free(t->names);
+			t->symbols = full.symbols;
+			t->names = full.names;
+			t->nsymbols = full.nsymbols;
+		} else {
+			free(full.symbols);
+			free(full.names);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+struct symbol_order {
+	uint64_t addr;
+	size_t index;			/* in table order: equal addresses keep it */
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct symbol_order *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sort by address, keeping table order among equal addresses. */
+static int sort_by_address(struct symbol_table *t)
+{
+	struct symbol_order *order = calloc(t->nsymbols, sizeof(*order));
+	struct elf_symbol *sorted = calloc(t->nsymbols + 1, sizeof(*sorted));
+
+	if (!order || !sorted) {
+		free(order);
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nsymbols; i++)
+		order[i] = (struct symbol_order){ t->symbols[i].addr, i };
+	qsort(order, t->nsymbols, sizeof(*order), order_cmp);
+	for (size_t i = 0; i < t->nsymbols; i++)
+		sorted[i] = t->symbols[order[i].index];
+	free(order);
+	free(t->symbols);
+	t->symbols = sorted;
+	return 0;
+}
+
+/* perf's rules, in perf's order (symbols__fixup_end, then
+ * symbols__fixup_duplicate): a symbol without a size reaches to the next
+ * one in address order (the last one to the end of the page after its
+ * own); then of the symbols at one address only the one perf shows stays. */
+static void sort_symbols(struct symbol_table *t)
+{
+	struct elf_symbol *s;
+	size_t keep = 0;
+
+	if (!t->nsymbols || sort_by_address(t) < 0) {
+		t->nsymbols = 0;
+		return;
+	}
+	s = t->symbols;
+	for (size_t i = 0; i < t->nsymbols; i++) {
+		if (s[i].end > s[i].addr)
+			continue;
+		s[i].end = i + 1 < t->nsymbols ? s[i + 1].addr : (s[i].addr | 4095) + 1 + 4096;
+	}
+	for (size_t i = 0; i < t->nsymbols; i++) {
+		if (keep && s[keep - 1].addr == s[i].addr) {
+			if (better_alias(&s[i], &s[keep - 1]))
+				s[keep - 1] = s[i];
+			continue;
+		}
+		s[keep++] = s[i];
+	}
+	t->nsymbols = keep;
+}
+
+/* The symbols and the PLT stubs in one table, their names in one block. */
+static int merge_stubs(struct symbol_table *t, const struct plt_stub *stubs, size_t nstubs)
+{
+	struct elf_symbol *all = calloc(t->nsymbols + nstubs + 1, sizeof(*all));
+	size_t len = 1, used = 0;
+	char *names;
+
+	for (size_t i = 0; i < t->nsymbols; i++)
+		len += strlen(t->symbols[i].name) + 1;
+	for (size_t i = 0; i < nstubs; i++)
+		len += strlen(stubs[i].name) + 1;
+	names = malloc(len);
+	if (!all || !names) {
+		free(all);
+		free(names);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nsymbols + nstubs; i++) {
+		const char *name = i < t->nsymbols ? t->symbols[i].name : stubs[i - t->nsymbols].name;
+
+		if (i < t->nsymbols) {
+			all[i] = t->symbols[i];
+		} else {
+			all[i].addr = stubs[i - t->nsymbols].addr;
+			all[i].end = all[i].addr + stubs[i - t->nsymbols].size;
+			all[i].bind = STB_GLOBAL;
+		}
+		all[i].name = names + used;
+		memcpy(names + used, name, strlen(name) + 1);
+		used += strlen(name) + 1;
+	}
+	free(t->symbols);
+	free(t->names);
+	t->symbols = all;
+	t->names = names;
+	t->nsymbols += nstubs;
+	return 0;
+}
+
+/* perf names PLT stubs NAME@plt; the stubs are in the file itself (a
+ * debug file keeps no PLT contents). */
+static void add_plt_symbols(Elf *elf, struct symbol_table *t)
+{
+	struct plt_stub *stubs;
+	size_t n;
+
+	if (plt_stubs(elf, t->symbols, t->nsymbols, &stubs, &n) < 0 || !n)
+		return;
+	merge_stubs(t, stubs, n);	/* out of memory: the stubs stay unnamed */
+	plt_stubs_free(stubs, n);
+}
+
+static void read_elf(Elf *elf, struct dso *d, const char *path)
+{
+	bool full;
+
+	if (elf_kind(elf) != ELF_K_ELF || read_segments(elf, &d->table) < 0)
+		return;
+	full = read_symbols(elf, &d->table);
+	if (!full && path)
+		read_debug_symbols(path, &d->table);
+	sort_symbols(&d->table);
+	/* After the aliases are settled: an IFUNC stub takes the name perf
+	 * would show at its target. */
+	if (path) {
+		add_plt_symbols(elf, &d->table);
+		sort_symbols(&d->table);
+	}
+	d->readable = true;
+}
+
+/* [vdso] has no file: read this process's own vDSO, as perf does.  It is
+ * copied first: libelf must not touch the kernel's read-only image. */
+void dso_read_vdso(struct dso *d)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+	char *copy;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	copy = malloc(size);
+	if (!copy)
+		return;
+	memcpy(copy, eh, size);
+	elf = elf_memory(copy, size);
+	if (elf) {
+		read_elf(elf, d, NULL);
+		elf_end(elf);
+	}
+	free(copy);
+}
+
+/* Is the file at path the one d recorded (or d recorded none)? */
+static bool same_build_id(const struct dso *d, const char *path)
+{
+	unsigned char id[BUILD_ID_MAX];
+
+	return !d->build_id_len || (elf_build_id(path, id) == d->build_id_len &&
+				    memcmp(id, d->build_id, d->build_id_len) == 0);
+}
+
+static void hex_id(const struct dso *d, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->build_id_len && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, size - 2 * i, "%02x", d->build_id[i]);
+}
+
+/* perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug, holds a copy
+ * of each file perf record (or perf buildid-cache -a) saw, as
+ * .build-id/NN/REST/elf.  -1 when there is no such directory. */
+static int build_id_cache_path(const struct dso *d, char *buf, size_t size)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (d->build_id_len < 2)
+		return -1;
+	hex_id(d, hex, sizeof(hex));
+	if (dir && dir[0])
+		n = snprintf(buf, size, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	else if (home && home[0])
+		n = snprintf(buf, size, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* Another file's symbols would name the wrong functions (dso.h). */
+const char *dso_source(const struct dso *d, char *buf, size_t size)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	if (same_build_id(d, d->path))
+		return d->path;
+	if (build_id_cache_path(d, buf, size) == 0 && same_build_id(d, buf))
+		return buf;
+	hex_id(d, hex, sizeof(hex));
+	warn_print(EXPORT_PROG, "%s: not the file that was recorded (build ID %s), and no copy in "
+		   "the build-id cache: its functions show as %s (keep the profiled build, or "
+		   "add it to the cache before replacing it: perf buildid-cache -a FILE)",
+		   d->path, hex, SYMBOL_UNKNOWN);
+	return NULL;
+}
+
+void dso_read_file(struct dso *d, const char *path)
+{
+	int fd = open_regular(path);
+	Elf *elf;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		read_elf(elf, d, path);
+		elf_end(elf);
+	}
+	close(fd);
+}

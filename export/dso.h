@@ -1,0 +1,52 @@
+/* dso.h - one file the profile maps, and its ELF read into a symbol table.
+ *
+ * The symbols are read from the file that was recorded: the path while it
+ * has the recorded build ID, else perf's build-id cache's copy.  Of an ELF
+ * file, the code symbols are taken as perf takes them: functions and text
+ * labels (.symtab, else .dynsym, else the build-id debug file's); a symbol
+ * without a size reaches to the next one (ld.so's _start); of aliases, the
+ * one perf shows; PLT stubs are NAME@plt (plt.h).
+ */
+#ifndef SAMPLER_EXPORT_DSO_H
+#define SAMPLER_EXPORT_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/buildid.h"
+#include "symtab.h"
+
+struct dso {
+	char *path;
+	unsigned char build_id[BUILD_ID_MAX];	/* as recorded (0 bytes: none) */
+	size_t build_id_len;
+	bool loaded;			/* read, or tried */
+	bool readable;			/* table holds the file's segments */
+	struct symbol_table table;
+	/* the demangled names of the symbols, made as they are first shown
+	 * (table.nsymbols entries, NULL: not yet, or not mangled) */
+	char **demangled;
+	/* "0x..." names made for addresses no symbol covers, freed with the dso */
+	char **addr_names;
+	size_t naddr_names, addr_names_cap;
+	struct dso *next;
+};
+
+/* A dso for path as recorded with build ID id (idlen over BUILD_ID_MAX:
+ * none), not yet read; NULL when out of memory. */
+struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen);
+void dso_free(struct dso *d);
+
+/* The file to read d's symbols from: d->path while it is the file the
+ * profile recorded (same build ID), else the build-id cache's copy (in
+ * buf); NULL, with one warning naming the file, when neither is. */
+const char *dso_source(const struct dso *d, char *buf, size_t size);
+
+/* Read the ELF file at path, or this process's vDSO (the "[vdso]" map:
+ * the recorded one when the export runs on the recording kernel), into
+ * d->table; d->readable when its segments were read. */
+void dso_read_file(struct dso *d, const char *path);
+void dso_read_vdso(struct dso *d);
+
+#endif
