@@ -40,52 +40,65 @@ static int take_view(struct screen *s)
 	return rc;
 }
 
-static void draw_paths(struct screen *s, int *y, int rows)
+static void draw_paths(struct screen *s, int *y, int rows, int cols)
 {
 	struct top_table *t = s->run->table;
 	struct top_path paths[TOP_PATHS];
+	char line[2048];
 	uint32_t n;
 
+	if (cols <= 4)
+		return;
 	pthread_mutex_lock(&t->lock);
 	n = top_table_paths(t, &s->run->view, &s->v.rows[s->selected], paths, TOP_PATHS);
 	pthread_mutex_unlock(&t->lock);
 	if (!n && *y < rows)
-		mvprintw((*y)++, 4, t->stacks ? "(no call path yet)" : "(no call paths: record with -g)");
+		mvaddnstr((*y)++, 4, t->stacks ? "(no call path yet)" :
+			  "(no call paths: record with -g)", cols - 4);
 	for (uint32_t i = 0; i < n && *y < rows; i++) {
-		move((*y)++, 4);
-		printw("%6.3f s  %s", (double)paths[i].cpu_ns / 1e9, s->v.rows[s->selected].label);
-		for (uint32_t f = 0; f < paths[i].nframes; f++)
-			printw(" <- %s", paths[i].frames[f]);
+		size_t len = (size_t)snprintf(line, sizeof(line), "%6.3f s  %s",
+					      (double)paths[i].cpu_ns / 1e9,
+					      s->v.rows[s->selected].label);
+
+		for (uint32_t f = 0; f < paths[i].nframes && len < sizeof(line); f++)
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " <- %s",
+						paths[i].frames[f]);
+		/* cut at the edge: a line that wrapped would overwrite the next */
+		mvaddnstr((*y)++, 4, line, cols - 4);
 	}
 }
 
 static void draw(struct screen *s)
 {
 	struct top_table *t = s->run->table;
+	struct top_layout l;
 	int rows, cols, y = 0;
-	char line[1024];
+	char line[2048], hidden[48] = "";
 
 	getmaxyx(stdscr, rows, cols);
+	top_layout_make(t, cols, &l);
+	if (l.hidden)
+		snprintf(hidden, sizeof(hidden), ", %u columns hidden", l.hidden);
 	erase();
 	top_format_title(t, &s->v, &s->run->view, line, sizeof(line));
 	mvaddnstr(y++, 0, line, cols);
-	snprintf(line, sizeof(line), "[sort %s, by %s%s] c/e/s sort, space pause, z zero, t/p this thread/process only, b by, enter call path, q quit",
+	snprintf(line, sizeof(line), "[sort %s, by %s%s%s] c/e/s sort, space pause, z zero, t/p this thread/process only, b by, enter call path, q quit",
 		 top_sort_name(s->run->view.sort), top_by_name(s->run->view.by),
-		 s->paused ? ", paused" : "");
+		 s->paused ? ", paused" : "", hidden);
 	mvaddnstr(y++, 0, line, cols);
-	top_format_head(t, &s->run->view, line, sizeof(line));
+	top_format_head(t, &l, &s->run->view, line, sizeof(line));
 	attron(A_REVERSE);
 	mvaddnstr(y++, 0, line, cols);
 	attroff(A_REVERSE);
 	for (uint32_t i = 0; i < s->v.nrows && y < rows; i++) {
-		top_format_row(t, &s->v, &s->v.rows[i], line, sizeof(line));
+		top_format_row(t, &l, &s->v, &s->v.rows[i], line, sizeof(line));
 		if (i == s->selected)
 			attron(A_BOLD);
 		mvaddnstr(y++, 0, line, cols);
 		if (i == s->selected) {
 			attroff(A_BOLD);
 			if (s->expanded)
-				draw_paths(s, &y, rows);
+				draw_paths(s, &y, rows, cols);
 		}
 	}
 	refresh();
@@ -148,8 +161,13 @@ static bool key(struct screen *s, int c)
 	case KEY_ENTER:
 		s->expanded = !s->expanded;
 		break;
+	case KEY_RESIZE:
+		/* curses knows the new size; draw the whole screen anew, as
+		 * the terminal may have moved or cut what it showed */
+		clearok(curscr, TRUE);
+		break;
 	default:
-		break;		/* KEY_RESIZE too: curses knows the new size */
+		break;
 	}
 	return false;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "table.h"
 
 int top_table_init(struct top_table *t, const struct profile_info *info, struct error *err)
@@ -334,15 +335,8 @@ static int push_row(struct top_view *v, const struct top_table *t, const struct 
 {
 	struct top_row *r;
 
-	if (v->nrows == v->cap) {
-		uint32_t cap = v->cap ? v->cap * 2 : 256;
-		struct top_row *rows = realloc(v->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		v->rows = rows;
-		v->cap = cap;
-	}
+	if (GROW_ARRAY(v->rows, v->cap, (size_t)v->nrows + 1) < 0)
+		return -1;
 	r = &v->rows[v->nrows++];
 	memset(r, 0, sizeof(*r));
 	group_of(t, c, by, r->label, sizeof(r->label), &r->dso);

@@ -72,7 +72,8 @@ struct top_row {
 
 struct top_view {
 	struct top_row *rows;
-	uint32_t nrows, cap;
+	uint32_t nrows;
+	size_t cap;			/* GROW_ARRAY's */
 	struct top_counts now, all;	/* totals of the filtered cells */
 	double now_s, all_s;		/* wall time of the interval, since the start */
 	double rate_hz;			/* samples per second in the interval */

@@ -60,6 +60,10 @@ static void usage(FILE *out)
 		"      --input FILE      view a profile stream (- : stdin) instead of recording\n"
 		"  -h, --help            show this help\n"
 		"\n"
+		"Columns: the interval's CPU and, as \"tot\", the run's; with -p each energy\n"
+		"channel's joules (J) and mean watts (W), +- the half width of their 95%%\n"
+		"interval; with -g the inclusive share (incl%%).  sampler-top(1) has more.\n"
+		"\n"
 		"Keys: c, e, s sort by CPU, energy, samples; space pauses the display; z zeros\n"
 		"the counts; t, p show only the selected row's thread or process (again: all);\n"
 		"up/down select, enter expands the call path (-g); b cycles --by; q quits.\n"
@@ -351,7 +355,8 @@ void top_nap(struct top_run *run, int ms)
 static int print_table(struct top_run *run, struct top_view *v, FILE *out)
 {
 	struct top_table *t = run->table;
-	char line[1024];
+	struct top_layout l;
+	char line[2048];
 
 	pthread_mutex_lock(&t->lock);
 	if (top_table_view(t, &run->view, v) < 0) {
@@ -363,10 +368,11 @@ static int print_table(struct top_run *run, struct top_view *v, FILE *out)
 	run->refreshes++;
 	top_format_title(t, v, &run->view, line, sizeof(line));
 	fprintf(out, "%s\n", line);
-	top_format_head(t, &run->view, line, sizeof(line));
+	top_layout_make(t, 0, &l);
+	top_format_head(t, &l, &run->view, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	for (uint32_t i = 0; i < v->nrows; i++) {
-		top_format_row(t, v, &v->rows[i], line, sizeof(line));
+		top_format_row(t, &l, v, &v->rows[i], line, sizeof(line));
 		fprintf(out, "%s\n", line);
 	}
 	fputc('\n', out);
