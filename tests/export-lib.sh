@@ -61,10 +61,13 @@ fake_power_holds() {
 }
 
 # perf report --stdio --sort symbol: the share (%) of SYMBOL in EVENT.
+# (perf report lists no row for a symbol without weight in an event: 0 then;
+# an event the report does not have gives nothing, which every check fails)
 share() {	# report-file event symbol
 	awk -v ev="$2" -v sym="$3" '
-		/^# Samples:/ { split($0, q, "\047"); cur = q[2] }
-		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; exit }
+		/^# Samples:/ { split($0, q, "\047"); cur = q[2]; seen = seen || cur == ev }
+		cur == ev && $2 == "[.]" && $3 == sym { sub(/%/, "", $1); print $1; found = 1; exit }
+		END { if (seen && !found) print 0 }
 	' "$1"
 }
 
