@@ -402,9 +402,11 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 
 		if (i && s->brk)
 			prev_t = s->start - m->delay_s;	/* a new window */
-		if (isnan(v) || (kind == CHANNEL_ENERGY ? v == 0 : v == last))
-			continue;	/* no update: no information */
-		last = v;
+		/* An energy reading of 0 is no update: no information.  A power
+		 * reading held from the previous one is still the meter's best
+		 * figure for the interval: it stays a span of its own. */
+		if (isnan(v) || (kind == CHANNEL_ENERGY && v == 0))
+			continue;
 		t = update_time(s, m->update_s) - m->delay_s;
 		if (t < prev_t)
 			t = prev_t;
@@ -415,6 +417,16 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 			return -1;
 		e->spans[e->nspans++] = (struct span){ prev_t, t, energy };
 		prev_t = t;
+		last = v;
+	}
+	/* A power meter's last reading holds until the end, as it did */
+	if (kind == CHANNEL_POWER && !isnan(last) && e->nsamples &&
+	    e->samples[e->nsamples - 1].time > prev_t) {
+		double end = e->samples[e->nsamples - 1].time;
+
+		if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
+			return -1;
+		e->spans[e->nspans++] = (struct span){ prev_t, end, last * (end - prev_t) };
 	}
 	return 0;
 }

@@ -55,7 +55,10 @@ test_expect_success 'a change of code mid-interval: each side gets its own energ
 	expect_near 130 "$(sed "s/a=\([^ ]*\) .*/\1/" hand.end)" 0.01 "0xa, end rule (uJ)" &&
 	expect_near 272.5 "$(sed "s/.* b=//" hand.end)" 0.01 "0xb, end rule (uJ)" &&
 	grep "^# meter" hand.trapezoid.csv >meter &&
-	expect_grep "update_ms=0 measured=0 delay_ms=0 delay_measured=0 intervals=20 no_update=0 cells=energy" meter
+	expect_grep "update_ms=0 measured=0 delay_ms=0 delay_measured=0 intervals=20 no_update=0 cells=energy" meter &&
+	$PY "$ROOT/scripts/sampler-report" --accuracy hand.prof >acc &&
+	cat acc &&
+	expect_grep "^meter  *0.000  *assumed  *0.000  *given/0  *20  *0.0 " acc
 '
 
 # The meter runs real-time when it may (a meter does not wait for the
