@@ -1,27 +1,97 @@
-/* attribution.h - the one rule that divides a sample's energy among threads.
+/* attribution.h - the one rule that divides the energy of a profile among
+ * the thread-samples (rows) of its samples.
  *
- * A per-sample ENERGY reading is the energy spent in the interval since the
- * previous sample.  It is divided among the threads of the sample in
- * proportion to the CPU time each used in that interval:
+ * A per-sample ENERGY reading is the energy the meter counted since the
+ * previous sample; a POWER reading is the meter's mean power, i.e. energy
+ * per second.  Two rules divide it (--energy-rule, docs/ACCURACY.md):
  *
- *     share(thread) = energy * cpu_delta(thread) / sum of cpu_delta
+ * end        (the rule before 0.9, kept for comparison) the energy of the
+ *            interval that a sample closes goes to that sample's threads,
+ *            in proportion to the CPU time each used in the interval:
+ *                share(thread) = energy * cpu_delta(thread) / sum of cpu_delta
+ *            (equally when no thread ran: they all waited at their PCs).
+ *            Biased at every change of what runs: the interval's energy
+ *            goes to the code running at its end, though the code running
+ *            at its start spent part of it.
  *
- * When no thread ran in the interval (sum of cpu_delta == 0) the energy is
- * divided equally among the sample's threads: they were all blocked at
- * their PCs, and the machine's energy went by while they waited.  A sample
- * without threads, or with a missing (NaN) reading, attributes nothing.
- * Both the perf.data and the CSV exporters use exactly this function.
+ * trapezoid  (the default) each interval is split between the snapshots at
+ *            both of its ends, each thread's CPU time half to its PC at the
+ *            start and half to its PC at the end; the meter's energy is
+ *            placed in time where the meter counted it (its update interval
+ *            and delay, measured or given), an interval in which the meter
+ *            did not update carries no information (its energy comes with
+ *            the next update, spread over both), and within what one update
+ *            covers the energy goes to the halves in proportion to the
+ *            power each PC is estimated to draw (fitted on the whole
+ *            profile).  Unbiased to first order in the interval length.
+ *
+ * A sample without threads, or with a missing (NaN) reading, gets nothing.
+ * The CSV, the scripts' columns, folded and speedscope use this; perf.data
+ * still uses the end rule (attribute_energy) sample by sample.
  */
 #ifndef SAMPLER_EXPORT_ATTRIBUTION_H
 #define SAMPLER_EXPORT_ATTRIBUTION_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "../common/error.h"
 #include "../profile/profile.h"
 
-/* Fill shares[0..s->nthreads-1] with each thread's part of energy.
- * Returns the energy attributed (energy, or 0 when nothing could be). */
+enum energy_rule {
+	ENERGY_RULE_TRAPEZOID,
+	ENERGY_RULE_END,
+};
+
+/* "end" or "trapezoid"; -1 (err set) for anything else. */
+int energy_rule_parse(const char *name, enum energy_rule *rule, struct error *err);
+
+/* The end rule for one sample: fill shares[0..s->nthreads-1] with each
+ * thread's part of energy.  Returns the energy attributed (energy, or 0
+ * when nothing could be). */
 double attribute_energy(const struct profile_sample *s, double energy, double *shares);
+
+/* What the estimator knows of a channel's meter (NaN: not given). */
+struct meter_model {
+	double update_s;		/* interval between the meter's updates */
+	double delay_s;			/* how late a reading reflects the power */
+	/* measured on the profile (per-sample energy and power channels) */
+	uint64_t intervals;		/* sample intervals with a reading */
+	uint64_t no_update;		/* ... in which the meter did not update */
+	bool update_measured;		/* update_s from the profile, not given */
+	bool delay_measured;		/* delay_s fitted on the profile, not given */
+};
+
+/* "[CHANNEL=]MS" options: the meter's update interval or delay, for one
+ * channel or (no CHANNEL=) all. */
+struct meter_option {
+	const char *spec;
+	bool delay;			/* --meter-delay, else --meter-update */
+};
+
+/* The trapezoid rule over a whole profile: the energy of every row, per
+ * per-sample channel (0 for channels that are neither energy nor power). */
+struct energy_estimate {
+	uint32_t nchannels;		/* info->nsample_channels */
+	size_t nsamples;
+	size_t *row0;			/* [sample]: its first row; [nsamples]: the rows */
+	double *energy;			/* [row * nchannels + k], the channel's unit times s for power */
+	struct meter_model meter[PROFILE_MAX_CHANNELS];	/* per sample channel */
+};
+
+/* Read input (once more) and divide its energy by the trapezoid rule.
+ * -1: err set (bad option, out of memory); a damaged profile only ends the
+ * pass early, the caller's own pass reports it. */
+int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const struct profile_info *info, const struct meter_option *opts,
+			  uint32_t nopts, struct error *err);
+void energy_estimate_free(struct energy_estimate *est);
+
+/* The energies of the threads of the index-th sample in channel k (its
+ * nthreads rows), or NULL past the samples the estimator saw. */
+const double *energy_estimate_row(const struct energy_estimate *est, size_t index, uint32_t k,
+				  uint32_t nthreads, double *out);
 
 /* Integer periods that keep totals: the exact running total is rounded,
  * and each period is what that rounding adds, so the periods of a channel

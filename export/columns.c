@@ -334,6 +334,8 @@ static int put_row(void *arg, const struct row *row, struct error *err)
 
 		if (rows_cell(&c->rows, row, i, &count, &value) == ROW_CELL_COUNT)
 			value = (double)count;
+		else	/* a power channel's cell: its energy (# meter cells=energy) */
+			rows_power_energy(&c->rows, row, i, &value);
 		put_f64(p + COLUMNS_FIXED + 8 * i, value);
 	}
 	c->nframe++;
@@ -411,6 +413,7 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 		textout_close(c->f, c->path, NULL);
 		goto fail;
 	}
+	rows_write_meters(c->f, &c->rows, true);
 	fprintf(c->f, "# records size=%zu channels=%" PRIu32 " symbols=%d stacks=%d frame=%d\n# rows\n",
 		c->record_size, c->nchannels, c->rows.symbols != NULL, info->stacks,
 		COLUMNS_FRAME_ROWS);
@@ -466,6 +469,7 @@ static int columns_finish(void *state, const struct export_result *result, struc
 
 const struct exporter columns_exporter = {
 	.name = "columns",
+	.reads_input_twice = true,	/* the energy estimate (attribution.h) */
 	.open = columns_open,
 	.record = columns_record,
 	.finish = columns_finish,

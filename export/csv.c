@@ -63,6 +63,7 @@ static void *csv_open(const struct profile_info *info, const struct export_optio
 		textout_close(c->f, c->path, NULL);
 		goto fail;
 	}
+	rows_write_meters(c->f, &c->rows, false);
 	write_column_names(c);
 	return c;
 fail:

@@ -13,6 +13,7 @@
 
 #include "../common/error.h"
 #include "../profile/profile.h"
+#include "attribution.h"
 
 #define EXPORT_PROG "sampler-export"	/* for warnings and errors */
 #define EXPORT_MAX_EVENTS 32		/* --event NAME given at most this often */
@@ -27,6 +28,9 @@ struct export_options {
 	const char *events[EXPORT_MAX_EVENTS];	/* perf: --event names, none: all */
 	uint32_t nevents;
 	const char *weight;		/* folded: samples (NULL), cpu, wall, energy[:CH], COUNTER */
+	enum energy_rule energy_rule;	/* rows' energy (attribution.h) */
+	struct meter_option meters[2 * PROFILE_MAX_CHANNELS];	/* --meter-delay/-update */
+	uint32_t nmeters;
 };
 
 struct export_result {

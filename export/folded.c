@@ -569,6 +569,7 @@ out_free:
 
 const struct exporter folded_exporter = {
 	.name = "folded",
+	.reads_input_twice = true,	/* the energy estimate (attribution.h) */
 	.open = folded_open,
 	.record = folded_record,
 	.finish = folded_finish,

@@ -54,6 +54,10 @@ static void usage(FILE *f)
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
 	      "                 what perf script report stackcollapse/flamegraph need\n"
 	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
+	      "  --energy-rule R  csv, columns, folded, speedscope: trapezoid (default)\n"
+	      "                 or end (the old rule: all to the interval's end; biased)\n"
+	      "  --meter-delay [CHANNEL=]MS  the meter's delay (default 0)\n"
+	      "  --meter-update [CHANNEL=]MS  its update interval (default: measured)\n"
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
@@ -109,6 +113,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
+		{ "energy-rule", required_argument, NULL, 'R' },
+		{ "meter-delay", required_argument, NULL, 'L' },
+		{ "meter-update", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -151,6 +158,16 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			break;
 		case 'w':
 			opt->weight = optarg;
+			break;
+		case 'R':
+			if (energy_rule_parse(optarg, &opt->energy_rule, err) < 0)
+				return -1;
+			break;
+		case 'L':
+		case 'U':
+			if (opt->nmeters == sizeof(opt->meters) / sizeof(opt->meters[0]))
+				return error_set(err, "too many --meter-delay/--meter-update options");
+			opt->meters[opt->nmeters++] = (struct meter_option){ optarg, c == 'L' };
 			break;
 		case 'h':
 			usage(stdout);

@@ -8,6 +8,7 @@
 
 #include "../common/grow.h"
 #include "attribution.h"
+#include "../common/grow.h"
 #include "../common/idmap.h"
 #include "../profile/textform.h"
 
@@ -136,6 +137,44 @@ int rows_write_processes(FILE *f, const struct rows *r, struct error *err)
 	return write_processes(f, &r->procs, err);
 }
 
+bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value)
+{
+	const struct profile_info *info = r->info;
+	uint32_t ks = 0;
+
+	if (!r->estimated || row->exit || info->channels[ch].kind != CHANNEL_POWER ||
+	    info->channels[ch].scope != CHANNEL_PER_SAMPLE)
+		return false;
+	for (uint32_t i = 0; i < ch; i++)
+		if (info->channels[i].scope == CHANNEL_PER_SAMPLE)
+			ks++;
+	if (isnan(row->sample->values[ks]))
+		return false;
+	*value = r->shares[ks * row->sample->nthreads + row->thread];
+	return true;
+}
+
+void rows_write_meters(FILE *f, const struct rows *r, bool power_energy)
+{
+	const struct profile_info *info = r->info;
+
+	if (!r->estimated)
+		return;
+	for (uint32_t k = 0; k < info->nsample_channels; k++) {
+		const struct meter_model *m = &r->estimate.meter[k];
+		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
+
+		if (kind != CHANNEL_ENERGY && kind != CHANNEL_POWER)
+			continue;
+		fprintf(f, "# meter index=%" PRIu32 " rule=trapezoid update_ms=%.4g measured=%d"
+			" delay_ms=%.4g delay_measured=%d intervals=%" PRIu64 " no_update=%" PRIu64
+			" cells=%s\n",
+			info->sample_channel[k], m->update_s * 1e3, m->update_measured,
+			m->delay_s * 1e3, m->delay_measured, m->intervals, m->no_update,
+			kind == CHANNEL_ENERGY || power_energy ? "energy" : "reading");
+	}
+}
+
 void rows_write_stats(FILE *f, const struct rows *r)
 {
 	if (!r->have_stats)
@@ -143,6 +182,17 @@ void rows_write_stats(FILE *f, const struct rows *r)
 	fputs("# stats", f);
 	textform_stats_fields(f, &r->stats);
 	putc('\n', f);
+}
+
+static bool has_energy(const struct profile_info *info)
+{
+	for (uint32_t k = 0; k < info->nsample_channels; k++) {
+		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
+
+		if (kind == CHANNEL_ENERGY || kind == CHANNEL_POWER)
+			return true;
+	}
+	return false;
 }
 
 int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
@@ -158,6 +208,14 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	}
 	if (r->symbols)
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
+	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
+		if (energy_estimate_build(&r->estimate, opt->input, info, opt->meters,
+					  opt->nmeters, err) < 0) {
+			rows_free(r);
+			return -1;
+		}
+		r->estimated = true;
+	}
 	return 0;
 }
 
@@ -165,6 +223,7 @@ void rows_free(struct rows *r)
 {
 	symbolizer_free(r->symbols);
 	free(r->shares);
+	energy_estimate_free(&r->estimate);
 	free_processes(&r->procs);
 	memset(r, 0, sizeof(*r));
 }
@@ -177,6 +236,7 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 {
 	const struct profile_info *info = r->info;
 	uint32_t need = s->nthreads * info->nsample_channels;
+	size_t index = r->sample_index++;
 
 	if (!need)
 		return 0;	/* no thread to share a reading among */
@@ -184,7 +244,11 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 		return error_set(err, "out of memory for a sample of %u threads", s->nthreads);
 	for (uint32_t k = 0; k < info->nsample_channels; k++) {
 		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
+		double *shares = r->shares + k * s->nthreads;
 
+		if ((kind == CHANNEL_ENERGY || kind == CHANNEL_POWER) && r->estimated &&
+		    energy_estimate_row(&r->estimate, index, k, s->nthreads, shares))
+			continue;
 		if (kind == CHANNEL_ENERGY)
 			attribute_energy(s, s->values[k], r->shares + k * s->nthreads);
 		else if (kind == CHANNEL_POWER)

@@ -6,7 +6,9 @@
  * last sample (kind exit: CPU time and counters, no wall interval, energy
  * 0, other per-sample readings missing).  Times are relative to the
  * recording's start; a sample's wall interval is the time since the
- * previous sample; its energy is divided by the one rule (attribution.h).
+ * previous sample; its energy is divided by the one rule (attribution.h:
+ * --energy-rule, the trapezoid estimator by default, which reads the
+ * profile once more before the rows).
  *
  * Both outputs start with the same text lines: the host, one line per
  * channel and one per process with its last comm and argv.  Only the whole
@@ -21,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "attribution.h"
 #include "export.h"
 #include "../common/idmap.h"
 #include "stackfmt.h"
@@ -35,6 +38,9 @@ struct rows {
 	struct profile_stats stats;	/* the last stats record */
 	size_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
+	bool estimated;			/* estimate holds the trapezoid rule's energy */
+	struct energy_estimate estimate;
+	size_t sample_index;		/* samples seen so far */
 	bool collect;			/* collect the processes as they come */
 	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */
 	struct idmap procs;		/* (rows_write_processes) */
@@ -107,6 +113,17 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 /* The processes collected during the one pass (r->collect set before it),
  * for an output that may name them at its end.  -1: err set. */
 int rows_write_processes(FILE *f, const struct rows *r, struct error *err);
+
+/* A power channel's energy in a sample row by the trapezoid rule, in the
+ * channel's unit times seconds: false without the estimate, for another
+ * kind, an exit row or a missing reading. */
+bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value);
+
+/* The `# meter ...` lines of the trapezoid rule: per energy or power
+ * channel, the meter's update interval and delay it used, how many sample
+ * intervals saw no update (docs/ACCURACY.md), and whether a power
+ * channel's cells hold the rows' energy (power_energy) or the readings. */
+void rows_write_meters(FILE *f, const struct rows *r, bool power_energy);
 
 /* The `# stats ...` line of the last stats record, if any. */
 void rows_write_stats(FILE *f, const struct rows *r);

@@ -453,6 +453,7 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 
 const struct exporter speedscope_exporter = {
 	.name = "speedscope",
+	.reads_input_twice = true,	/* the energy estimate (attribution.h) */
 	.open = speedscope_open,
 	.record = speedscope_record,
 	.finish = speedscope_finish,

@@ -30,13 +30,15 @@ test_expect_success 'CSV columns: times, CPU deltas, energy shares and counter d
 	expect_eq 3200000 "$(awk -F, "{ s += \$9 } END { printf \"%.0f\", s }" rows)" "instructions deltas"
 '
 
-test_expect_success 'energy of an interval where no thread ran is split equally' '
+test_expect_success 'energy of an interval where no thread ran is split equally (end rule)' '
 	# sample 5 (time 5 ms) is idle: 1004 uJ over 4 threads that used no CPU
+	"$EXPORT" --format csv --energy-rule end -o end.csv p.prof &&
+	grep -v "^#" end.csv >end.rows &&
 	expect_eq "0:251 0:251 0:251 0:251" \
-		"$(awk -F, "\$1 == 5000000 { printf \"%s:%s \", \$6, \$8 }" rows | sed "s/ $//")" \
+		"$(awk -F, "\$1 == 5000000 { printf \"%s:%s \", \$6, \$8 }" end.rows | sed "s/ $//")" \
 		"cpu_delta:energy per thread" &&
 	expect_eq "900000:250.75 900000:250.75 900000:250.75 900000:250.75" \
-		"$(awk -F, "\$1 == 4000000 { printf \"%s:%s \", \$6, \$8 }" rows | sed "s/ $//")" \
+		"$(awk -F, "\$1 == 4000000 { printf \"%s:%s \", \$6, \$8 }" end.rows | sed "s/ $//")" \
 		"cpu_delta:energy per thread of a busy sample"
 '
 

@@ -66,7 +66,7 @@ class Samples:
         """(energy of each row, energy of each sample) of an energy or
         power channel in J; NaN for samples whose reading is missing."""
         v = block[ch.field][self.rows] * ch.scale
-        if ch.kind == "power":
+        if ch.kind == "power" and not ch.energy_cells:  # (a CSV's readings)
             es = v[self.first] * self.wall
             return es[self.sid] * self.frac, es
         missing = np.bincount(self.sid, np.isnan(v), self.count) > 0

@@ -111,9 +111,30 @@ def add_demangle_option(p):
     )
 
 
+def add_energy_options(p):
+    p.add_argument(
+        "--energy-rule",
+        choices=("trapezoid", "end"),
+        help="how an interval's energy is divided among the code that ran in it "
+        "(passed to sampler-export; docs/ACCURACY.md): trapezoid (default) or end "
+        "(the old rule, biased at every change of what runs)",
+    )
+    p.add_argument(
+        "--meter-delay",
+        action="append",
+        metavar="[CHANNEL=]MS",
+        help="the meter's delay (passed to sampler-export; default 0)",
+    )
+
+
 def export_args(args):
     """Options the scripts pass through to sampler-export."""
-    return ("--no-demangle",) if getattr(args, "no_demangle", False) else ()
+    out = ["--no-demangle"] if getattr(args, "no_demangle", False) else []
+    if getattr(args, "energy_rule", None):
+        out += ["--energy-rule", args.energy_rule]
+    for spec in getattr(args, "meter_delay", None) or ():
+        out += ["--meter-delay", spec]
+    return tuple(out)
 
 
 def warn(prog, message):

@@ -142,7 +142,7 @@ class Timeline:
         self._parts["wall"].append(wall)
         self._parts["cpu"].append(np.bincount(sm.sid, sm.cpu, sm.count))
         for ch, parts in zip(self.energy, self._power):
-            if ch.kind == "power":
+            if ch.kind == "power" and not ch.energy_cells:
                 parts.append(block[ch.field][sm.rows][sm.first] * ch.scale)
             else:
                 _, es = sm.energy(block, ch)

@@ -88,6 +88,13 @@ def parse_args(argv):
         help="one row per unresolved address (default: one per library, [libfoo.so])",
     )
     cli.add_demangle_option(p)
+    cli.add_energy_options(p)
+    p.add_argument(
+        "--accuracy",
+        action="store_true",
+        help="per energy channel: the meter's update interval and delay, the share of "
+        "intervals without an update, and the expected bias (docs/ACCURACY.md)",
+    )
     cli.add_table_options(p)
     p.add_argument(
         "--confidence",
@@ -394,6 +401,12 @@ def report_cross(args, runs):
 
 def run(argv):
     args = parse_args(argv)
+    if args.accuracy:
+        from . import energy
+
+        for p in args.profiles:
+            print(energy.text(p, cli.export_args(args)), end="")
+        return 0
     if args.tree or args.callers is not None or args.callees is not None:
         return run_tree(args)
     runs = [

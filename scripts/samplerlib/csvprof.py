@@ -72,6 +72,9 @@ class Channel:
         self.scope = fields.get("scope", "sample")
         self.column = None  # index in the row
         self.field = None  # field name in the record arrays
+        # a power channel whose cells hold each row's energy (W s), by the
+        # exporter's rule (its `# meter` line), not the readings
+        self.energy_cells = False
 
     @property
     def si_unit(self):
@@ -166,6 +169,11 @@ class Profile:
                 self._bad("bad process line %r" % line[:60])
         elif words[0] == "stats":
             self.stats = fields
+        elif words[0] == "meter":  # the energy estimate's (energy.py)
+            self.meters = getattr(self, "meters", []) + [fields]
+            for ch in self.channels:  # a power channel's cells may hold energy
+                if str(ch.index) == fields.get("index"):
+                    ch.energy_cells = fields.get("cells") == "energy"
 
     def _set_header(self, row):
         fixed = FIXED[self.version]

@@ -1,0 +1,70 @@
+#!/bin/sh
+# bench/energy.sh - energy per function against the truth (docs/ACCURACY.md):
+# examples/phases (alpha 13 W, beta 28 W, gamma 8 W) on the fake meters of
+# tests/fakes/fake-phase-meter.py, per meter kind, phase length and rate,
+# under both --energy-rule trapezoid and end, the same profiles.  One
+# markdown table row each: mean absolute and worst error of the energy per
+# (function, run), and the coverage of the 95% intervals.  Prints, never
+# asserts.  ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (1.2) each.
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+BUILD=${BUILD:-$ROOT/build}
+PY=/usr/bin/python3
+RUNS=${ENERGY_RUNS:-20}
+SECONDS_=${ENERGY_SECONDS:-1.2}
+METER="$PY $ROOT/tests/fakes/fake-phase-meter.py"
+CHECK="$PY $ROOT/tests/pmu/energy-check.py"
+export SAMPLER_BIN_DIR=$BUILD
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sampler-bench-energy.XXXXXX")
+pids=
+trap 'kill $pids 2>/dev/null; rm -rf "$tmp"' EXIT
+
+if [ ! -x "$BUILD/examples/phases" ] || ! $PY -c "import numpy" 2>/dev/null; then
+	echo "energy: skipped (build/examples/phases or numpy missing; run make deps && make)"
+	exit 0
+fi
+cd "$tmp" || exit 1
+RT=
+chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
+$METER state rapl.state
+$RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
+pids="$pids $!"
+$METER state scpi.state
+$RT $METER scpi scpi.port scpi.state --rate-hz 500 --delay-ms 10 >/dev/null 2>&1 &
+pids="$pids $!"
+for i in $(seq 100); do
+	[ -s scpi.port ] && [ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
+	sleep 0.05
+done
+SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
+
+# row METER HZ MS: record RUNS runs, then one table row per rule
+row() {
+	case $1 in
+	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
+	scpi) pmu=$SCPI env="PHASES_STATE=$tmp/scpi.state" ch=scpi rest=50 ;;
+	esac
+	runs=
+	for i in $(seq $RUNS); do
+		env $env "$BUILD/sampler" -f $2 -p $pmu -o r.$i.prof -- \
+			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
+		runs="$runs r.$i"
+	done
+	for rule in end trapezoid; do
+		$CHECK --channel $ch --rule $rule $runs |
+		awk -v m="$1" -v hz=$2 -v ms=$3 -v r=$rule '/^summary/ {
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			printf "| %s | %s | %s | %s | %s | %s%% | %s%% | %s%% |\n", m, hz, ms, r,
+				v["pairs"], v["mean_abs_err"], v["worst"], v["coverage"] }'
+	done
+}
+
+echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage |"
+echo "|---|---|---|---|---|---|---|---|"
+for ms in 0.5 2 5 20; do
+	row rapl 1000 $ms
+done
+row rapl 10000 5
+for ms in 2 5 20; do
+	row scpi 1000 $ms
+done

@@ -1,0 +1,141 @@
+#!/bin/sh
+# Energy per function against the truth (docs/ACCURACY.md).  examples/phases
+# runs alpha (13 W), beta (28 W) and gamma (8 W) in turn, phases of 2.5 to
+# 7.5 ms, and drives a fake RAPL domain that updates every 1 ms (+-0.1 ms,
+# later when the machine is busy) with the energy its phases drew; the
+# workload prints each function's true energy.  10 runs of 1.2 s each: the
+# report's energy per function against the truth, and whether its 95%
+# interval of the energy share holds the true share.
+#
+# The bar: intervals covering the truth in >= 90% of the (function, run)
+# pairs, and at 10 kHz (faster than the meter) the issue's mean absolute
+# error <= 2%, worst <= 5% (measured 0.7% and 1.7%).  At 1 kHz on this
+# 2-CPU VM shared by many jobs the sampler gets 200-800 Hz and holds the
+# target stopped 50-80% of the time: the trapezoid rule measured 3.7-4.1%
+# mean and 9.6-10.8% worst (with -g 3.7% and 17.7%), the end rule 14.1-14.4%
+# and 34-45%, so the bar there is 6% and 25% (docs/ACCURACY.md).
+# The old rule (--energy-rule end) must fail the bar on the same profiles:
+# its error is a bias, each function losing energy to the one after it.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/pmu/pmu-lib.sh"
+test_have_prereq NUMPY || { skip_all="missing $test_missing_"; test_done; }
+METER="$PY $FAKES/fake-phase-meter.py"
+CHECK="$PY $ROOT/tests/pmu/energy-check.py"
+export SAMPLER_BIN_DIR=$BUILD
+RUNS=${SAMPLER_ENERGY_RUNS:-10}
+
+# The rule on a profile made by hand: one thread at PC 0xa for 10 samples
+# 1 ms apart (13 uJ per interval), then at 0xb (28 uJ), the change half-way
+# through interval 11 (20.5 uJ).  The truth: 0xa 136.5 uJ, 0xb 266; the end
+# rule gives 0xa 130 and 0xb 272.5.
+test_expect_success 'a change of code mid-interval: each side gets its own energy' '
+	{
+	echo "host hostname=t os_release=6.1 os_version=1 arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=t realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=1000"
+	echo "channel name=meter source=test unit=uJ scale=1e-06 kind=energy scope=sample"
+	echo "process pid=100 ppid=0 time=1000000000"
+	echo "thread tid=100 pid=100 time=1000000000"
+	for j in $(seq 20); do
+		v=13 pc=0xa
+		[ $j -eq 11 ] && v=20.5
+		[ $j -ge 11 ] && pc=0xb
+		[ $j -gt 11 ] && v=28
+		echo "sample time=$((1000000000 + j * 1000000)) nthreads=1 values=$v"
+		echo "ts tid=100 pid=100 pc=$pc cpu=$((j * 1000000))"
+	done
+	echo "exit tid=100 pid=100 time=1021000000 whole=1"
+	echo "stats wall=21000000 latency=0 samples=20 thread_samples=20 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals=402.5"
+	} >hand.txt &&
+	$PROFILE build hand.prof <hand.txt &&
+	for rule in trapezoid end; do
+		$EXPORT --format csv --energy-rule $rule -o hand.$rule.csv hand.prof &&
+		awk -F, "/^[0-9]/ && \$4 == \"sample\" { e[\$5] += \$8 } END { printf \"a=%.2f b=%.2f\\n\", e[\"0xa\"], e[\"0xb\"] }" hand.$rule.csv >hand.$rule || return 1
+	done &&
+	cat hand.trapezoid hand.end &&
+	expect_near 136.5 "$(sed "s/a=\([^ ]*\) .*/\1/" hand.trapezoid)" 0.3 "0xa, trapezoid (uJ)" &&
+	expect_near 266 "$(sed "s/.* b=//" hand.trapezoid)" 0.3 "0xb, trapezoid (uJ)" &&
+	expect_near 130 "$(sed "s/a=\([^ ]*\) .*/\1/" hand.end)" 0.01 "0xa, end rule (uJ)" &&
+	expect_near 272.5 "$(sed "s/.* b=//" hand.end)" 0.01 "0xb, end rule (uJ)" &&
+	grep "^# meter" hand.trapezoid.csv >meter &&
+	expect_grep "update_ms=0 measured=0 delay_ms=0 delay_measured=0 intervals=20 no_update=0 cells=energy" meter &&
+	$PY "$ROOT/scripts/sampler-report" --accuracy hand.prof >acc &&
+	cat acc &&
+	expect_grep "^meter  *0.000  *assumed  *0.000  *given/0  *20  *0.0 " acc
+'
+
+# The meter runs real-time when it may (a meter does not wait for the
+# CPU: on a loaded machine a plain fake updated every 35 ms, not every 1)
+RT=
+chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
+$METER state state
+$RT $METER rapl rapl state >>fakes.out 2>&1 &
+FAKE_PIDS="$FAKE_PIDS $!"
+for i in $(seq 100); do
+	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
+	sleep 0.05
+done
+
+# record NAME HZ MS [SAMPLER OPTIONS]: RUNS runs of phases MS at HZ, with
+# 20 ms of rest (5 W) before and after, as NAME.1 ... NAME.RUNS (.prof and
+# .truth).
+record() {
+	name=$1 hz=$2 ms=$3
+	shift 3
+	for i in $(seq $RUNS); do
+		SAMPLER_SYSFS_ROOT=$TRASH/rapl PHASES_STATE=$TRASH/state \
+			$SAMPLER "$@" -f $hz -p rapl -o $name.$i.prof -- \
+			"$EXAMPLES/phases" 1.2 $ms 20 >$name.$i.truth 2>>$name.err || return 1
+	done
+}
+
+runs() {
+	for i in $(seq $RUNS); do
+		printf "%s " $1.$i
+	done
+}
+
+# passes FILE MEAN WORST: whether the summary line of FILE meets the bar
+passes() {
+	awk -v m=$2 -v w=$3 '/^summary/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		exit !(v["mean_abs_err"] <= m && v["worst"] <= w && v["coverage"] >= 90) }' "$1"
+}
+
+# mean_error FILE FUNCTION: its mean signed error (%) over the runs
+mean_error() {
+	awk -v f="$2" '$2 == f { sub(/error=/, "", $7); s += $7; n++ } END { printf "%.2f\n", s / n }' "$1"
+}
+
+# bar FILE MEAN WORST: assert the bar, naming each figure
+bar() {
+	cat "$1" &&
+	expect_le $2 "$(field "$1" summary mean_abs_err)" "mean absolute error (%)" &&
+	expect_le $3 "$(field "$1" summary worst)" "worst error (%)" &&
+	expect_ge 90 "$(field "$1" summary coverage)" "coverage of the 95% intervals (%)"
+}
+
+test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 6% (worst 25%), coverage >= 90%' '
+	record r1k 1000 5 &&
+	$CHECK --rule trapezoid $(runs r1k) >new &&
+	bar new 6 25
+'
+
+test_expect_success 'the end rule fails the same check on the same profiles (its bias)' '
+	$CHECK --rule end $(runs r1k) >old &&
+	cat old &&
+	! passes old 6 25 &&
+	# and the bias has its sign: gamma (8 W, after beta at 28 W) gains
+	expect_ge 3 "$(mean_error old gamma)" "mean error of gamma under the end rule (%)"
+'
+
+test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: error <= 2% (worst 5%)' '
+	record r10k 10000 5 &&
+	$CHECK --rule trapezoid $(runs r10k) >fast &&
+	bar fast 2 5
+'
+
+test_expect_success 'call paths (-g, --tree): the 1 kHz bar for the paths main;alpha ...' '
+	record rg 1000 5 -g &&
+	$CHECK --tree --rule trapezoid $(runs rg) >tree &&
+	bar tree 6 25
+'
+
+test_done
