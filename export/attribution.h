@@ -26,8 +26,9 @@
  *            profile).  Unbiased to first order in the interval length.
  *
  * A sample without threads, or with a missing (NaN) reading, gets nothing.
- * The CSV, the scripts' columns, folded and speedscope use this; perf.data
- * still uses the end rule (attribute_energy) sample by sample.
+ * Every format uses the chosen rule: perf.data, the CSV, the scripts'
+ * columns, folded and speedscope (a perf report and a sampler-report of one
+ * profile give the same energy per function).
  */
 #ifndef SAMPLER_EXPORT_ATTRIBUTION_H
 #define SAMPLER_EXPORT_ATTRIBUTION_H

@@ -409,12 +409,16 @@ static uint32_t nchain_of(const struct perf_writer *w, uint32_t i)
 	return w->nchain ? w->nchain[i] : 0;
 }
 
+/* The energy of the index-th sample by the rule the other formats use
+ * (attribution.h), so perf report and sampler-report agree. */
 static void emit_energy(struct perf_writer *w, uint32_t e, const struct profile_sample *s,
-			uint64_t time)
+			uint64_t time, size_t index)
 {
 	struct export_event *ev = &w->ev[e];
 
-	attribute_energy(s, s->values[ev->slot], w->shares);
+	if (!w->estimated ||
+	    !energy_estimate_row(&w->estimate, index, ev->slot, s->nthreads, w->shares))
+		attribute_energy(s, s->values[ev->slot], w->shares);
 	for (uint32_t i = 0; i < s->nthreads; i++)
 		emit_sample(w, e, &s->threads[i], chain_of(w, i), nchain_of(w, i), time,
 			    period_carry_take(&ev->carry, w->shares[i] * ev->to_unit));
@@ -464,7 +468,7 @@ static int on_sample(struct perf_writer *w, const struct stack_tree *stacks,
 	}
 	for (uint32_t e = 0; e < w->nevents; e++)
 		if (w->ev[e].kind == EVENT_ENERGY)
-			emit_energy(w, e, s, time);
+			emit_energy(w, e, s, time, w->nsamples);
 	if (++w->nsamples % SAMPLES_PER_ROUND == 0)
 		out_put(&w->out, &(struct perf_event_header){ PERF_RECORD_FINISHED_ROUND, 0, 8 }, 8);
 	return 0;
@@ -507,6 +511,24 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 
 /* ---- open and finish -------------------------------------------------- */
 
+/* With an energy event and the trapezoid rule, the energies of the whole
+ * profile first (one more pass over the input). */
+static int build_estimate(struct perf_writer *w, const struct export_options *opt,
+			  struct error *err)
+{
+	bool energy = false;
+
+	for (uint32_t e = 0; e < w->nevents; e++)
+		energy = energy || w->ev[e].kind == EVENT_ENERGY;
+	if (!energy || opt->energy_rule != ENERGY_RULE_TRAPEZOID || !opt->input)
+		return 0;
+	if (energy_estimate_build(&w->estimate, opt->input, w->info, opt->meters, opt->nmeters,
+				  err) < 0)
+		return -1;
+	w->estimated = true;
+	return 0;
+}
+
 static void perf_free(struct perf_writer *w)
 {
 	while (w->dsos) {
@@ -521,6 +543,7 @@ static void perf_free(struct perf_writer *w)
 	outfile_abandon(w->file);	/* after an error: the target stays as it was */
 	free(w->out.buf);
 	free(w->shares);
+	energy_estimate_free(&w->estimate);
 	free(w->chains);
 	free(w->nchain);
 	free(w);
@@ -539,7 +562,7 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 	w->info = info;
 	idmap_init(&w->processes, sizeof(struct process_state));
 	idmap_init(&w->threads, sizeof(struct thread_state));
-	if (perf_build_events(w, opt, err) < 0) {
+	if (perf_build_events(w, opt, err) < 0 || build_estimate(w, opt, err) < 0) {
 		perf_free(w);
 		return NULL;
 	}
@@ -606,4 +629,5 @@ const struct exporter perf_exporter = {
 	.open = perf_open,
 	.record = perf_record,
 	.finish = perf_finish,
+	.reads_input_twice = true,	/* the energy estimate (attribution.h) */
 };

@@ -61,6 +61,8 @@ struct perf_writer {
 	uint64_t nsamples;
 	double *shares;
 	size_t shares_cap;
+	struct energy_estimate estimate;	/* the trapezoid rule's energies */
+	bool estimated;			/* ... built (else the end rule) */
 	uint64_t *chains;		/* with stacks: CHAIN_MAX per thread of a sample */
 	size_t chains_cap;
 	uint32_t *nchain;		/* entries of each thread's chain */
