@@ -19,7 +19,6 @@
  */
 #include "engine-internal.h"
 
-#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -349,15 +348,14 @@ static int adopt_attached(struct engine *e, const struct attach_list *l, struct 
 
 uint64_t engine_period_ns(double hz)
 {
-	double period;
+	uint64_t period = profile_period_ns(hz);
 
-	if (!isfinite(hz) || !(hz > 0))
+	/* the bounds hold for the exact period: 100001 Hz is refused, though
+	 * its period rounds to 10 us */
+	if (!period || 1e9 / hz < (double)ENGINE_MIN_PERIOD_NS ||
+	    1e9 / hz > (double)ENGINE_MAX_PERIOD_NS)
 		return 0;
-	period = 1e9 / hz;
-	/* checked before the conversion, which is undefined out of range */
-	if (!(period >= (double)ENGINE_MIN_PERIOD_NS && period <= (double)ENGINE_MAX_PERIOD_NS))
-		return 0;
-	return (uint64_t)llround(period);
+	return period;
 }
 
 static bool realtime(void)

@@ -26,8 +26,9 @@
 #define ENGINE_MIN_PERIOD_NS 10000ull
 #define ENGINE_MAX_PERIOD_NS 1000000000000ull
 
-/* The period of hz samples per second in ns, or 0 when it is outside the
- * bounds (NaN, infinite, zero and negative hz included). */
+/* The period of hz samples per second in ns (profile_period_ns: as the
+ * profile predicts it), or 0 when it is outside the bounds (NaN, infinite,
+ * zero and negative hz included). */
 uint64_t engine_period_ns(double hz);
 
 struct engine;
