@@ -139,9 +139,9 @@ static bool carry(struct engine *e, struct task *t)
 	return true;
 }
 
-/* SAMPLER_CHECK_CARRIED=1 (tests/t1080): stop a carried thread anyway and
- * count the times its PC is not the one carried, to prove the rule of
- * quiet.h under block/wake churn without a statistical test. */
+/* SAMPLER_TEST_CHECK_CARRIED=1 (tests/t1080): stop a carried thread
+ * anyway and count the times its PC is not the one carried, to prove the
+ * rule of quiet.h under block/wake churn without a statistical test. */
 static void check_carried(struct engine *e, struct task *t)
 {
 	struct user_regs_struct regs;
