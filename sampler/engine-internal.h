@@ -1,5 +1,5 @@
 /* engine-internal.h - the engine's parts and the calls between them; for
- * sampler/engine*.c alone (callers use engine.h).
+ * the engine's own files, below, alone (callers use engine.h).
  *
  *	engine.c	the loop and the window: when to sample, signals, set-up,
  *			the statistics handed over at the end
@@ -29,9 +29,10 @@
 #include "tasks.h"
 #include "tracers.h"
 
-/* How long a sample waits for a thread that does not stop (a thread in an
- * uninterruptible sleep) before it is left out of that sample; also how
- * often the loop looks while it detaches. */
+/* A sample waits this long, STOP_WAIT_SLICES times (snapshot.c), for a
+ * thread that does not stop (one in an uninterruptible sleep) before it
+ * leaves it out of that sample; the loop looks this often while it
+ * detaches. */
 #define STOP_WAIT_SLICE_NS 100000000L
 /* A switch stamp no ring has: a thread pended with it is always asked. */
 #define ANY_STAMP UINT64_MAX
