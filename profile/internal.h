@@ -82,8 +82,4 @@ int reader_truncated_at(struct profile_reader *r, uint64_t offset);
  * that zeros (/dev/zero, a killed writer's header) are no pperf profile. */
 bool pperf_probe(const uint8_t *head, size_t n);
 
-/* Nanoseconds between samples the writer and reader both predict from
- * target_hz (0 when it is not a usable frequency). */
-uint64_t profile_period_ns(double target_hz);
-
 #endif

@@ -86,6 +86,11 @@ struct profile_host {
 	char job_id[64];		/* SLURM_JOB_ID or Open MPI's job id */
 };
 
+/* Nanoseconds between samples at target_hz (0 when it is not a usable
+ * frequency): what the writer and reader both predict sample times from,
+ * and the recorder's schedule. */
+uint64_t profile_period_ns(double target_hz);
+
 /* A new process (the first one, or a fork/vfork/clone child). */
 struct profile_process {
 	uint32_t pid;

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../common/grow.h"
 #include "procfs.h"
 
 /* Seized without PTRACE_O_TRACEEXIT; the engine sets ATTACH_OPTIONS at
@@ -57,19 +58,9 @@ static int find(const struct attach_list *l, pid_t tid)
 
 static int add(struct attach_list *l, pid_t tid, pid_t pid)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		pid_t *t = realloc(l->tids, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		l->tids = t;
-		t = realloc(l->pids, cap * sizeof(*t));
-		if (!t)
-			return -1;
-		l->pids = t;
-		l->cap = cap;
-	}
+	if (GROW_ARRAY(l->tids, l->tids_cap, l->n + 1) < 0 ||
+	    GROW_ARRAY(l->pids, l->pids_cap, l->n + 1) < 0)
+		return -1;
 	l->tids[l->n] = tid;
 	l->pids[l->n++] = pid;
 	return 0;

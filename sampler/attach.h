@@ -26,7 +26,7 @@
 struct attach_list {
 	pid_t *tids;
 	pid_t *pids;
-	size_t n, cap;
+	size_t n, tids_cap, pids_cap;
 	size_t skipped;		/* threads that exited or were exiting meanwhile */
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../common/buildid.h"
+#include "../common/grow.h"
 
 _Static_assert(BUILD_ID_MAX == PROFILE_BUILD_ID_MAX, "one build ID size");
 
@@ -83,15 +84,8 @@ uint8_t buildid_of(struct buildid_cache *c, pid_t pid, const struct map_entry *m
 			return e->len;
 		}
 	}
-	if (c->n == c->alloc) {
-		size_t n = c->alloc ? 2 * c->alloc : 64;
-		struct buildid_entry *grown = realloc(c->entries, n * sizeof(*grown));
-
-		if (!grown)
-			return 0;
-		c->entries = grown;
-		c->alloc = n;
-	}
+	if (GROW_ARRAY(c->entries, c->alloc, c->n + 1) < 0)
+		return 0;
 	e = &c->entries[c->n];
 	*e = (struct buildid_entry){ .dev_major = m->dev_major, .dev_minor = m->dev_minor,
 				     .inode = m->inode, .path = strdup(m->path) };

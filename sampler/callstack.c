@@ -10,6 +10,8 @@
 #include <sys/user.h>
 #include <time.h>
 
+#include "../common/grow.h"
+
 /* One thread's copy: registers, and the top of its stack. */
 struct slot {
 	bool readable;
@@ -27,7 +29,7 @@ struct callstack {
 	struct slot *slots;
 	uint8_t *data;			/* copy_size bytes per slot */
 	uint64_t *frames;		/* max_stack - 1 callers per slot */
-	size_t nslots;
+	size_t nslots, data_cap, frames_cap;
 	struct slot scratch;		/* for comparisons: callstack_same, _check */
 	uint8_t *scratch_data;
 	uint64_t *scratch_frames;
@@ -138,26 +140,13 @@ void callstack_free(struct callstack *cs)
 
 int callstack_reserve(struct callstack *cs, size_t nthreads)
 {
-	size_t n = nthreads * 2, callers = cs->opt.max_stack - 1;
-	struct slot *slots;
-	uint8_t *data;
-	uint64_t *frames;
+	size_t callers = cs->opt.max_stack - 1;
 
-	if (nthreads == 0 || nthreads <= cs->nslots)
-		return 0;
-	slots = realloc(cs->slots, n * sizeof(*slots));
-	if (!slots)
+	/* the slots last: there are never more than their bytes and frames */
+	if (GROW_ARRAY(cs->data, cs->data_cap, nthreads * cs->opt.copy_size) < 0 ||
+	    GROW_ARRAY(cs->frames, cs->frames_cap, nthreads * callers) < 0 ||
+	    GROW_ARRAY(cs->slots, cs->nslots, nthreads) < 0)
 		return -1;
-	cs->slots = slots;
-	data = realloc(cs->data, n * cs->opt.copy_size);
-	if (!data)
-		return -1;
-	cs->data = data;
-	frames = realloc(cs->frames, n * callers * sizeof(*frames));
-	if (!frames)
-		return -1;
-	cs->frames = frames;
-	cs->nslots = n;
 	return 0;
 }
 

@@ -108,9 +108,9 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 bool callstack_same(struct callstack *cs, const struct callstack_memo *memo, pid_t tid,
 		    uint64_t pc, uint64_t sp, const struct map_list *maps);
 
-/* SAMPLER_CHECK_CARRIED: thread tid of pid, carried, is stopped now with
- * registers regs: unwind its stack and compare with the memo's.  1 when
- * equal, 0 when not, -1 when unreadable. */
+/* SAMPLER_TEST_CHECK_CARRIED: thread tid of pid, carried, is stopped now
+ * with registers regs: unwind its stack and compare with the memo's.  1
+ * when equal, 0 when not, -1 when unreadable. */
 int callstack_check(struct callstack *cs, const struct callstack_memo *memo, pid_t pid, pid_t tid,
 		    const void *regs, size_t regs_len, const struct map_list *maps);
 

@@ -26,8 +26,9 @@
 #define ENGINE_MIN_PERIOD_NS 10000ull
 #define ENGINE_MAX_PERIOD_NS 1000000000000ull
 
-/* The period of hz samples per second in ns, or 0 when it is outside the
- * bounds (NaN, infinite, zero and negative hz included). */
+/* The period of hz samples per second in ns (profile_period_ns: as the
+ * profile predicts it), or 0 when it is outside the bounds (NaN, infinite,
+ * zero and negative hz included). */
 uint64_t engine_period_ns(double hz);
 
 struct engine;
@@ -41,7 +42,7 @@ struct engine_config {
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: stop also threads that did not run */
 	bool carry_preempted;		/* --carry-preempted: nor those that wait for a CPU */
-	bool check_carried;		/* SAMPLER_CHECK_CARRIED: stop carried threads too */
+	bool check_carried;		/* SAMPLER_TEST_CHECK_CARRIED: stop carried threads too */
 	/* --pid/--tid: the threads seized (running), instead of root; the
 	 * run ends when they are gone, on HUP, INT, QUIT or TERM, or when the
 	 * window is over, and then detaches from everything */

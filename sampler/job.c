@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "../common/grow.h"
+
 /* The order in which launchers are trusted: Open MPI's own variable first
  * (mpirun also sets PMIX_RANK), then the generic PMI ones, then Slurm's
  * task id (srun without MPI, or an MPI that srun started).  Each with the
@@ -106,16 +108,9 @@ static void put(struct name_buf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->s, cap);
-
-		if (!p) {
-			b->failed = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
+	if (GROW_ARRAY(b->s, b->cap, b->len + n + 1) < 0) {
+		b->failed = 1;
+		return;
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;

@@ -471,7 +471,7 @@ static int run(struct context *ctx)
 		.stop_every = ctx->opt.stop_all,
 		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
 		.tracers = ctx->opt.tracers,
-		.check_carried = getenv("SAMPLER_CHECK_CARRIED") != NULL,
+		.check_carried = getenv("SAMPLER_TEST_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,
 		.stacks = ctx->stacks,

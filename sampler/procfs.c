@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/grow.h"
+
 static uint32_t parse_prot(const char *perms)
 {
 	uint32_t prot = 0;
@@ -96,15 +98,8 @@ int procfs_read_thread_maps(pid_t pid, pid_t tid, struct map_list *out, struct e
 	while (getline(&line, &cap, f) > 0) {
 		struct map_entry m;
 
-		if (out->n == alloc) {
-			size_t n = alloc ? alloc * 2 : 64;
-			struct map_entry *grown = realloc(out->maps, n * sizeof(*grown));
-
-			if (!grown)
-				goto nomem;
-			out->maps = grown;
-			alloc = n;
-		}
+		if (GROW_ARRAY(out->maps, alloc, out->n + 1) < 0)
+			goto nomem;
 		if (parse_map_line(line, &m) == 0)
 			out->maps[out->n++] = m;
 	}

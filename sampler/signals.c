@@ -49,7 +49,7 @@
 
 /* How long a note waits for its partner: the sampler takes its copy at its
  * next loop turn, which a sample that waits for a thread stuck in the
- * kernel can hold up for a second (STOP_WAIT_SLICES in engine.c). */
+ * kernel can hold up for a second (STOP_WAIT_SLICES in snapshot.c). */
 #define RELAY_PAIR_NS 2000000000ull
 /* How long a signal the sampler took waits for copies that merge with it:
  * longer than a loaded machine keeps a runnable sender off the CPU between

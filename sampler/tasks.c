@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../common/grow.h"
+
 void tasks_init(struct task_table *tt, size_t ncounters)
 {
 	*tt = (struct task_table){ .ncounters = ncounters };
@@ -113,18 +115,7 @@ struct process *tasks_add_process(struct task_table *tt, pid_t pid, pid_t ppid)
 /* Make room for one more thread. */
 static int grow_tasks(struct task_table *tt)
 {
-	struct task **grown;
-	size_t want;
-
-	if (tt->ntasks < tt->tasks_alloc)
-		return 0;
-	want = tt->tasks_alloc ? tt->tasks_alloc * 2 : 16;
-	grown = realloc(tt->tasks, want * sizeof(*grown));
-	if (!grown)
-		return -1;
-	tt->tasks = grown;
-	tt->tasks_alloc = want;
-	return 0;
+	return GROW_ARRAY(tt->tasks, tt->tasks_alloc, tt->ntasks + 1);
 }
 
 struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,

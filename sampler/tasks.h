@@ -62,8 +62,9 @@ struct task {
 	struct callstack_memo stack;	/* its last call stack (-g) */
 	uint64_t pc;
 	uint64_t cpu_ns;	/* its CPU time as the kernel last gave it */
-	int64_t cpu_offset;	/* added when recorded: exec from another thread, the
-				 * root's CPU time before its exec stop (engine.c) */
+	int64_t cpu_offset;	/* added when recorded: exec from another thread
+				 * (on_exec), the root's CPU time before its
+				 * exec stop (engine_start) */
 	uint64_t *counters;	/* cumulative per-thread PMU counts (nthread) */
 	char comm[16];		/* its name as last recorded (TASK_COMM_LEN) */
 	/* with several tracers (tracers.h) */

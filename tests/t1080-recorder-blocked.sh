@@ -6,13 +6,14 @@
 # phases (fa, fb, blocked in the kernel) itself; a profile that samples
 # every thread, running or not, must show the same shares by default as
 # with --stop-all, within 3 points.  A stale PC carried over a wake-up would
-# move samples from fa/fb to the blocked phase; SAMPLER_CHECK_CARRIED makes
-# the engine stop carried threads anyway and count PCs that differ, which
-# proves the rule without statistics.  --stop-all stops every thread at
-# every sample: the stops equal the thread-samples.  With call stacks (-g)
-# a blocked thread carries its last stack too: wake sleeps from two
-# functions alike but for their address (the same PC and stack pointer),
-# so a rule that did not compare the stack bytes would carry wrong stacks.
+# move samples from fa/fb to the blocked phase; the test hook
+# SAMPLER_TEST_CHECK_CARRIED makes the engine stop carried threads anyway
+# and count PCs that differ, which proves the rule without statistics.
+# --stop-all stops every thread at every sample: the stops equal the
+# thread-samples.  With call stacks (-g) a blocked thread carries its last
+# stack too: wake sleeps from two functions alike but for their address
+# (the same PC and stack pointer), so a rule that did not compare the stack
+# bytes would carry wrong stacks.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
@@ -138,13 +139,13 @@ allowed_wrong() {
 	if [ "$1" = --carry-preempted ]; then echo 0; else echo $(($2 / 100 + 1)); fi
 }
 
-# carried_pcs_hold [OPTION]: SAMPLER_CHECK_CARRIED stops every carried
+# carried_pcs_hold [OPTION]: SAMPLER_TEST_CHECK_CARRIED stops every carried
 # thread and compares; a starved machine carries fewer per run: runs add up
 # to 50 checks.
 carried_pcs_hold() {
 	all=0 &&
 	for run in 1 2 3 4; do
-		SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d ${1:-} -f 1000 -- "$EXAMPLES/wake" 4 2 >out 2>err &&
+		SAMPLER_TEST_CHECK_CARRIED=1 "$SAMPLER" -d ${1:-} -f 1000 -- "$EXAMPLES/wake" 4 2 >out 2>err &&
 		stops err >counts &&
 		read stopped carried total checked wrong <counts &&
 		echo "${1:-default} run $run: $(cat counts)" &&
@@ -256,7 +257,7 @@ test_expect_success 'call stacks (-g), block/wake churn: every carried stack is 
 	# A loaded machine carries fewer stacks per run: runs add up to 50 checks.
 	all=0 &&
 	for run in 1 2 3 4; do
-		SAMPLER_CHECK_CARRIED=1 "$SAMPLER" -d -g -f 1000 -- "$EXAMPLES/wake" 4 3 2 >out 2>err &&
+		SAMPLER_TEST_CHECK_CARRIED=1 "$SAMPLER" -d -g -f 1000 -- "$EXAMPLES/wake" 4 3 2 >out 2>err &&
 		stops err >counts && stackstats err >scounts &&
 		read stopped carried total checked wrong <counts &&
 		read scarried schecked swrong <scounts &&
