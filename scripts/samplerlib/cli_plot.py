@@ -185,7 +185,7 @@ def realtime_start(tl):
     except (KeyError, ValueError):
         raise cli.SamplerError(
             "%s: no realtime anchor in its host record (a profile of the original "
-            "layout cannot be placed on a common time axis)" % tl.prof.name
+            "layout cannot be placed on a common time axis)" % tl.prof.path
         )
 
 
@@ -193,7 +193,7 @@ def rank_label(tl):
     h = tl.prof.host
     rank = h.get("rank", "")
     where = h.get("hostname", "?")
-    return "rank %s (%s)" % (rank, where) if rank else "%s (%s)" % (tl.prof.name, where)
+    return "rank %s (%s)" % (rank, where) if rank else "%s (%s)" % (tl.prof.path, where)
 
 
 def plot_ranks(args, plt):
