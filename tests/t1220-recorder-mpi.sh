@@ -181,8 +181,8 @@ test_expect_success 'sampler-plot --kind timeline: the ranks on one time axis, p
 	done >anchors &&
 	PYTHONPATH="$ROOT/scripts" /usr/bin/python3 -c "
 import sys
-from samplerlib import cli_plot
-starts = [cli_plot.realtime_start(cli_plot.read_timeline(\"app.$host.%d.prof\" % r)) for r in range(4)]
+from samplerlib import cli_plot, timeline
+starts = [cli_plot.realtime_start(timeline.read_timeline(\"app.$host.%d.prof\" % r, \"t1220\")) for r in range(4)]
 print(\"\n\".join(\"%.6f\" % s for s in starts))" >placed &&
 	paste anchors placed &&
 	awk "{ d = \$1 - \$2; if (d < 0) d = -d; if (d > 1e-5) { print \"rank \" NR - 1 \" placed at \" \$2 \", anchor \" \$1; exit 1 } }" <(paste anchors placed)

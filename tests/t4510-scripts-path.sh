@@ -18,10 +18,17 @@ test_expect_success NUMPY,NONUMPY_PYTHON 'the first python3 on the test PATH lac
 	expect_eq "$TRASH/bare/bin/python3" "$(command -v python3)" "first python3"
 	run_status python3 -c "import numpy"
 	expect_eq 1 "$rc" "import numpy by the first python3"
-	# so the launcher of the source tree (#!/usr/bin/env python3) fails there
-	run_status "$ROOT/scripts/sampler-report" --version 2>err
-	expect_eq 1 "$rc" "scripts/sampler-report on that PATH"
-	expect_grep "numpy is not available.*run the commands make writes into build/" err
+	# so the launcher of the source tree (#!/usr/bin/env python3) starts
+	# there but cannot read a profile: one line that says what to do
+	"$ROOT/scripts/sampler-report" --version >v.out
+	expect_grep "^sampler-report 0\." v.out
+	printf "%s\n" "# sampler csv v2" "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns" \
+		"1000,100,100,sample,0x10,500,1000" >p.csv
+	run_status "$ROOT/scripts/sampler-report" --no-cache p.csv 2>err
+	cat err
+	expect_eq 2 "$rc" "scripts/sampler-report p.csv on that PATH"
+	expect_eq 1 "$(wc -l <err)" "error lines"
+	expect_grep "^sampler-report: error: numpy is not available.*(make deps.*run the commands make writes into build/" err
 '
 
 test_expect_success NUMPY,NONUMPY_PYTHON 'every command runs by name from the build directory' '

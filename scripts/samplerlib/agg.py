@@ -1,9 +1,10 @@
 """Aggregation of thread-samples per (pid, tid, dso, symbol), and from
-there per function, DSO, thread or process, over one or several runs.
+there per function, DSO, thread or process, over one or several runs
+(runagg.RunAgg: the sums and their layout).
 
 One pass over the CSV rows, in blocks of numpy arrays; a sample's rows are
 consecutive (same time_ns).  For every key the accumulator holds sums (see
-the layout below), so every grouping and every statistic is computed from it
+runagg for their layout), so every grouping and every statistic is computed from it
 without a second pass.  Sample counts and the sampling statistics count
 thread-samples (CSV v2 kind `sample`); CPU time and counters add the `exit`
 rows too (what threads ran after their last sample), so that their totals
@@ -21,87 +22,26 @@ Mean power while in a function: the energy of the sample intervals that
 ended in it divided by their duration (time-weighted mean system power).
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import math
 import os
+from typing import Sequence
 
 from . import VERSION, fileio, tools
 from .cli import SamplerError
 from .fileio import Spool, check_readable, is_pipe
-
-# Accumulator layout: base fields, then 7 per energy-like channel, then 2
-# per reading channel, then 1 per counter channel.
-N, CPU, CPU2, WALL = range(4)
-BASE = 4
-E, E2, SE, SE2, SEW, SW, SW2 = range(7)
-PER_ENERGY = 7
-CACHE_FORMAT = 2  # 2: CSV v2 exit rows in the CPU and counter sums
+from .runagg import CACHE_FORMAT, Key, RunAgg
 
 
-class RunAgg:
-    """One profile, aggregated per (pid, tid, dso, symbol)."""
-
-    def __init__(self):
-        self.path = None
-        self.host = {}
-        self.processes = {}
-        self.stats = {}
-        self.energy = []  # [{name, kind, unit}] energy/power channels
-        self.readings = []  # current/voltage channels
-        self.counters = []  # counter channels
-        self.energy_channels = self.reading_channels = self.counter_channels = []
-        self.keys = {}  # (pid, tid, dso, symbol) -> accumulator
-        self.samples = 0
-        self.width = BASE
-
-    def off_reading(self, k):
-        return BASE + PER_ENERGY * len(self.energy) + 2 * k
-
-    def off_counter(self, m):
-        return BASE + PER_ENERGY * len(self.energy) + 2 * len(self.readings) + m
-
-    def to_json(self):
-        return {
-            "format": CACHE_FORMAT,
-            "version": VERSION,
-            "host": self.host,
-            "processes": {str(k): v for k, v in self.processes.items()},
-            "stats": self.stats,
-            "energy": self.energy,
-            "readings": self.readings,
-            "counters": self.counters,
-            "samples": self.samples,
-            "keys": [[list(k), v] for k, v in self.keys.items()],
-        }
-
-    @classmethod
-    def from_json(cls, data, path):
-        run = cls()
-        run.path = path
-        run.host = data["host"]
-        run.processes = {int(k): v for k, v in data["processes"].items()}
-        run.stats = data["stats"]
-        run.energy, run.readings, run.counters = data["energy"], data["readings"], data["counters"]
-        run.samples = data["samples"]
-        run.keys = {tuple(k): v for k, v in data["keys"]}
-        run.width = run.off_counter(len(run.counters))
-        return run
-
-    def channel_names(self):
-        return [c["name"] for c in self.energy]
-
-    def comm(self, pid):
-        p = self.processes.get(int(pid))
-        return p.get("comm", "?") if p else "?"
-
-
-def _cache_dir():
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "sampler", "report")
 
 
-def _cache_key(path, symbols, extra_args=()):
+def _cache_key(path: str, symbols: bool, extra_args: Sequence[str] = ()) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -115,7 +55,13 @@ def _cache_key(path, symbols, extra_args=()):
     return h.hexdigest()
 
 
-def load(path, prog, symbols=True, use_cache=True, extra_args=()):
+def load(
+    path: str,
+    prog: str,
+    symbols: bool = True,
+    use_cache: bool = True,
+    extra_args: Sequence[str] = (),
+) -> RunAgg:
     """Aggregate one profile, through the cache when allowed.  A pipe
     ("-" or a FIFO) is first copied to a temporary file: the exporter reads
     a profile twice.  extra_args: more options of the exporter."""
@@ -126,7 +72,14 @@ def load(path, prog, symbols=True, use_cache=True, extra_args=()):
     return _load(path, path, prog, symbols, use_cache, extra_args)
 
 
-def _load(path, name, prog, symbols, use_cache, extra_args=()):
+def _load(
+    path: str,
+    name: str,
+    prog: str,
+    symbols: bool,
+    use_cache: bool,
+    extra_args: Sequence[str] = (),
+) -> RunAgg:
     cache_file = None
     if use_cache and os.environ.get("SAMPLER_NO_CACHE") is None:
         key = _cache_key(path, symbols, extra_args)
@@ -147,7 +100,7 @@ def _load(path, name, prog, symbols, use_cache, extra_args=()):
     return run
 
 
-def _store(cache_file, run):
+def _store(cache_file: str, run: RunAgg) -> None:
     """Best effort: a cache that cannot be written only costs speed."""
     tmp = "%s.tmp%d" % (cache_file, os.getpid())
     try:
@@ -159,7 +112,7 @@ def _store(cache_file, run):
         fileio.remove_quietly(tmp)  # a full disk leaves no half entry
 
 
-def check_same_channels(runs):
+def check_same_channels(runs: Sequence[RunAgg]) -> None:
     """Runs aggregated together must have the same energy channels."""
     first = runs[0].channel_names()
     for run in runs[1:]:
@@ -180,10 +133,11 @@ def check_same_channels(runs):
 BY_KINDS = ("function", "dso", "thread", "process")
 
 
-def _ordinals(run):
+def _ordinals(run: RunAgg) -> tuple[dict[int, int], dict[tuple[int, int], int]]:
     """pid -> process ordinal, (pid, tid) -> thread ordinal, by first
     appearance; they name threads and processes across runs."""
-    procs, threads = {}, {}
+    procs: dict[int, int] = {}
+    threads: dict[tuple[int, int], int] = {}
     for pid, tid, _, _ in run.keys:
         if pid not in procs:
             procs[pid] = sum(1 for p in procs if run.comm(p) == run.comm(pid)) + 1
@@ -192,14 +146,14 @@ def _ordinals(run):
     return procs, threads
 
 
-def is_address(symbol):
+def is_address(symbol: str) -> bool:
     """An unresolved name: the exporter's 0x hex address."""
     return symbol.startswith("0x") and len(symbol) > 2 and all(
         c in "0123456789abcdefABCDEF" for c in symbol[2:]
     )
 
 
-def dso_frame(dso):
+def dso_frame(dso: str) -> str:
     """The name of the code of dso without a symbol, as the call tree's
     frames have it: [libfoo.so], or [unknown] outside every mapping."""
     if not dso or dso.startswith("["):
@@ -207,7 +161,9 @@ def dso_frame(dso):
     return "[%s]" % os.path.basename(dso)
 
 
-def group(run, by, single, addresses=False):
+def group(
+    run: RunAgg, by: str, single: bool, addresses: bool = False
+) -> tuple[dict[Key, list[float]], dict[Key, tuple[str, str]]]:
     """{group key: accumulator}, {group key: (label, dso)} for one run.
 
     Thread and process keys are run-independent (comm and ordinals) so that
@@ -216,7 +172,9 @@ def group(run, by, single, addresses=False):
     tree names them ([libfoo.so]; addresses: one row each): a stripped
     library's addresses differ from run to run, its name does not."""
     procs, threads = _ordinals(run)
-    groups, labels = {}, {}
+    groups: dict[Key, list[float]] = {}
+    labels: dict[Key, tuple[str, str]] = {}
+    gk: Key
     for (pid, tid, dso, symbol), acc in run.keys.items():
         if by == "function":
             if not addresses and is_address(symbol):
@@ -249,7 +207,7 @@ def group(run, by, single, addresses=False):
     return groups, labels
 
 
-def totals(run):
+def totals(run: RunAgg) -> list[float]:
     tot = [0.0] * run.width
     for acc in run.keys.values():
         for i, v in enumerate(acc):
@@ -257,9 +215,9 @@ def totals(run):
     return tot
 
 
-def safe_div(a, b):
+def safe_div(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-def nan_if_zero(a, b):
+def nan_if_zero(a: float, b: float) -> float:
     return a / b if b else math.nan

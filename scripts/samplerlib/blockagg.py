@@ -1,21 +1,28 @@
 """Aggregation of a profile's CSV rows with numpy, block by block: the
-sums per (pid, tid, dso, symbol) of agg.RunAgg (see agg for their layout
-and meaning).  Imported only when a profile is read, not for a cached one.
+sums per (pid, tid, dso, symbol) of runagg.RunAgg (see runagg for their
+layout, agg for their meaning).  Imported only when a profile is read, not
+for a cached one.  Also what every reader of a profile's rows shares: the
+rows in blocks of whole samples (sample_blocks) and a block's samples
+(Samples), for the call-path tree (callread) and the timeline (timeline).
 
 A block holds whole lines; a sample cut by a block boundary waits for the
 next block.  Rows are grouped by key with a 64-bit hash that is checked
 field by field afterwards, and summed with numpy.bincount.
 """
 
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
 import numpy as np
 
 from . import csvprof
-from .agg import BASE, CPU, CPU2, E, E2, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
 from .cli import SamplerError
 from .fileio import Progress
+from .runagg import BASE, CPU, CPU2, E, E2, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
 
 
-def _describe(ch):
+def _describe(ch: csvprof.Channel) -> dict[str, str]:
     return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
 
 
@@ -32,10 +39,10 @@ class Samples:
              by CPU-time share, equally among the threads when none ran
     """
 
-    def __init__(self, block, exit_kind):
+    def __init__(self, block: np.ndarray, exit_kind: Any) -> None:
         if exit_kind is not None:
             exits = block["kind"] == exit_kind
-            self.rows = np.flatnonzero(~exits) if exits.any() else slice(None)
+            self.rows: np.ndarray | slice = np.flatnonzero(~exits) if exits.any() else slice(None)
         else:
             self.rows = slice(None)
         t = block["time_ns"][self.rows]
@@ -46,10 +53,10 @@ class Samples:
         self.time = t[self.first] * 1e-9
         self.cpu = block["cpu_delta_ns"][self.rows] * 1e-9
         self.wall = block["wall_delta_ns"][self.rows][self.first] * 1e-9
-        self._frac = None
+        self._frac: np.ndarray | None = None
 
     @property
-    def frac(self):
+    def frac(self) -> np.ndarray:
         """(computed when a power channel needs it)"""
         if self._frac is None:
             cpu_sum = np.bincount(self.sid, self.cpu, self.count)
@@ -62,7 +69,7 @@ class Samples:
             )
         return self._frac
 
-    def energy(self, block, ch):
+    def energy(self, block: np.ndarray, ch: csvprof.Channel) -> tuple[np.ndarray, np.ndarray]:
         """(energy of each row, energy of each sample) of an energy or
         power channel in J; NaN for samples whose reading is missing."""
         v = block[ch.field][self.rows] * ch.scale
@@ -75,7 +82,7 @@ class Samples:
         return np.where(missing[self.sid], np.nan, v), es
 
 
-def last_sample_start(block, exit_kind):
+def last_sample_start(block: np.ndarray, exit_kind: Any) -> int:
     """Index of the first row of the block's last sample (it may go on in
     the next block), or len(block) when the block has no thread-sample.
     exit_kind: the kind of exit rows (None: every row is a sample)."""
@@ -90,7 +97,32 @@ def last_sample_start(block, exit_kind):
     return int(rows[other[-1] + 1]) if len(other) else int(rows[0])
 
 
-def _factorize(block, names):
+def sample_blocks(profile: csvprof.Profile, prog: str) -> Iterator[np.ndarray]:
+    """The rows of profile (csvprof.Profile or colprof.Profile) in blocks
+    that hold whole samples, none empty: a sample cut by the end of a block
+    is held back and given with the next one.  Shows prog's progress on a
+    terminal while the rows are read."""
+    progress = Progress(prog, "thread-samples read")
+    pending = None
+    try:
+        for block in profile.blocks(progress):
+            if profile.whole_samples:
+                if len(block):
+                    yield block
+                continue
+            if pending is not None:
+                block = np.concatenate([pending, block])
+            cut = last_sample_start(block, profile.exit_kind)
+            if cut:
+                yield block[:cut]
+            pending = block[cut:]
+        if pending is not None and len(pending):
+            yield pending
+    finally:
+        progress.done()
+
+
+def _factorize(block: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(first row of each distinct key, key index of every row); the key is
     (pid, tid) and the fields names (bytes or integers).  A 64-bit hash groups the rows and
     is then checked field by field, so that a collision costs time, never a
@@ -123,7 +155,7 @@ def _factorize(block, names):
     return first, inv.ravel()
 
 
-def _factorize_ids(ids):
+def _factorize_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """_factorize for rows that carry their key's id (the exporter's
     columns): no hashing, no sort.  Any row of a key represents it."""
     top = int(ids.max()) + 1
@@ -134,7 +166,7 @@ def _factorize_ids(ids):
     return rep[present], local[ids]
 
 
-def _multipliers(count):
+def _multipliers(count: int) -> np.ndarray:
     """count odd 64-bit multipliers of the key hash, one per word of a name."""
     odd = np.arange(1, 2 * count, 2, dtype=np.uint64)
     return (odd * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
@@ -143,11 +175,11 @@ def _multipliers(count):
 class _Accumulator:
     """Sums per key in one growing 2-D array; keys in a dict."""
 
-    def __init__(self, width):
-        self.index = {}
+    def __init__(self, width: int) -> None:
+        self.index: dict[tuple[Any, ...], int] = {}
         self.sums = np.zeros((64, width))
 
-    def rows_of(self, keys):
+    def rows_of(self, keys: Sequence[tuple[Any, ...]]) -> np.ndarray:
         out = np.empty(len(keys), np.intp)
         for i, key in enumerate(keys):
             k = self.index.get(key)
@@ -161,7 +193,13 @@ class _Accumulator:
         return out
 
 
-def _add_block(block, run, profile, names, acc):
+def _add_block(
+    block: np.ndarray,
+    run: RunAgg,
+    profile: csvprof.Profile,
+    names: Sequence[str],
+    acc: _Accumulator,
+) -> int:
     """Add one block of whole samples to acc; returns its sample count."""
     if "key" in block.dtype.names:
         first, inv = _factorize_ids(block["key"])
@@ -212,7 +250,7 @@ def _add_block(block, run, profile, names, acc):
     return sm.count
 
 
-def aggregate(profile, prog):
+def aggregate(profile: csvprof.Profile, prog: str) -> RunAgg:
     """Read every row of profile into a RunAgg, block by block."""
     run = RunAgg()
     run.path = profile.path
@@ -227,27 +265,12 @@ def aggregate(profile, prog):
     run.width = run.off_counter(len(run.counters))
     names = profile.key_fields
     acc = _Accumulator(run.width)
-    progress = Progress(prog, "thread-samples read")
     nsamples = 0
-    pending = None
-    try:
-        for block in profile.blocks(progress):
-            if profile.whole_samples:
-                nsamples += _add_block(block, run, profile, names, acc)
-                continue
-            if pending is not None:
-                block = np.concatenate([pending, block])
-            cut = last_sample_start(block, profile.exit_kind)
-            if cut:
-                nsamples += _add_block(block[:cut], run, profile, names, acc)
-            pending = block[cut:]
-        if pending is not None and len(pending):
-            nsamples += _add_block(pending, run, profile, names, acc)
-    finally:
-        progress.done()
+    for block in sample_blocks(profile, prog):
+        nsamples += _add_block(block, run, profile, names, acc)
     run.samples = nsamples
     run.stats = profile.stats
-    keys = {}
+    keys: dict[tuple[Any, ...], list[float]] = {}
     for key, k in acc.index.items():
         key = key[:2] + tuple(profile.key_names(key[2:]))
         old = keys.get(key)

@@ -1,12 +1,21 @@
 """Argument parsing and the one error style shared by every script.
 
 Every failure ends as one line on stderr, "PROG: error: what: why (fix)",
-and exit status 1; never a traceback.
+and exit status 1; never a traceback.  A package the command needs that
+Python cannot import (numpy) ends it the same way with exit status 2: the
+input may be fine, the installation is not.
 """
 
+from __future__ import annotations
+
 import argparse
+import importlib
 import os
 import sys
+from typing import Any, Callable, NoReturn, Sequence
+
+# What the commands import beyond Python's own library, and its Debian package.
+PACKAGES = {"numpy": "python3-numpy"}
 
 
 class SamplerError(Exception):
@@ -16,7 +25,7 @@ class SamplerError(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors and exit status 1, and -V/--version."""
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: Any) -> None:
         from . import VERSION
 
         super().__init__(**kw)
@@ -28,11 +37,11 @@ class Parser(argparse.ArgumentParser):
             help="print the version (the one of the sampler tools) and exit",
         )
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise SamplerError("%s (see %s --help)" % (message, self.prog))
 
 
-def add_table_options(p):
+def add_table_options(p: argparse.ArgumentParser) -> None:
     """Output options shared by the scripts that print tables."""
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="CSV output")
@@ -43,11 +52,11 @@ def add_table_options(p):
     add_cache_option(p)
 
 
-def add_cache_option(p):
+def add_cache_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
 
 
-def run_main(prog, main):
+def run_main(prog: str, main: Callable[[Sequence[str]], int | None]) -> int:
     """Run main(argv) and turn every failure into one error line."""
     try:
         status = main(sys.argv[1:])
@@ -71,7 +80,10 @@ def run_main(prog, main):
     except OSError as e:
         where = (" %s" % e.filename) if e.filename else ""
         return _fail(prog, "cannot access%s: %s" % (where, e.strerror or e))
-    except Exception as e:  # a bug of ours: still one line, but say so
+    except Exception as e:  # a package we need, or a bug of ours: still one line
+        missing = missing_package() if isinstance(e, ImportError) else None
+        if missing is not None:
+            return _fail(prog, missing, status=2)
         return _fail(
             prog,
             "internal error: %s: %s (please report this with the input that caused it)"
@@ -80,19 +92,47 @@ def run_main(prog, main):
     return status or 0
 
 
-def _fail(prog, message):
+def _fail(prog: str, message: str, status: int = 1) -> int:
     try:
         sys.stdout.flush()
     except Exception:
         pass
     sys.stderr.write("%s: error: %s\n" % (prog, message))
-    return 1
+    return status
+
+
+def missing_package() -> str | None:
+    """The error message for the first of PACKAGES that Python cannot
+    import, or None.  It is imported again to tell: an ImportError names
+    the module only when it is absent, not when the module itself fails."""
+    for name, deb in PACKAGES.items():
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            why = (str(e).strip().splitlines() or ["it cannot be imported"])[0]
+            # A python3 of pyenv or conda first on PATH lacks Debian's numpy:
+            # the commands make writes into build/ run with /usr/bin/python3.
+            elsewhere = (
+                ""
+                if sys.executable == "/usr/bin/python3"
+                else "; or run the commands make writes into build/, which use /usr/bin/python3"
+            )
+            return "%s is not available to %s: %s (make deps, or apt-get install %s%s)" % (
+                name,
+                sys.executable,
+                why,
+                deb,
+                elsewhere,
+            )
+    return None
 
 
 WEIGHTS = "cpu (default), samples, energy[:CHANNEL]"
 
 
-def add_weight_option(p, what="rows, call paths and flame graph frames"):
+def add_weight_option(
+    p: argparse.ArgumentParser, what: str = "rows, call paths and flame graph frames"
+) -> None:
     """--weight, as every tool has it (docs/SCRIPTS.md, "Weights")."""
     p.add_argument(
         "--weight",
@@ -103,7 +143,7 @@ def add_weight_option(p, what="rows, call paths and flame graph frames"):
     )
 
 
-def add_demangle_option(p):
+def add_demangle_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-demangle",
         action="store_true",
@@ -111,7 +151,7 @@ def add_demangle_option(p):
     )
 
 
-def add_energy_options(p):
+def add_energy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--energy-rule",
         choices=("trapezoid", "end"),
@@ -127,9 +167,9 @@ def add_energy_options(p):
     )
 
 
-def export_args(args):
+def export_args(args: argparse.Namespace) -> tuple[str, ...]:
     """Options the scripts pass through to sampler-export."""
-    out = ["--no-demangle"] if getattr(args, "no_demangle", False) else []
+    out: list[str] = ["--no-demangle"] if getattr(args, "no_demangle", False) else []
     if getattr(args, "energy_rule", None):
         out += ["--energy-rule", args.energy_rule]
     for spec in getattr(args, "meter_delay", None) or ():
@@ -137,11 +177,11 @@ def export_args(args):
     return tuple(out)
 
 
-def warn(prog, message):
+def warn(prog: str, message: str) -> None:
     sys.stderr.write("%s: warning: %s\n" % (prog, message))
 
 
-def positive_int(text):
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -151,7 +191,7 @@ def positive_int(text):
     return value
 
 
-def percent(text):
+def percent(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -161,7 +201,7 @@ def percent(text):
     return value
 
 
-def confidence(text):
+def confidence(text: str) -> float:
     try:
         value = float(text)
     except ValueError:

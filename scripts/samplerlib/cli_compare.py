@@ -2,8 +2,9 @@
 
 import math
 import os
+from typing import Sequence
 
-from . import agg, callpaths, cli, job, metrics, stats, table
+from . import agg, calldiff, callread, cli, job, metrics, stats, table
 
 PROG = "sampler-compare"
 
@@ -231,13 +232,13 @@ def run_tree(args):
     if len(args.base_profiles) != 1 or len(args.new_profiles) != 1:
         raise cli.SamplerError("--tree compares one BASE with one NEW profile")
     extra = cli.export_args(args)
-    base, channels = callpaths.load(args.base_profiles[0], PROG, extra_args=extra)
-    new, new_channels = callpaths.load(args.new_profiles[0], PROG, extra_args=extra)
+    base, channels = callread.load(args.base_profiles[0], PROG, extra_args=extra)
+    new, new_channels = callread.load(args.new_profiles[0], PROG, extra_args=extra)
     if [c["name"] for c in channels] != [c["name"] for c in new_channels]:
         raise cli.SamplerError("the two profiles have different energy channels")
     quantities = ["cpu"] + [c["name"] for c in channels]
     min_share = 0.01 if args.min_share is None else args.min_share / 100
-    rows = callpaths.compare(
+    rows = calldiff.compare(
         base,
         new,
         quantities,
@@ -279,7 +280,7 @@ def run_tree(args):
     return 0
 
 
-def run(argv):
+def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     if args.tree:
         return run_tree(args)
@@ -329,5 +330,5 @@ def run(argv):
     return 0
 
 
-def main():
+def main() -> int:
     return cli.run_main(PROG, run)

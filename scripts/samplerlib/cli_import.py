@@ -4,6 +4,7 @@ import math
 import os
 import re
 import sys
+from typing import Sequence
 
 from . import VERSION, cli, elfmap, fileio, meter, textview
 from .textview import format_line, format_number
@@ -532,7 +533,7 @@ def merge(args):
     return merger.total
 
 
-def run(argv):
+def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     if args.merge:
         merge(args)
@@ -541,5 +542,5 @@ def run(argv):
     return 0
 
 
-def main():
+def main() -> int:
     return cli.run_main(PROG, run)

@@ -4,12 +4,9 @@ import bz2
 import io
 import os
 import sys
+from typing import Sequence
 
-import numpy as np
-
-from . import agg, blockagg, callpaths, cli, csvprof, fileio, flame, job, metrics
-from .fileio import Progress
-from .textview import unescape
+from . import agg, callpaths, callread, cli, fileio, flame, job, metrics
 
 PROG = "sampler-plot"
 FORMATS = ("png", "svg", "pdf")
@@ -98,6 +95,8 @@ def pyplot():
         matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (searchable)
         import matplotlib.pyplot as plt
     except ImportError:
+        if cli.missing_package() is not None:
+            raise  # matplotlib needs numpy: run_main names what is missing
         raise cli.SamplerError(
             "matplotlib is not available to %s (apt-get install python3-matplotlib)"
             % sys.executable
@@ -116,131 +115,6 @@ def command_of(profile_or_run):
 # ---- timeline ------------------------------------------------------------
 
 
-class Timeline:
-    """Per-sample series of one profile (numpy arrays, one value per sample)
-    and the function of every thread-sample."""
-
-    def __init__(self, prof):
-        self.prof = prof
-        self.energy = prof.channels_of(csvprof.ENERGY_LIKE)
-        self.counters = prof.channels_of(("counter",))
-        self.name_field = "symbol" if prof.symbol_col is not None else "pc"
-        self.names = []  # function names (escaped bytes), by id
-        self._ids = {}
-        self._parts = {"time": [], "wall": [], "sample": [], "func": [], "cpu": []}
-        self._power = [[] for _ in self.energy]
-        self._rates = [[] for _ in self.counters]
-        self.count = 0
-
-    def add(self, block):
-        sm = blockagg.Samples(block, self.prof.exit_kind)
-        if not sm.count:
-            return
-        wall = sm.wall
-        pos = wall > 0
-        self._parts["time"].append(sm.time)
-        self._parts["wall"].append(wall)
-        self._parts["cpu"].append(np.bincount(sm.sid, sm.cpu, sm.count))
-        for ch, parts in zip(self.energy, self._power):
-            if ch.kind == "power" and not ch.energy_cells:
-                parts.append(block[ch.field][sm.rows][sm.first] * ch.scale)
-            else:
-                _, es = sm.energy(block, ch)
-                parts.append(np.where(pos, es / np.where(pos, wall, 1.0), np.nan))
-        for ch, parts in zip(self.counters, self._rates):
-            v = np.nan_to_num(block[ch.field][sm.rows] * ch.scale)
-            total = np.bincount(sm.sid, v, sm.count)
-            parts.append(np.where(pos, total / np.where(pos, wall, 1.0), np.nan))
-        names, inv = np.unique(block[self.name_field][sm.rows], return_inverse=True)
-        ids = np.array([self._id(bytes(n)) for n in names], dtype=np.int64)
-        self._parts["func"].append(ids[inv.ravel()])
-        self._parts["sample"].append(sm.sid + self.count)
-        self.count += sm.count
-
-    def _id(self, name):
-        k = self._ids.get(name)
-        if k is None:
-            k = self._ids[name] = len(self.names)
-            self.names.append(name)
-        return k
-
-    def finish(self):
-        cat = {k: np.concatenate(v) for k, v in self._parts.items()}
-        self.time, self.wall = cat["time"], cat["wall"]
-        self.sample, self.func = cat["sample"], cat["func"]
-        self.cpu = cat["cpu"]  # per sample: CPU time of all its threads (s)
-        self.power = [np.concatenate(p) for p in self._power]
-        self.rates = [np.concatenate(r) for r in self._rates]
-
-    def bins(self, nbins):
-        """(bin of every sample, bin centres) over the run."""
-        t0 = self.time[0] - self.wall[0]
-        span = (self.time[-1] - t0) or 1.0
-        b = np.minimum(nbins - 1, ((self.time - t0) / span * nbins).astype(np.int64))
-        return np.maximum(b, 0), t0 + (np.arange(nbins) + 0.5) * span / nbins
-
-
-def read_timeline(path):
-    """The Timeline of one profile (a pipe is copied to a file first)."""
-    if fileio.is_pipe(path):
-        fileio.check_readable(path)
-        with fileio.Spool(path) as spool:
-            return _read_timeline(spool.path, path)
-    return _read_timeline(path, path)
-
-
-def _read_timeline(path, name):
-    prof = csvprof.Profile(path, name=name)
-    tl = Timeline(prof)
-    progress = Progress(PROG, "thread-samples read")
-    pending = None
-    try:
-        for block in prof.blocks(progress):
-            if pending is not None:
-                block = np.concatenate([pending, block])
-            cut = blockagg.last_sample_start(block, prof.exit_kind)
-            tl.add(block[:cut])
-            pending = block[cut:]
-        if pending is not None and len(pending):
-            tl.add(pending)
-    finally:
-        progress.done()
-    if not tl.count:
-        raise cli.SamplerError("%s: the profile holds no samples (record a longer run)" % name)
-    tl.finish()
-    return tl
-
-
-def binned_series(tl, series, nbins):
-    """Time-weighted mean of series per bin (a line of at most nbins points)."""
-    b, xs = tl.bins(nbins)
-    ok = ~np.isnan(series)
-    w = np.where(tl.wall > 0, tl.wall, 1e-12)[ok]
-    num = np.bincount(b[ok], series[ok] * w, nbins)
-    den = np.bincount(b[ok], w, nbins)
-    has = den > 0
-    return xs[has], num[has] / den[has]
-
-
-def function_band(tl, top, nbins):
-    """(bin centres, labels, shares per label and bin): the top functions by
-    thread-samples, the rest as "other"."""
-    total = np.bincount(tl.func, minlength=len(tl.names))
-    hot = np.argsort(-total, kind="stable")[:top]
-    slot = np.full(len(tl.names), len(hot))
-    slot[hot] = np.arange(len(hot))
-    b, xs = tl.bins(nbins)
-    counts = np.bincount(
-        slot[tl.func] * nbins + b[tl.sample], minlength=(len(hot) + 1) * nbins
-    ).reshape(len(hot) + 1, nbins)
-    sums = counts.sum(axis=0)
-    shares = 100.0 * counts / np.where(sums > 0, sums, 1)
-    labels = [unescape(tl.names[h]) for h in hot]
-    if shares[-1].any():
-        labels.append("other")
-    return xs, labels, shares[: len(labels)]
-
-
 def legend(ax, artists, labels, **kw):
     """A legend naming every artist.  matplotlib leaves out labels that
     start with '_' (`__sin_fma`), even given explicitly: the legend is made
@@ -252,7 +126,9 @@ def legend(ax, artists, labels, **kw):
 
 
 def plot_timeline(args, plt):
-    tl = read_timeline(args.profiles[0])
+    from . import timeline  # numpy: imported by the command that needs it
+
+    tl = timeline.read_timeline(args.profiles[0], PROG)
     npanels = (1 if tl.energy else 0) + len(tl.counters) + 1
     heights = [2] * (npanels - 1) + [3]
     fig, axes = plt.subplots(
@@ -270,7 +146,7 @@ def plot_timeline(args, plt):
         ax = axes[i]
         lines, labels = [], []
         for ch, series in zip(tl.energy, tl.power):
-            xs, ys = binned_series(tl, series, line_bins)
+            xs, ys = timeline.binned_series(tl, series, line_bins)
             lines += ax.plot(xs, ys, linewidth=1)
             labels.append("%s (%s)" % (ch.name, ch.kind))
         ax.set_ylabel("power (W)")
@@ -280,7 +156,7 @@ def plot_timeline(args, plt):
         i += 1
     for ch, series in zip(tl.counters, tl.rates):
         ax = axes[i]
-        xs, ys = binned_series(tl, series, line_bins)
+        xs, ys = timeline.binned_series(tl, series, line_bins)
         lines = ax.plot(xs, ys, linewidth=1, color="tab:purple")
         ax.set_ylabel("%s (1/s)" % ch.name)
         ax.set_title("%s rate" % ch.name)
@@ -288,7 +164,7 @@ def plot_timeline(args, plt):
         ax.grid(alpha=0.3)
         i += 1
     ax = axes[i]
-    xs, labels, shares = function_band(tl, args.top, min(args.bins, tl.count))
+    xs, labels, shares = timeline.function_band(tl, args.top, min(args.bins, tl.count))
     bands = ax.stackplot(xs, shares, step="mid")
     ax.set_ylim(0, 100)
     ax.set_ylabel("share of samples (%)")
@@ -309,7 +185,7 @@ def realtime_start(tl):
     except (KeyError, ValueError):
         raise cli.SamplerError(
             "%s: no realtime anchor in its host record (a profile of the original "
-            "layout cannot be placed on a common time axis)" % tl.prof.name
+            "layout cannot be placed on a common time axis)" % tl.prof.path
         )
 
 
@@ -317,19 +193,20 @@ def rank_label(tl):
     h = tl.prof.host
     rank = h.get("rank", "")
     where = h.get("hostname", "?")
-    return "rank %s (%s)" % (rank, where) if rank else "%s (%s)" % (tl.prof.name, where)
+    return "rank %s (%s)" % (rank, where) if rank else "%s (%s)" % (tl.prof.path, where)
 
 
 def plot_ranks(args, plt):
     """Several profiles (the ranks of a job): CPU in use per rank on one axis."""
-    tls = [read_timeline(p) for p in args.profiles]
+    from . import timeline
+
+    tls = [timeline.read_timeline(p, PROG) for p in args.profiles]
     starts = [realtime_start(tl) for tl in tls]
     t0 = min(starts)
     fig, ax = plt.subplots(1, 1, figsize=(10, 4.5))
     lines, labels = [], []
     for tl, start in sorted(zip(tls, starts), key=lambda x: rank_label(x[0])):
-        use = np.where(tl.wall > 0, tl.cpu / np.where(tl.wall > 0, tl.wall, 1.0), np.nan)
-        xs, ys = binned_series(tl, use, min(args.bins, tl.count))
+        xs, ys = timeline.binned_series(tl, timeline.cpu_in_use(tl), min(args.bins, tl.count))
         lines += ax.plot(xs + (start - t0), ys, linewidth=1)
         labels.append(rank_label(tl))
     ax.set_ylabel("CPU in use (cores)")
@@ -441,7 +318,7 @@ def save_bytes(data, args):
 
 def plot_flame(args, plt):
     """The flame graph: SVG text of our own (interactive), or a figure."""
-    root, channels = callpaths.load(
+    root, channels = callread.load(
         args.profiles, PROG, by=args.by, extra_args=cli.export_args(args)
     )
     key, unit, label = callpaths.weight_key(args.weight, channels)
@@ -452,7 +329,7 @@ def plot_flame(args, plt):
     return flame.flame_plot(root, key, title, unit, plt)
 
 
-def run(argv):
+def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     if args.kind == "flame":
         out = plot_flame(args, None if args.format == "svg" else pyplot())
@@ -472,5 +349,5 @@ def run(argv):
     return 0
 
 
-def main():
+def main() -> int:
     return cli.run_main(PROG, run)

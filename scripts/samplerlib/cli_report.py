@@ -1,8 +1,9 @@
 """sampler-report - flat profile of one or several sampler profiles."""
 
 import os
+from typing import Sequence
 
-from . import agg, callpaths, cli, job, metrics, stats, table
+from . import agg, callpaths, callread, callrows, cli, job, metrics, runagg, stats, table
 
 PROG = "sampler-report"
 
@@ -259,7 +260,7 @@ def header_lines(runs, args):
             % (
                 run.path,
                 run.samples,
-                sum(a[agg.N] for a in run.keys.values()),
+                sum(a[runagg.N] for a in run.keys.values()),
                 wall,
                 run.host.get("hostname", "?"),
             )
@@ -322,7 +323,7 @@ def run_tree(args):
         raise cli.SamplerError(
             "--tree, --callers and --callees take --by rank, host or profile only"
         )
-    root, channels = callpaths.load(
+    root, channels = callread.load(
         args.profiles, PROG, by=args.job_by, extra_args=cli.export_args(args)
     )
     key = tree_sort_key(args.sort, channels)
@@ -338,13 +339,13 @@ def run_tree(args):
             % (" ".join(args.profiles), args.callers or args.callees)
         )
     min_share = 0.01 if args.min_share is None else args.min_share / 100
-    rows = callpaths.rows_of(root, channels, stats.z_of(args.confidence), min_share, key)
+    rows = callrows.rows_of(root, channels, stats.z_of(args.confidence), min_share, key)
     if args.top:
         rows = rows[: args.top]
     total = root.incl.get("samples", 0)
     table.emit(
         args,
-        callpaths.fields_of(channels),
+        callrows.fields_of(channels),
         rows,
         lambda: {
             "profiles": args.profiles,
@@ -355,7 +356,7 @@ def run_tree(args):
         },
         lambda: "# %s: %s, %d thread-samples; shares of all of them (%g%% intervals)\n"
         % (" ".join(args.profiles), what, total, 100 * args.confidence)
-        + callpaths.text_of(rows, channels, args.confidence),
+        + callrows.text_of(rows, channels, args.confidence),
     )
     return 0
 
@@ -399,7 +400,7 @@ def report_cross(args, runs):
     return 0
 
 
-def run(argv):
+def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     if args.accuracy:
         from . import energy
@@ -446,5 +447,5 @@ def run(argv):
     return 0
 
 
-def main():
+def main() -> int:
     return cli.run_main(PROG, run)

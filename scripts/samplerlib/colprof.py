@@ -24,11 +24,15 @@ channel (NaN: no reading).  A frame becomes one record array without a
 copy; frames are read ahead by a thread, at most two at a time.
 """
 
+from __future__ import annotations
+
 import struct
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from . import csvprof, fileio, tools
+from .fileio import Progress
 from .textview import parse_fields, split_words, to_text
 
 MAGIC = "# sampler columns v2"
@@ -52,7 +56,13 @@ _FIXED = [
 ]
 
 
-def open_profile(path, symbols=True, name=None, stacks=False, extra_args=()):
+def open_profile(
+    path: str,
+    symbols: bool = True,
+    name: str | None = None,
+    stacks: bool = False,
+    extra_args: Sequence[str] = (),
+) -> csvprof.Profile:
     """A CSV file is read as CSV; anything else is given to the exporter
     and read through its columns.  stacks: the CSV's stack column is
     parsed too (the columns always carry their stack ids).  extra_args:
@@ -72,18 +82,24 @@ class Profile(csvprof.Profile):
     exit_kind = EXIT
     whole_samples = True  # a frame never cuts a sample
 
-    def __init__(self, path, symbols=True, name=None, extra_args=()):
+    def __init__(
+        self,
+        path: str,
+        symbols: bool = True,
+        name: str | None = None,
+        extra_args: Sequence[str] = (),
+    ) -> None:
         self.path = name or path
         self.host = {}
         self.channels = []
         self.processes = {}
         self.stats = {}
         self.version = 2  # rows have kinds, as CSV v2
-        self.symbols = {}  # id -> (dso, symbol)
-        self.stacks = {}  # id -> stack text (profiles with stacks)
+        self.symbols: dict[int, tuple[str, str]] = {}  # id -> (dso, symbol)
+        self.stacks: dict[int, str] = {}  # id -> stack text (profiles with stacks)
         # stack_sink(id, text), if set, takes each stack text instead of
         # self.stacks: a reader that interns the frames holds no texts
-        self.stack_sink = None
+        self.stack_sink: Callable[[int, str], None] | None = None
         self._stack_lines = 0
         self._top_stack_line = -1
         self._with_stacks = False
@@ -149,24 +165,24 @@ class Profile(csvprof.Profile):
             self.dso_col = self.symbol_col = True
 
     @property
-    def has_stacks(self):
+    def has_stacks(self) -> bool:
         return self._with_stacks
 
-    def stack_text(self, value):
+    def stack_text(self, value: Any) -> str:
         """The frames, joined by ';', of a row's stack field."""
         return self.stacks[int(value)]
 
     @property
-    def key_fields(self):
+    def key_fields(self) -> tuple[str, ...]:
         return ("sym",) if self._with_symbols else ("pc",)
 
-    def key_names(self, tail):
+    def key_names(self, tail: Sequence[Any]) -> tuple[str, str]:
         """(dso, symbol) of a key's tail (key_fields values)."""
         if self._with_symbols:
             return self.symbols[tail[0]]
         return ("[unknown]", "0x%x" % tail[0])
 
-    def blocks(self, progress=None):
+    def blocks(self, progress: Progress | None = None) -> Iterator[np.ndarray]:
         rows = 0
         top = top_stack = -1
         keys = 0  # key ids so far: a new block's are below keys + its rows

@@ -22,16 +22,21 @@ parser; one block in memory at a time), in a thread of their own so that
 reading, decompressing or the exporter overlap the aggregation.
 """
 
+from __future__ import annotations
+
 import io
 import os
 import queue
+import subprocess
 import sys
 import threading
+from typing import Any, Container, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from . import fileio, tools
 from .cli import SamplerError, warn
+from .fileio import Progress
 from .textview import parse_fields, split_words, to_text, unescape
 
 MAGICS = {"# sampler csv v1": 1, "# sampler csv v2": 2}
@@ -57,7 +62,7 @@ _TYPES = {
 
 
 class Channel:
-    def __init__(self, fields, path):
+    def __init__(self, fields: Mapping[str, str], path: str) -> None:
         try:
             self.index = int(fields.get("index", -1))
             self.name = fields["name"]
@@ -70,14 +75,14 @@ class Channel:
         self.unit = fields.get("unit", "")
         self.kind = fields.get("kind", "")
         self.scope = fields.get("scope", "sample")
-        self.column = None  # index in the row
-        self.field = None  # field name in the record arrays
+        self.column: int | None = None  # index in the row
+        self.field: Any = None  # field name in the record arrays
         # a power channel whose cells hold each row's energy (W s), by the
         # exporter's rule (its `# meter` line), not the readings
         self.energy_cells = False
 
     @property
-    def si_unit(self):
+    def si_unit(self) -> str:
         return {"energy": "J", "power": "W", "current": "A", "voltage": "V"}.get(self.kind, "")
 
 
@@ -91,18 +96,23 @@ class Profile:
     first, %-escaped; has_stacks says whether the profile has them).  After
     it is exhausted, stats holds the `# stats` fields (or {})."""
 
-    def __init__(self, path, symbols=True, name=None, stacks=False):
+    def __init__(
+        self, path: str, symbols: bool = True, name: str | None = None, stacks: bool = False
+    ) -> None:
         self.path = name or path
-        self.host = {}
-        self.channels = []
-        self.processes = {}
-        self.stats = {}
+        self.host: dict[str, str] = {}
+        self.channels: list[Channel] = []
+        self.processes: dict[int, dict[str, str]] = {}
+        self.stats: dict[str, str] = {}
         self.header = None
-        self.version = None
-        self.col = {}
-        self.dso_col = self.symbol_col = self.stack_col = None
+        self.version = 0  # of the CSV (MAGICS), once the head is read
+        self.col: dict[str, int] = {}
+        self.dso_col: Any = None
+        self.symbol_col: Any = None
+        self.stack_col: int | None = None
         self._want_stacks = stacks
-        self._proc = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._f: Any  # the CSV's bytes: a file or the exporter's pipe
         self._line = 0
         self.truncated = False
         fileio.check_readable(path)
@@ -211,10 +221,10 @@ class Profile:
         self._dtype = self._make_dtype()
 
     @property
-    def has_stacks(self):
+    def has_stacks(self) -> bool:
         return self.stack_col is not None
 
-    def stack_text(self, value):
+    def stack_text(self, value: Any) -> str:
         """The frames, joined by ';', of a row's stack field."""
         return unescape(value)
 
@@ -232,34 +242,34 @@ class Profile:
                 fields.append((name, "f8"))
         return np.dtype(fields)
 
-    def channels_of(self, kinds):
+    def channels_of(self, kinds: Container[str]) -> list[Channel]:
         return [ch for ch in self.channels if ch.kind in kinds]
 
     @property
-    def has_kind(self):
+    def has_kind(self) -> bool:
         return self.version >= 2
 
     whole_samples = False  # a block may end inside a sample
 
     @property
-    def exit_kind(self):
+    def exit_kind(self) -> Any:
         """The kind of exit rows; None when rows have no kind (v1)."""
         return b"exit" if self.version >= 2 else None
 
     @property
-    def key_fields(self):
+    def key_fields(self) -> tuple[str, ...]:
         """The fields that name a row's place, after pid and tid."""
         if self.dso_col is not None and self.symbol_col is not None:
             return ("dso", "symbol")
         return ("pc",)
 
-    def key_names(self, tail):
+    def key_names(self, tail: Sequence[Any]) -> tuple[str, str]:
         """(dso, symbol) of a key's tail (key_fields values)."""
         if len(tail) == 2:
             return unescape(tail[0]), unescape(tail[1])
         return "[unknown]", unescape(tail[0])
 
-    def blocks(self, progress=None):
+    def blocks(self, progress: Progress | None = None) -> Iterator[np.ndarray]:
         """Yield record arrays of consecutive rows, in file order."""
         carry = b""
         rows = 0
@@ -457,12 +467,12 @@ def _read_ahead(f, size=BLOCK, read=None):
         thread.join()
 
 
-def comm_of(profile, pid):
+def comm_of(profile: Profile, pid: int) -> str:
     p = profile.processes.get(pid)
     return p.get("comm", "?") if p else "?"
 
 
-def number(text, what, path):
+def number(text: str, what: str, path: str) -> float:
     try:
         return float(text)
     except ValueError:

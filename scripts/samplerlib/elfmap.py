@@ -2,8 +2,11 @@
 synthesised from an ELF executable's PT_LOAD program headers (as the
 loader would map it at its link address, or at --load-base for PIE)."""
 
+from __future__ import annotations
+
 import os
 import struct
+from typing import Any
 
 from .cli import SamplerError
 
@@ -11,10 +14,12 @@ PAGE = 4096
 PT_LOAD = 1
 MACHINES = {3: "i686", 40: "arm", 62: "x86_64", 183: "aarch64", 243: "riscv64", 8: "mips"}
 
+Map = dict[str, Any]  # start, len, pgoff, dev, inode, prot, path
 
-def read_maps(path):
+
+def read_maps(path: str) -> list[Map]:
     """[{start, len, pgoff, dev, inode, prot, path}] from /proc/PID/maps syntax."""
-    maps = []
+    maps: list[Map] = []
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -49,7 +54,7 @@ def read_maps(path):
     return maps
 
 
-def binary_maps(path, load_base=0):
+def binary_maps(path: str, load_base: int = 0) -> tuple[list[Map], str]:
     """Maps of an ELF executable's loadable segments, and its machine name."""
     try:
         with open(path, "rb") as f:

@@ -11,11 +11,12 @@ a bias of about d / (the function's run length) of its energy.
 """
 
 import math
+from typing import Any, Sequence
 
 from . import colprof
 
 
-def meters(path, extra_args=()):
+def meters(path: str, extra_args: Sequence[str] = ()) -> tuple[dict[int, Any], list[dict[str, str]]]:
     """(channels by index, the `# meter` lines' fields) of a profile."""
     profile = colprof.open_profile(path, symbols=False, extra_args=extra_args)
     try:
@@ -26,7 +27,7 @@ def meters(path, extra_args=()):
             close()
 
 
-def rows(path, extra_args=()):
+def rows(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]]:
     """One dict per energy or power channel of the profile at path."""
     channels, lines = meters(path, extra_args)
     out = []
@@ -56,7 +57,7 @@ def rows(path, extra_args=()):
     return out
 
 
-def text(path, extra_args=()):
+def text(path: str, extra_args: Sequence[str] = ()) -> str:
     found = rows(path, extra_args)
     if not found:
         return "%s: no energy or power channel (record with -p rapl or another meter)\n" % path

@@ -6,6 +6,8 @@ no reader here holds more than a block of decompressed data, whatever the
 compression ratio (a few KB of bzip2 can hold GBs of zeros).
 """
 
+from __future__ import annotations
+
 import bz2
 import errno
 import io
@@ -15,6 +17,7 @@ import stat
 import sys
 import tempfile
 import time
+from typing import IO, Any, BinaryIO
 
 from .cli import SamplerError
 
@@ -22,7 +25,7 @@ BZ2_MAGIC = b"BZh"
 HEAD_MAX_COMPRESSED = 2 << 20  # bzip2 blocks are < 1 MB compressed
 
 
-def _kind(mode):
+def _kind(mode: int) -> str | None:
     """What a non-regular file is, in words, or None for a regular file/FIFO."""
     if stat.S_ISCHR(mode):
         return "a character device"
@@ -33,7 +36,7 @@ def _kind(mode):
     return None
 
 
-def check_readable(path):
+def check_readable(path: str) -> None:
     """One clear error line unless path is a readable profile-like input:
     a non-empty regular file or a pipe ("-" is standard input)."""
     if path == "-":
@@ -59,7 +62,7 @@ def check_readable(path):
         raise SamplerError("%s: empty file (the run wrote nothing; record it again)" % path)
 
 
-def is_pipe(path):
+def is_pipe(path: str) -> bool:
     """True for "-" and named pipes: content that can be read only once."""
     if path == "-":
         return True
@@ -74,7 +77,7 @@ class Spool:
     be read again (the exporter reads a profile twice) and hashed for the
     cache.  Use as a context manager; the file is removed at exit."""
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.source = path
         self.dir = tempfile.mkdtemp(prefix="sampler-pipe.")
         self.path = os.path.join(self.dir, "input")
@@ -94,18 +97,17 @@ class Spool:
                 % ("standard input" if path == "-" else path)
             )
 
-    def close(self):
+    def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self):
+    def __enter__(self) -> Spool:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         self.close()
-        return False
 
 
-def head_bytes(path, n=64):
+def head_bytes(path: str, n: int = 64) -> bytes:
     """The first n bytes of the content (decompressed when bzip2), reading
     and decompressing no more than it takes to get them."""
     with open(path, "rb") as f:
@@ -129,7 +131,7 @@ def head_bytes(path, n=64):
         return out[:n]
 
 
-def open_bytes_in(path):
+def open_bytes_in(path: str) -> IO[bytes]:
     """Open a file, plain or bzip2, for reading bytes (decompressed in
     bounded steps)."""
     check_readable(path)
@@ -140,7 +142,7 @@ def open_bytes_in(path):
     return open(path, "rb")
 
 
-def open_text_in(path):
+def open_text_in(path: str) -> io.TextIOWrapper:
     """Open a text file, plain or bzip2, for reading (any byte is kept:
     undecodable ones as surrogate escapes)."""
     return io.TextIOWrapper(
@@ -148,7 +150,7 @@ def open_text_in(path):
     )
 
 
-def new_file_beside(path):
+def new_file_beside(path: str) -> tuple[BinaryIO, str]:
     """(binary file object, its name): a new file in path's directory, made
     with O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name (a link
     planted by another user is never followed) and the mode a new file
@@ -162,7 +164,7 @@ def new_file_beside(path):
     return os.fdopen(fd, "wb"), tmp
 
 
-def cannot_write(path, e):
+def cannot_write(path: str, e: OSError) -> SamplerError:
     if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         fix = "free space on its file system or write elsewhere"
     else:
@@ -170,7 +172,7 @@ def cannot_write(path, e):
     return SamplerError("cannot write %s: %s (%s)" % (path, e.strerror or e, fix))
 
 
-def is_device(path):
+def is_device(path: str) -> bool:
     """A character device or FIFO (-o /dev/null, -o >(...)): written to,
     not replaced by a new file (that would put a file in /dev)."""
     try:
@@ -180,7 +182,7 @@ def is_device(path):
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def remove_quietly(path):
+def remove_quietly(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:
@@ -195,8 +197,11 @@ class Output:
     holding bytes that are not UTF-8 (surrogate escapes) is written as those
     bytes."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | None) -> None:
         self.path = path if path not in (None, "-") else None
+        self.f: Any  # a text file (sys.stdout may be one of pytest's)
+        self.raw: BinaryIO
+        self.tmp: str | None
         if self.path is None:
             self.f = sys.stdout
             try:
@@ -214,13 +219,13 @@ class Output:
         out = bz2.BZ2File(self.raw, "wb") if self.path.endswith(".bz2") else self.raw
         self.f = io.TextIOWrapper(out, encoding="utf-8", errors="surrogateescape", newline="")
 
-    def write(self, text):
+    def write(self, text: str) -> None:
         try:
             self.f.write(text)
         except OSError as e:
             raise cannot_write(self.path or "the standard output", e)
 
-    def close(self, ok=True):
+    def close(self, ok: bool = True) -> None:
         """Rename the file over path (ok), else remove it: on every path,
         a failed write included, no temporary stays behind."""
         if self.path is None:
@@ -246,19 +251,18 @@ class Output:
             if not renamed and self.tmp:
                 remove_quietly(self.tmp)
 
-    def __enter__(self):
+    def __enter__(self) -> Output:
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         self.close(ok=exc_type is None)
-        return False
 
 
 class Progress:
     """Progress of long work on stderr, only when stderr is a terminal:
     from one second after the start, at most 4 times a second."""
 
-    def __init__(self, prog, what, total=None):
+    def __init__(self, prog: str, what: str, total: int | None = None) -> None:
         self.enabled = sys.stderr.isatty()
         self.prog = prog
         self.what = what
@@ -267,7 +271,7 @@ class Progress:
         self.last = self.start + 0.75
         self.shown = False
 
-    def update(self, count):
+    def update(self, count: int) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
@@ -287,7 +291,7 @@ class Progress:
         sys.stderr.write("\r%s: %s" % (self.prog, text))
         sys.stderr.flush()
 
-    def done(self):
+    def done(self) -> None:
         if self.shown:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()

@@ -1,14 +1,19 @@
 """Flame graphs of a call-path tree (callpaths.tree_of): SVG text of our
 own for sampler-plot --kind flame, or a matplotlib figure for PNG and PDF."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
+
+from .callpaths import Node
 
 FRAME_H = 16
 FONT = 11
 CHAR_W = 6.2  # of the 11 px font, for cutting names to fit
 
 
-def _colour(name):
+def _colour(name: str) -> str:
     """A warm colour from the name (the same function, the same colour)."""
     h = 0
     for ch in name.encode("utf-8", "surrogateescape"):
@@ -19,7 +24,7 @@ def _colour(name):
     return "rgb(%d,%d,%d)" % (r, g, b)
 
 
-def _escape(text):
+def _escape(text: str) -> str:
     return (
         text.encode("utf-8", "surrogateescape")
         .decode("utf-8", "replace")
@@ -30,7 +35,9 @@ def _escape(text):
     )
 
 
-def flame_frames(root, key, width, min_px=0.1):
+def flame_frames(
+    root: Node, key: str, width: float, min_px: float = 0.1
+) -> list[tuple[float, int, float, Node]]:
     """(x, depth, w, node) of every frame at least min_px wide, the root's
     children at depth 0, x and w in pixels of a graph width wide; parents
     before their children, siblings by name.  A loop, not a recursion:
@@ -58,7 +65,7 @@ TOP = 2 * FRAME_H + 8  # the title and the buttons
 BOTTOM = FRAME_H + 8  # the details line: the frame under the pointer, the matched share
 
 
-def flame_svg(root, key, title, unit, width=1200):
+def flame_svg(root: Node, key: str, title: str, unit: str, width: int = 1200) -> str:
     """A flame graph as SVG text: the outermost frames at the bottom, each
     frame as wide as its inclusive share of key; hovering a frame shows its
     name, value and share (an SVG <title>).  In a browser (the script below)
@@ -110,7 +117,7 @@ def flame_svg(root, key, title, unit, width=1200):
     return "\n".join(out) + "\n"
 
 
-def _label(name, w):
+def _label(name: str, w: float) -> str:
     """The name cut to a frame w pixels wide ("" below 3 characters)."""
     fit = int((w - 4) / CHAR_W)
     if fit < 3:
@@ -219,7 +226,7 @@ window.flame = {zoom: zoom, unzoom: unzoom, search: search};
 """
 
 
-def flame_plot(root, key, title, unit, plt, width_in=16):
+def flame_plot(root: Node, key: str, title: str, unit: str, plt: Any, width_in: float = 16) -> Any:
     """The same graph as a matplotlib figure (for PNG and PDF)."""
     frames = flame_frames(root, key, 1.0, min_px=0.0005)
     depth = 1 + max((d for _, d, _, _ in frames), default=0)
@@ -246,12 +253,12 @@ def flame_plot(root, key, title, unit, plt, width_in=16):
     return fig
 
 
-def _rgb(css):
+def _rgb(css: str) -> tuple[float, float, float]:
     r, g, b = (int(v) / 255 for v in css[4:-1].split(","))
     return (r, g, b)
 
 
-def _number(v):
+def _number(v: float) -> str:
     if v == 0 or not math.isfinite(v):
         return "%g" % v
     if abs(v) >= 100:

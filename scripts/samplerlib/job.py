@@ -10,41 +10,56 @@ longest profile spans the others -- and split between the ranks on that
 host by their CPU time (the rule the exporter applies between threads).
 """
 
-from . import agg
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+from . import agg, runagg
 from .cli import SamplerError
+from .runagg import RunAgg
 
 JOB_KINDS = ("rank", "host", "profile")
 
 
-def rank_of(run):
+class Labelled(Protocol):
+    """A profile read (csvprof.Profile) or aggregated (RunAgg)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def host(self) -> dict[str, str]: ...
+
+
+def rank_of(run: Labelled) -> int | None:
     r = run.host.get("rank", "")
     return int(r) if r.isdigit() else None
 
 
-def host_of(run):
+def host_of(run: Labelled) -> str:
     return run.host.get("hostname") or "?"
 
 
-def is_job(runs):
+def is_job(runs: Sequence[RunAgg]) -> bool:
     """Several profiles, each with a rank: the ranks of one job."""
     return len(runs) > 1 and all(rank_of(r) is not None for r in runs)
 
 
-def _run_totals(run):
+def _run_totals(run: RunAgg) -> dict[str, Any]:
     tot = agg.totals(run)
     energy = {}
     for j, ch in enumerate(run.energy):
-        energy[ch["name"]] = tot[agg.BASE + agg.PER_ENERGY * j + agg.E]
+        energy[ch["name"]] = tot[runagg.BASE + runagg.PER_ENERGY * j + runagg.E]
     wall = float(run.stats.get("wall", 0) or 0) * 1e-9
-    return {"samples": tot[agg.N], "cpu_s": tot[agg.CPU], "energy": energy, "wall_s": wall}
+    return {"samples": tot[runagg.N], "cpu_s": tot[runagg.CPU], "energy": energy, "wall_s": wall}
 
 
-def per_run(runs):
+def per_run(runs: Sequence[RunAgg]) -> list[dict[str, Any]]:
     """Per profile: samples, cpu_s, wall_s and energy {channel: J}, the
     node energy counted once per host and split by CPU time."""
     vals = [_run_totals(r) for r in runs]
     channels = [ch["name"] for ch in runs[0].energy]
-    hosts = {}
+    hosts: dict[str, list[dict[str, Any]]] = {}
     for run, v in zip(runs, vals):
         hosts.setdefault(host_of(run), []).append(v)
     for members in hosts.values():
@@ -59,11 +74,12 @@ def per_run(runs):
     return vals
 
 
-def rows(runs, by):
+def rows(runs: Sequence[RunAgg], by: str) -> list[dict[str, Any]]:
     """One row per rank, host or profile."""
     vals = per_run(runs)
     channels = [ch["name"] for ch in runs[0].energy]
-    groups, order = {}, []
+    groups: dict[Any, dict[str, Any]] = {}
+    order = []
     for run, v in zip(runs, vals):
         key, name = group_key(run, by)
         g = groups.get(key)
@@ -87,13 +103,16 @@ def rows(runs, by):
     return out
 
 
-def imbalance(runs):
+def imbalance(runs: Sequence[RunAgg]) -> dict[str, Any]:
     """{cpu: max/mean, energy: max/mean (first channel or None), slowest:
     the rank with the most CPU time (the one the others wait for), its cpu_s}."""
     ranked = rows(runs, "rank")
     n = len(ranked)
     cpus = [g["cpu_s"] for g in ranked]
-    res = {"cpu": agg.safe_div(max(cpus), sum(cpus) / n) if n else 0.0, "energy": None}
+    res: dict[str, Any] = {
+        "cpu": agg.safe_div(max(cpus), sum(cpus) / n) if n else 0.0,
+        "energy": None,
+    }
     channels = [ch["name"] for ch in runs[0].energy]
     if channels:
         es = [g[channels[0] + "_J"] for g in ranked]
@@ -104,7 +123,7 @@ def imbalance(runs):
     return res
 
 
-def header_lines(runs):
+def header_lines(runs: Sequence[RunAgg]) -> list[str]:
     ranks = sorted(r for r in (rank_of(x) for x in runs) if r is not None)
     hosts = sorted({host_of(r) for r in runs})
     jobs = sorted({r.host.get("job_id", "") for r in runs} - {""})
@@ -133,14 +152,14 @@ def header_lines(runs):
     return lines
 
 
-def fields(runs):
+def fields(runs: Sequence[RunAgg]) -> list[str]:
     f = ["name", "samples", "cpu_s", "cpu_share", "wall_s"]
     for ch in runs[0].energy:
         f += [ch["name"] + "_J", ch["name"] + "_share"]
     return f
 
 
-def text_columns(runs, by):
+def text_columns(runs: Sequence[RunAgg], by: str) -> list[tuple[str, str, str]]:
     cols = [
         ("name", by, "%s"),
         ("samples", "samples", "%.0f"),
@@ -159,19 +178,21 @@ def text_columns(runs, by):
 PID_BITS = 22  # profile i's pid p becomes i << 22 | p (as sampler-export's merge)
 
 
-def _scaled(acc, run, factors):
+def _scaled(acc: Sequence[float], run: RunAgg, factors: Sequence[float]) -> list[float]:
     """acc with each energy channel's sums scaled by its factor."""
     acc = list(acc)
     for j, f in enumerate(factors):
         if f == 1.0:
             continue
-        off = agg.BASE + agg.PER_ENERGY * j
-        for k, p in ((agg.E, 1), (agg.E2, 2), (agg.SE, 1), (agg.SE2, 2), (agg.SEW, 1)):
+        off = runagg.BASE + runagg.PER_ENERGY * j
+        for k, p in (
+            (runagg.E, 1), (runagg.E2, 2), (runagg.SE, 1), (runagg.SE2, 2), (runagg.SEW, 1)
+        ):
             acc[off + k] *= f**p
     return acc
 
 
-def _factors(runs):
+def _factors(runs: Sequence[RunAgg]) -> list[list[float]]:
     """Per profile and energy channel: its share of its host's node energy
     (per_run's split) over the energy it recorded."""
     out = []
@@ -185,7 +206,11 @@ def _factors(runs):
     return out
 
 
-def combine(runs, factors=None, name=None):
+def combine(
+    runs: Sequence[RunAgg],
+    factors: Sequence[Sequence[float]] | None = None,
+    name: str | None = None,
+) -> RunAgg:
     """One RunAgg holding the profiles of (part of) a job: thread-samples
     and CPU time add up, each host's node energy is counted once and split
     by CPU time (per_run), pids are made distinct and each process named
@@ -195,7 +220,7 @@ def combine(runs, factors=None, name=None):
     if len(runs) == 1 and all(f == 1.0 for f in factors[0]):
         return runs[0]
     first = runs[0]
-    out = agg.RunAgg()
+    out = RunAgg()
     out.path = name or "%s +%d" % (first.path, len(runs) - 1)
     out.host = dict(first.host, rank="", hostname=",".join(sorted({host_of(r) for r in runs})))
     out.stats = {"wall": max(float(r.stats.get("wall", 0) or 0) for r in runs)}
@@ -212,13 +237,14 @@ def combine(runs, factors=None, name=None):
     return out
 
 
-def split_jobs(runs):
+def split_jobs(runs: list[RunAgg]) -> list[RunAgg]:
     """The runs of one side of a comparison: the profiles of each job (all
     ranked, grouped by job id) combined into one run each; profiles without
     a rank stay runs of their own."""
     if not is_job(runs):
         return runs
-    jobs, order = {}, []
+    jobs: dict[str, list[RunAgg]] = {}
+    order = []
     for run in runs:
         jid = run.host.get("job_id", "")
         if jid not in jobs:
@@ -226,12 +252,12 @@ def split_jobs(runs):
             order.append(jid)
         jobs[jid].append(run)
     for jid in order:
-        seen = {}
+        seen: dict[int | None, RunAgg] = {}
         for run in jobs[jid]:
             r = rank_of(run)
             if r in seen:
                 raise SamplerError(
-                    "%s and %s are both rank %d of job %s (give the profiles of one job per "
+                    "%s and %s are both rank %s of job %s (give the profiles of one job per "
                     "side, or profiles recorded with a job id: SLURM_JOB_ID or Open MPI's)"
                     % (seen[r].path, run.path, r, jid or "(no id)")
                 )
@@ -241,21 +267,24 @@ def split_jobs(runs):
     ]
 
 
-def group_key(run, by):
+def group_key(run: Labelled, by: str) -> tuple[tuple[int, Any], str]:
     """The rank, host or profile group of one profile: (sort key, label)."""
     if by == "rank":
         r = rank_of(run)
-        return ((0, r), "rank %d" % r) if r is not None else ((1, run.path), run.path)
+        if r is not None:
+            return (0, r), "rank %d" % r
+        return (1, run.path), run.path
     if by == "host":
         return (0, host_of(run)), host_of(run)
     return (0, run.path), run.path
 
 
-def groups(runs, by):
+def groups(runs: Sequence[RunAgg], by: str) -> list[tuple[str, RunAgg]]:
     """[(label, combined run)] per rank, host or profile, node energy split
     over the whole job (profiles that are no job keep their own energy)."""
     factors = _factors(runs) if is_job(runs) else [[1.0] * len(r.energy) for r in runs]
-    members, labels = {}, {}
+    members: dict[Any, list[tuple[RunAgg, list[float]]]] = {}
+    labels: dict[Any, str] = {}
     for run, f in zip(runs, factors):
         key, label = group_key(run, by)
         members.setdefault(key, []).append((run, f))

@@ -3,8 +3,11 @@
 power timeline.
 """
 
+from __future__ import annotations
+
 import bisect
 import math
+from typing import IO, Sequence
 
 from . import fileio
 from .cli import SamplerError
@@ -13,12 +16,12 @@ from .cli import SamplerError
 class Table:
     """A delimited text table: header (lower-case names or None), rows."""
 
-    def __init__(self, path, prog="sampler-import"):
+    def __init__(self, path: str, prog: str = "sampler-import") -> None:
         self.path = path
         self.prog = prog
-        self.header = None
-        self.rows = []  # lists of stripped strings
-        self.lines = []  # source line number of each row
+        self.header: list[str] | None = None
+        self.rows: list[list[str]] = []  # lists of stripped strings
+        self.lines: list[int] = []  # source line number of each row
         with fileio.open_text_in(path) as f:
             self._read(f)
         if not self.rows:
@@ -26,7 +29,7 @@ class Table:
                 "%s: no data rows (expected a header and one row per reading)" % path
             )
 
-    def _read(self, f):
+    def _read(self, f: IO[str]) -> None:
         sep = None
         progress = fileio.Progress(self.prog, "%s: lines read" % self.path)
         for number, line in enumerate(f, 1):
@@ -53,12 +56,12 @@ class Table:
             self.lines.append(number)
         progress.done()
 
-    def column(self, name):
+    def column(self, name: str) -> int | None:
         if self.header and name in self.header:
             return self.header.index(name)
         return None
 
-    def floats(self, col, what):
+    def floats(self, col: int, what: str) -> list[float]:
         out = []
         for cells, number in zip(self.rows, self.lines):
             try:
@@ -70,7 +73,7 @@ class Table:
         return out
 
 
-def _numeric(text):
+def _numeric(text: str) -> bool:
     try:
         float(text)
         return True
@@ -78,7 +81,7 @@ def _numeric(text):
         return False
 
 
-def check_times(times, path):
+def check_times(times: Sequence[float], path: str) -> None:
     for i in range(1, len(times)):
         if not times[i] >= times[i - 1]:
             raise SamplerError(
@@ -91,7 +94,7 @@ class Timeline:
     """A power timeline sampled at times t_i, linear between readings and
     held constant beyond the first and last one."""
 
-    def __init__(self, times, values):
+    def __init__(self, times: Sequence[float], values: Sequence[float]) -> None:
         self.t = times
         self.v = values
         self.cum = [0.0]
@@ -100,7 +103,7 @@ class Timeline:
                 self.cum[-1] + (values[i] + values[i - 1]) / 2 * (times[i] - times[i - 1])
             )
 
-    def _antiderivative(self, x):
+    def _antiderivative(self, x: float) -> float:
         t, v = self.t, self.v
         if x <= t[0]:
             return (x - t[0]) * v[0]
@@ -111,12 +114,12 @@ class Timeline:
         vx = v[i] + (v[i + 1] - v[i]) * (x - t[i]) / dt if dt > 0 else v[i]
         return self.cum[i] + (x - t[i]) * (v[i] + vx) / 2
 
-    def integral(self, a, b):
+    def integral(self, a: float, b: float) -> float:
         """Integral over [a, b]; NaN when [a, b] lies wholly outside the
         timeline (no reading covers it)."""
         if b < self.t[0] or a > self.t[-1]:
             return math.nan
         return self._antiderivative(b) - self._antiderivative(a)
 
-    def total(self):
+    def total(self) -> float:
         return self.cum[-1]

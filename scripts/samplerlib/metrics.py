@@ -11,29 +11,37 @@ row["_var"][field] is the variance of the (mean) value, for comparisons:
 across runs when there are several, else from the sampling statistics.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any, Sequence
 
-from . import agg, stats
+from . import agg, runagg, stats
+from .runagg import Channel, Key, RunAgg
+
+Row = dict[str, Any]
 
 
-def channel_fields(runs):
+def channel_fields(
+    runs: Sequence[RunAgg],
+) -> tuple[list[Channel], list[Channel], list[Channel]]:
     first = runs[0]
     return first.energy, first.readings, first.counters
 
 
-def _per_run_values(acc, tot, run):
+def _per_run_values(acc: Sequence[float], tot: Sequence[float], run: RunAgg) -> dict[str, float]:
     """Plain values of one group in one run (0 when absent)."""
     v = {}
-    v["samples"] = acc[agg.N]
-    v["share"] = 100 * agg.safe_div(acc[agg.N], tot[agg.N])
-    v["cpu_s"] = acc[agg.CPU]
-    v["cpu_share"] = 100 * agg.safe_div(acc[agg.CPU], tot[agg.CPU])
+    v["samples"] = acc[runagg.N]
+    v["share"] = 100 * agg.safe_div(acc[runagg.N], tot[runagg.N])
+    v["cpu_s"] = acc[runagg.CPU]
+    v["cpu_share"] = 100 * agg.safe_div(acc[runagg.CPU], tot[runagg.CPU])
     for j, ch in enumerate(run.energy):
-        off = agg.BASE + agg.PER_ENERGY * j
+        off = runagg.BASE + runagg.PER_ENERGY * j
         name = ch["name"]
-        v[name + "_J"] = acc[off + agg.E]
-        v[name + "_share"] = 100 * agg.safe_div(acc[off + agg.E], tot[off + agg.E])
-        v[name + "_W"] = agg.nan_if_zero(acc[off + agg.SE], acc[off + agg.SW])
+        v[name + "_J"] = acc[off + runagg.E]
+        v[name + "_share"] = 100 * agg.safe_div(acc[off + runagg.E], tot[off + runagg.E])
+        v[name + "_W"] = agg.nan_if_zero(acc[off + runagg.SE], acc[off + runagg.SW])
     for k, ch in enumerate(run.readings):
         off = run.off_reading(k)
         v["%s_%s" % (ch["name"], ch["unit"])] = agg.nan_if_zero(acc[off], acc[off + 1])
@@ -42,30 +50,36 @@ def _per_run_values(acc, tot, run):
     return v
 
 
-def _sampling_var(acc, run):
+def _sampling_var(acc: Sequence[float], run: RunAgg) -> dict[str, float]:
     """Variance of one run's totals from the sampling (compound Poisson)."""
-    var = {"samples": acc[agg.N], "cpu_s": acc[agg.CPU2]}
+    var = {"samples": acc[runagg.N], "cpu_s": acc[runagg.CPU2]}
     for j, ch in enumerate(run.energy):
-        off = agg.BASE + agg.PER_ENERGY * j
-        var[ch["name"] + "_J"] = acc[off + agg.E2]
-        sw = acc[off + agg.SW]
+        off = runagg.BASE + runagg.PER_ENERGY * j
+        var[ch["name"] + "_J"] = acc[off + runagg.E2]
+        sw = acc[off + runagg.SW]
         if sw > 0:
-            p = acc[off + agg.SE] / sw
-            num = acc[off + agg.SE2] - 2 * p * acc[off + agg.SEW] + p * p * acc[off + agg.SW2]
+            p = acc[off + runagg.SE] / sw
+            num = (
+                acc[off + runagg.SE2]
+                - 2 * p * acc[off + runagg.SEW]
+                + p * p * acc[off + runagg.SW2]
+            )
             var[ch["name"] + "_W"] = max(0.0, num) / (sw * sw)
         else:
             var[ch["name"] + "_W"] = math.nan
     return var
 
 
-def rows(runs, by, confidence, addresses=False):
+def rows(
+    runs: Sequence[RunAgg], by: str, confidence: float, addresses: bool = False
+) -> list[Row]:
     """The rows for runs (all of the same program), sorted by samples."""
     z = stats.z_of(confidence)
     single = len(runs) == 1
     grouped = [agg.group(run, by, single, addresses) for run in runs]
     tots = [agg.totals(run) for run in runs]
     width = runs[0].width
-    keys = {}
+    keys: dict[Key, tuple[str, str]] = {}
     for groups, labels in grouped:
         for gk in groups:
             keys.setdefault(gk, labels[gk])
@@ -76,8 +90,8 @@ def rows(runs, by, confidence, addresses=False):
         accs = [g[0].get(gk, zero) for g in grouped]
         per_run = [_per_run_values(acc, tot, run) for acc, tot, run in zip(accs, tots, runs)]
         pooled = [sum(a[i] for a in accs) for i in range(width)]
-        row = {"name": name, "dso": dso}
-        var = {}
+        row: Row = {"name": name, "dso": dso}
+        var: dict[str, float] = {}
         for field in per_run[0]:
             vals = [
                 v[field]
@@ -92,19 +106,23 @@ def rows(runs, by, confidence, addresses=False):
         if single:
             var = _sampling_var(accs[0], runs[0])
         row["_var"] = var
-        lo, hi = stats.wilson(pooled[agg.N], pooled_tot[agg.N], z)
+        lo, hi = stats.wilson(pooled[runagg.N], pooled_tot[runagg.N], z)
         row["share_lo"], row["share_hi"] = 100 * lo, 100 * hi
         _, lo, hi = stats.ratio_share(
-            pooled[agg.CPU], pooled[agg.CPU2], pooled_tot[agg.CPU], pooled_tot[agg.CPU2], z
+            pooled[runagg.CPU],
+            pooled[runagg.CPU2],
+            pooled_tot[runagg.CPU],
+            pooled_tot[runagg.CPU2],
+            z,
         )
         row["cpu_share_lo"], row["cpu_share_hi"] = 100 * lo, 100 * hi
         for j, ch in enumerate(runs[0].energy):
-            off = agg.BASE + agg.PER_ENERGY * j
+            off = runagg.BASE + runagg.PER_ENERGY * j
             _, lo, hi = stats.ratio_share(
-                pooled[off + agg.E],
-                pooled[off + agg.E2],
-                pooled_tot[off + agg.E],
-                pooled_tot[off + agg.E2],
+                pooled[off + runagg.E],
+                pooled[off + runagg.E2],
+                pooled_tot[off + runagg.E],
+                pooled_tot[off + runagg.E2],
                 z,
             )
             row[ch["name"] + "_share_lo"], row[ch["name"] + "_share_hi"] = 100 * lo, 100 * hi
@@ -113,10 +131,10 @@ def rows(runs, by, confidence, addresses=False):
     return out
 
 
-def total_row(runs):
+def total_row(runs: Sequence[RunAgg]) -> Row:
     """Whole-profile totals (mean over runs) for the table's last line."""
     vals = [_per_run_values(agg.totals(run), agg.totals(run), run) for run in runs]
-    row = {"name": "total", "dso": ""}
+    row: Row = {"name": "total", "dso": ""}
     for field in vals[0]:
         row[field] = sum(v[field] for v in vals) / len(vals)
     return row

@@ -9,15 +9,18 @@ compound-Poisson sampling error, var = sum x_i^2.  Several runs: mean and
 sample standard deviation across runs.
 """
 
+from __future__ import annotations
+
 import math
 from statistics import NormalDist
+from typing import Sequence
 
 
-def z_of(confidence):
+def z_of(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def wilson(k, n, z):
+def wilson(k: float, n: float, z: float) -> tuple[float, float]:
     """(low, high) of the proportion k/n, Wilson score interval."""
     if n <= 0:
         return (0.0, 0.0)
@@ -28,7 +31,9 @@ def wilson(k, n, z):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def ratio_share(part, part_sq, total, total_sq, z):
+def ratio_share(
+    part: float, part_sq: float, total: float, total_sq: float, z: float
+) -> tuple[float, float, float]:
     """(share, low, high) of part/total where part sums a subset of the
     per-sample values x_i (part_sq, total_sq: sums of x_i^2)."""
     if total <= 0:
@@ -39,7 +44,7 @@ def ratio_share(part, part_sq, total, total_sq, z):
     return (s, max(0.0, s - half), min(1.0, s + half))
 
 
-def mean_sd(values):
+def mean_sd(values: Sequence[float]) -> tuple[float, float | None]:
     """Mean and sample standard deviation (None for fewer than 2 values)."""
     n = len(values)
     if n == 0:
@@ -50,7 +55,7 @@ def mean_sd(values):
     return (m, math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)))
 
 
-def t_quantile(confidence, df):
+def t_quantile(confidence: float, df: float | None) -> float:
     """Student t quantile, by the Cornish-Fisher expansion (good to ~1e-3
     for df >= 2; exact enough for flagging)."""
     z = z_of(confidence)
@@ -64,7 +69,9 @@ def t_quantile(confidence, df):
     return z + g1 / df + g2 / df**2 + g3 / df**3
 
 
-def significant(base, base_var, new, new_var, threshold):
+def significant(
+    base: float, base_var: float, new: float, new_var: float, threshold: float
+) -> bool:
     """True when |new - base| exceeds threshold * the difference's sd."""
     sd = math.sqrt(max(0.0, base_var) + max(0.0, new_var))
     diff = abs(new - base)

@@ -4,12 +4,19 @@ A column is (field, heading, format); format is a %-format or a function.
 CSV and JSON use the field names; NaN / missing values are empty / null.
 """
 
+from __future__ import annotations
+
 import csv
 import io
 import json
 import math
+from argparse import Namespace
+from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
 
 from .fileio import Output
+
+Row = Mapping[str, Any]  # field -> value
+Column = Tuple[str, str, Any]  # (field, heading, %-format or function of the row)
 
 
 def _value(row, field):
@@ -29,7 +36,7 @@ def _text(row, column):
     return fmt % v
 
 
-def text(columns, rows, footer=None):
+def text(columns: Sequence[Column], rows: Iterable[Row], footer: Row | None = None) -> str:
     cells = [[c[1] for c in columns]]
     for row in rows:
         cells.append([_text(row, c) for c in columns])
@@ -48,7 +55,7 @@ def text(columns, rows, footer=None):
     return out.getvalue()
 
 
-def to_csv(fields, rows):
+def to_csv(fields: Sequence[str], rows: Iterable[Row]) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(fields)
@@ -63,14 +70,14 @@ def _fmt_csv(v):
     return str(v)
 
 
-def to_json(meta, fields, rows):
+def to_json(meta: Mapping[str, Any], fields: Sequence[str], rows: Iterable[Row]) -> str:
     clean = [{f: _value(row, f) for f in fields} for row in rows]
     doc = dict(meta)
     doc["rows"] = clean
     return json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n"
 
 
-def clean_nan(obj):
+def clean_nan(obj: Any) -> Any:
     """Replace NaN floats by None, recursively (JSON has no NaN)."""
     if isinstance(obj, float) and math.isnan(obj):
         return None
@@ -81,7 +88,13 @@ def clean_nan(obj):
     return obj
 
 
-def emit(args, fields, rows, meta, text_out):
+def emit(
+    args: Namespace,
+    fields: Sequence[str],
+    rows: Sequence[Row],
+    meta: Callable[[], Mapping[str, Any]],
+    text_out: Callable[[], str],
+) -> None:
     """Write rows as args asks (--csv, --json or text, to -o or stdout).
     meta() gives the JSON document's other keys; text_out() the whole text."""
     with Output(args.output) as out:

@@ -7,9 +7,12 @@ and writes a real profile.  This module only formats and parses lines and
 runs those two commands; the binary format stays in C.
 """
 
+from __future__ import annotations
+
 import os
 import re
 import subprocess
+from typing import IO, Dict, Iterable, Iterator, Tuple, Union
 
 from . import tools
 from .cli import SamplerError
@@ -21,25 +24,28 @@ from .cli import SamplerError
 _ESCAPE_RE = re.compile(rb"[\x00-\x20\x7f%=,]")
 _UNESCAPE_RE = re.compile(rb"%([0-9A-Fa-f]{2})")
 
+# A line's fields: a dict, or (key, value) pairs in order.
+Fields = Union[Dict[str, object], Iterable[Tuple[str, object]]]
 
-def to_bytes(value):
+
+def to_bytes(value: object) -> bytes:
     """str (surrogate-escaped), bytes or a number -> the bytes it stands for."""
     if isinstance(value, bytes):
         return value
     return str(value).encode("utf-8", "surrogateescape")
 
 
-def to_text(data):
+def to_text(data: bytes) -> str:
     """bytes -> str that gives the same bytes back (to_bytes)."""
     return data.decode("utf-8", "surrogateescape")
 
 
-def escape(value):
+def escape(value: object) -> str:
     """The text form of one value: a str without blanks, commas or '='."""
     return to_text(_ESCAPE_RE.sub(lambda m: b"%%%02X" % m.group(0)[0], to_bytes(value)))
 
 
-def unescape(value):
+def unescape(value: str | bytes) -> str:
     """Undo escape(): str or bytes in, str out (bytes >= 0x80 kept)."""
     data = to_bytes(value)
     if b"%" in data:
@@ -47,7 +53,7 @@ def unescape(value):
     return to_text(data)
 
 
-def parse_fields(words):
+def parse_fields(words: Iterable[str]) -> dict[str, str]:
     """["k=v", ...] -> {k: unescaped v}."""
     fields = {}
     for word in words:
@@ -57,14 +63,14 @@ def parse_fields(words):
     return fields
 
 
-def split_words(line):
+def split_words(line: str) -> list[str]:
     """A text-view line's words: escaped values hold no blank, so the
     words are separated by single spaces (str.split() would also cut at
     Unicode blanks such as U+00A0 inside a value)."""
     return [w for w in line.rstrip("\r\n").split(" ") if w]
 
 
-def parse_line(line):
+def parse_line(line: str) -> tuple[str | None, dict[str, str]]:
     """ "type k=v ..." -> (type, {k: v}) with values unescaped."""
     words = split_words(line)
     if not words:
@@ -72,13 +78,13 @@ def parse_line(line):
     return words[0], parse_fields(words[1:])
 
 
-def format_line(kind, fields):
+def format_line(kind: str, fields: Fields) -> str:
     """(type, [(k, v), ...] or dict) -> "type k=v ..." (values escaped)."""
     items = fields.items() if isinstance(fields, dict) else fields
     return " ".join([kind] + ["%s=%s" % (k, escape(v)) for k, v in items]) + "\n"
 
 
-def format_number(value):
+def format_number(value: float) -> str:
     """A float as the text view writes it: shortest exact form, nan for NaN."""
     if value != value:
         return "nan"
@@ -87,10 +93,11 @@ def format_number(value):
     return repr(float(value))
 
 
-def dump(path):
+def dump(path: str) -> Iterator[str]:
     """Yield the lines of `sampler-profile dump path` (without the final
     `truncated` line; a truncated profile is read up to its last good record)."""
     proc = tools.start("sampler-profile", ["dump", path])
+    assert proc.stdout is not None  # (a pipe: tools.start's default)
     for raw in proc.stdout:
         line = to_text(raw)
         if line.startswith("truncated "):
@@ -105,7 +112,7 @@ class Builder:
     The profile is built under a temporary name (same suffix, so .bz2 still
     compresses) and renamed by finish(); abort() leaves nothing behind."""
 
-    def __init__(self, out, fmt=None):
+    def __init__(self, out: str, fmt: str | None = None) -> None:
         self.out = out
         d, base = os.path.split(out)
         self.tmp = os.path.join(
@@ -115,17 +122,19 @@ class Builder:
         self.proc = tools.start(
             "sampler-profile", args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
         )
+        assert self.proc.stdin is not None
+        self.pipe: IO[bytes] = self.proc.stdin
 
-    def write(self, line):
+    def write(self, line: str) -> None:
         try:
-            self.proc.stdin.write(to_bytes(line))
+            self.pipe.write(to_bytes(line))
         except BrokenPipeError:
             self.finish()  # reports the builder's own error line
             raise SamplerError("sampler-profile build stopped reading its input")
 
-    def finish(self):
+    def finish(self) -> None:
         try:
-            self.proc.stdin.close()
+            self.pipe.close()
         except BrokenPipeError:
             pass
         try:
@@ -141,7 +150,7 @@ class Builder:
                 "cannot write %s: %s (check the directory is writable)" % (self.out, e.strerror)
             )
 
-    def abort(self):
+    def abort(self) -> None:
         try:
             self.proc.kill()
             self.proc.wait()
@@ -149,7 +158,7 @@ class Builder:
             pass
         self._remove()
 
-    def _remove(self):
+    def _remove(self) -> None:
         try:
             os.unlink(self.tmp)
         except OSError:

@@ -4,19 +4,22 @@ Search order: $SAMPLER_BIN_DIR, ../build next to the script's real path
 (in-tree use), the script's own directory (installed next to it), PATH.
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import subprocess
 import sys
+from typing import Any, Container, Iterable
 
 from .cli import SamplerError
 
 
-def _script_dir():
+def _script_dir() -> str:
     return os.path.dirname(os.path.realpath(sys.argv[0]))
 
 
-def find_program(name):
+def find_program(name: str) -> str:
     env = os.environ.get("SAMPLER_BIN_DIR")
     if env:
         path = os.path.join(env, name)
@@ -31,16 +34,18 @@ def find_program(name):
         path = os.path.join(d, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return os.path.normpath(path)
-    path = shutil.which(name)
-    if path:
-        return path
+    found = shutil.which(name)
+    if found:
+        return found
     raise SamplerError(
         "%s not found in ../build, next to this script or in PATH"
         " (run make, or set SAMPLER_BIN_DIR)" % name
     )
 
 
-def start(name, args, stdin=None, stdout=subprocess.PIPE):
+def start(
+    name: str, args: Iterable[str], stdin: Any = None, stdout: Any = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
     """Start a program; its stderr is captured for the error message."""
     argv = [find_program(name)] + list(args)
     try:
@@ -49,7 +54,7 @@ def start(name, args, stdin=None, stdout=subprocess.PIPE):
         raise SamplerError("cannot run %s: %s" % (argv[0], e.strerror))
 
 
-def check_finished(proc, name, ok=(0,)):
+def check_finished(proc: subprocess.Popen[bytes], name: str, ok: Container[int] = (0,)) -> int:
     """Wait for proc; a failure becomes one SamplerError line."""
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     status = proc.wait()

@@ -1,8 +1,9 @@
-"""samplerlib.callpaths: trees of call paths, shares with intervals, flame graphs."""
+"""samplerlib.callpaths, callread, callrows, calldiff: trees of call paths, shares
+with intervals, comparisons, flame graphs."""
 
 import pytest
 
-from samplerlib import callpaths, flame, stats
+from samplerlib import calldiff, callpaths, callread, callrows, flame, stats
 
 # 10 samples: main;a;leaf x4, main;a x2, main;b;leaf x3, main;rec;rec;rec x1
 STACKS = [
@@ -83,7 +84,7 @@ def test_interned_stacks_are_the_split_texts():
         base = texts[-1].split(";") if texts and rng.random() < 0.7 else []
         keep = base[: rng.randrange(0, len(base) + 1)]
         texts.append(";".join(keep + [rng.choice(names) for _ in range(depth)]))
-    frames = callpaths._Frames()
+    frames = callread._Frames()
     for text in texts:
         node, path = frames.intern(text), []
         while node:
@@ -96,7 +97,7 @@ def test_deep_tree_walks_without_recursion():
     deep = [(("main",) + ("rec",) * 5000 + ("leaf",), {"samples": 1, "cpu": 1.0, "cpu_sq": 1.0})]
     root = callpaths.tree_of(deep)
     assert sum(1 for _ in callpaths.walk(root, 0.0)) == 5002
-    assert len(callpaths.rows_of(root, [], 1.96, 0.0)) == 5002
+    assert len(callrows.rows_of(root, [], 1.96, 0.0)) == 5002
     assert node(callpaths.callers(root, "leaf"), "leaf").incl["samples"] == 1
-    assert len(callpaths.compare(root, root, ["cpu"], 1.96, 5.0, 0.0)) == 5002
+    assert len(calldiff.compare(root, root, ["cpu"], 1.96, 5.0, 0.0)) == 5002
     assert len(flame.flame_frames(root, "samples", 1000.0, min_px=0.0)) == 5002

@@ -169,3 +169,43 @@ def test_help_for_every_script():
         assert proc.returncode == 0 and proc.stdout.startswith("usage: " + prog)
     report_help = run("sampler-report", "--help").stdout
     assert "Wilson" in report_help and "ratio estimator" in report_help
+
+
+def test_missing_numpy(tmp_path, monkeypatch):
+    """A Python that cannot import numpy (here a numpy.py on PYTHONPATH that
+    raises ImportError): a command that reads rows ends with one line that
+    names numpy, make deps and the Debian package, and exit status 2; what
+    needs no numpy still works (--version, sampler-import, a report the
+    cache answers)."""
+    prof = tmp_path / "p.csv"
+    prof.write_text(
+        "# sampler csv v2\n# process pid=100 ppid=1 comm=app argv=app\n"
+        "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,dso,symbol\n"
+        "1000,100,100,sample,0x10,500,1000,/bin/app,f1\n"
+        "2000,100,100,sample,0x10,700,1000,/bin/app,f2\n"
+    )
+    cached = run("sampler-report", "--csv", prof).stdout  # fills the cache
+    assert cached.splitlines()[1].startswith("f2,/bin/app,1,50,")
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "numpy.py").write_text('raise ImportError("hidden by the test")\n')
+    monkeypatch.setenv("PYTHONPATH", str(shim))
+    commands = [
+        ("sampler-report", "--no-cache", prof),
+        ("sampler-compare", "--no-cache", prof, prof),
+        ("sampler-plot", "-o", tmp_path / "t.svg", prof),
+        ("sampler-plot", "--kind", "flame", "-o", tmp_path / "f.svg", prof),
+    ]
+    for prog, *args in commands:
+        proc = run(prog, *args, ok=False)
+        assert proc.returncode == 2, (prog, proc.returncode, proc.stderr)
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert lines[0].startswith(
+            "%s: error: numpy is not available to %s: hidden by the test (make deps, "
+            "or apt-get install python3-numpy" % (prog, sys.executable)
+        ), lines[0]
+    assert not (tmp_path / "t.svg").exists() and not (tmp_path / "f.svg").exists()
+    for prog in ("sampler-report", "sampler-compare", "sampler-plot", "sampler-import"):
+        assert run(prog, "--version").stdout.startswith(prog + " 0.")
+    assert run("sampler-report", "--csv", prof).stdout == cached

@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from conftest import FIXTURES, SCRIPTS, need, run
-from samplerlib import agg, blockagg, csvprof, fileio, textview
+from samplerlib import blockagg, csvprof, fileio, runagg, textview
 
 BOMB = os.path.join(FIXTURES, "zeros-4g.csv.bz2")  # "# sampler csv v2\n" + 4 GiB of zeros
 
@@ -159,19 +159,19 @@ def reference(rows):
 
 def aggregated(path):
     run_ = blockagg.aggregate(csvprof.Profile(str(path)), "test")
-    e, p = agg.BASE, agg.BASE + agg.PER_ENERGY
+    e, p = runagg.BASE, runagg.BASE + runagg.PER_ENERGY
     out = {}
     for key, v in run_.keys.items():
         out[key] = {
-            "n": v[agg.N],
-            "cpu": v[agg.CPU],
-            "wall": v[agg.WALL],
-            "e": v[e + agg.E],
-            "se": v[e + agg.SE],
-            "sw": v[e + agg.SW],
-            "p": v[p + agg.E],
-            "ps": v[p + agg.SE],
-            "psw": v[p + agg.SW],
+            "n": v[runagg.N],
+            "cpu": v[runagg.CPU],
+            "wall": v[runagg.WALL],
+            "e": v[e + runagg.E],
+            "se": v[e + runagg.SE],
+            "sw": v[e + runagg.SW],
+            "p": v[p + runagg.E],
+            "ps": v[p + runagg.SE],
+            "psw": v[p + runagg.SW],
             "v": v[run_.off_reading(0)],
             "vn": v[run_.off_reading(0) + 1],
             "c": v[run_.off_counter(0)],

@@ -63,6 +63,21 @@ def test_timeline_svg_has_titles_units_legends(timeline_profile, tmp_path):
         assert want in texts, (want, texts)
 
 
+def test_profiles_without_ranks_on_one_time_axis(timeline_profile, tmp_path):
+    """Several profiles that are no job's ranks: each line is named by its
+    file and host (it was an internal error: the name was looked up on an
+    attribute the profile does not have)."""
+    other = tmp_path / "u.prof"
+    other.write_bytes(timeline_profile.read_bytes())
+    out = tmp_path / "r.svg"
+    proc = run("sampler-plot", timeline_profile, other, "-o", out)
+    assert proc.stderr == ""
+    texts = svg_texts(out.read_bytes())
+    assert "Ranks on one time axis" in texts
+    for p in (timeline_profile, other):
+        assert any(t.startswith("%s (" % p) for t in texts), (str(p), texts)
+
+
 def test_distribution_bars_and_violin(app, tmp_path):
     need("sampler-profile", "sampler-export")
     runs = [
