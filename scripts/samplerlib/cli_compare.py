@@ -90,6 +90,7 @@ def parse_args(argv):
         help="one row per unresolved address (default: one per library, [libfoo.so])",
     )
     cli.add_demangle_option(p)
+    cli.add_energy_options(p)
     p.add_argument(
         "--tree", action="store_true", help="per call path, inclusive (profiles recorded with -g)"
     )

@@ -16,7 +16,9 @@ from typing import Any, Sequence
 from . import colprof
 
 
-def meters(path: str, extra_args: Sequence[str] = ()) -> tuple[dict[int, Any], list[dict[str, str]]]:
+def meters(
+    path: str, extra_args: Sequence[str] = ()
+) -> tuple[dict[int, Any], list[dict[str, str]]]:
     """(channels by index, the `# meter` lines' fields) of a profile."""
     profile = colprof.open_profile(path, symbols=False, extra_args=extra_args)
     try:

@@ -112,7 +112,7 @@ def test_lynsyn_pcs_resolve_in_binary(app, app_nopie, tmp_path, pie):
     out = tmp_path / "board.prof"
     args = ["--binary", info[0]] + (["--load-base", hex(BASE)] if pie else [])
     run("sampler-import", src, "-o", out, *args)
-    rows = rows_by_name(report_json(out))
+    rows = rows_by_name(report_json("--energy-rule", "end", out))
     assert {f: rows[f]["samples"] for f in ("f20", "f30", "f50") if f in rows} == {
         "f20": 200,
         "f30": 300,

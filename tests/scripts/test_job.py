@@ -35,7 +35,7 @@ def by_group(doc):
 
 
 def test_by_rank_function_each_rank_flat_profile(job7):
-    rows = by_group(report_json("--by", "rank,function", *job7))
+    rows = by_group(report_json("--energy-rule", "end", "--by", "rank,function", *job7))
     assert set(rows) == {("rank 0", "f20"), ("rank 0", "f50"), ("rank 1", "f30")}
     f20, f30 = rows[("rank 0", "f20")], rows[("rank 1", "f30")]
     assert f20["samples"] == 100 and f20["share"] == pytest.approx(50.0)
@@ -44,22 +44,22 @@ def test_by_rank_function_each_rank_flat_profile(job7):
     # node energy once (0.4 J, the larger reading), split by CPU time 0.2:0.3
     assert f20["package-0_J"] == pytest.approx(0.4 * 0.2 / 0.5 / 2, rel=1e-6)
     assert f30["package-0_J"] == pytest.approx(0.4 * 0.3 / 0.5, rel=1e-6)
-    assert by_group(report_json("--by", "function,rank", *job7)) == rows
+    assert by_group(report_json("--energy-rule", "end", "--by", "function,rank", *job7)) == rows
     text = run("sampler-report", "--by", "rank,function", *job7).stdout
     assert "shares are of the rank" in text and "load imbalance" in text
 
 
 def test_by_host_thread_and_profile_dso(job7):
-    rows = by_group(report_json("--by", "host,thread", *job7))
+    rows = by_group(report_json("--energy-rule", "end", "--by", "host,thread", *job7))
     assert len(rows) == 2 and all(g == "node1" for g, _ in rows)
     assert sum(r["samples"] for r in rows.values()) == 500
     assert sum(r["cpu_share"] for r in rows.values()) == pytest.approx(100.0)
-    rows = by_group(report_json("--by", "profile,dso", *job7))
+    rows = by_group(report_json("--energy-rule", "end", "--by", "profile,dso", *job7))
     assert sorted(g for g, _ in rows) == sorted(str(p) for p in job7)
 
 
 def test_by_function_over_a_job_adds_up(job7):
-    doc = report_json(*job7)
+    doc = report_json("--energy-rule", "end", *job7)
     rows = rows_by_name(doc)
     assert doc["runs"] == 1 and doc["job"]
     assert rows["f30"]["samples"] == 300 and rows["f30"]["share"] == pytest.approx(60.0)
@@ -75,7 +75,7 @@ def test_bad_by_combinations_refused(job7, by):
 
 
 def compare_rows(*args):
-    doc = json.loads(run("sampler-compare", "--json", *args).stdout)
+    doc = json.loads(run("sampler-compare", "--energy-rule", "end", "--json", *args).stdout)
     return {r["name"]: r for r in doc["rows"]}
 
 
