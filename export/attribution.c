@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "export.h"
 
 #define NO_ROW SIZE_MAX
 /* Rounds of the per-PC power fit (a fixed-point iteration from equal
@@ -106,6 +107,11 @@ static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_
 	return NO_ROW;
 }
 
+/* The estimate holds about 100 bytes per sample and thread-sample; past
+ * this many it is not built and the end rule serves (memory stays bounded,
+ * about 20 MB, however long the recording). */
+#define ESTIMATE_MAX_ITEMS 200000
+
 static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk)
 {
 	uint64_t t0 = e->info->host.start_ns;
@@ -159,6 +165,10 @@ static int collect(struct est *e, const char *input, struct error *err)
 		}
 		if (rec.type != PROFILE_REC_SAMPLE)
 			continue;
+		if (e->nsamples + e->nrows + rec.sample.nthreads > ESTIMATE_MAX_ITEMS) {
+			profile_reader_close(r);
+			return 1;
+		}
 		if (add_sample(e, &rec.sample, prev, brk) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the energy estimate of %zu samples",
@@ -585,8 +595,17 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	for (uint32_t i = 0; i < nopts; i++)
 		if (apply_option(info, &opts[i], est->meter, err) < 0)
 			return -1;
-	if (collect(&e, input, err) < 0)
-		goto out;
+	ret = collect(&e, input, err);
+	if (ret != 0) {		/* -1: err set; 1: too long a profile */
+		if (ret > 0)
+			warn_print(EXPORT_PROG, "%s: energy divided by the end rule: the trapezoid "
+				   "estimate keeps at most %d samples and thread-samples in memory "
+				   "(--energy-rule end says this is wanted)", input, ESTIMATE_MAX_ITEMS);
+		est_free(&e);
+		energy_estimate_free(est);
+		return ret;
+	}
+	ret = -1;
 	if (number_keys(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->row0 = malloc((e.nsamples + 1) * sizeof(size_t)))) {

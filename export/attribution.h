@@ -82,8 +82,11 @@ struct energy_estimate {
 };
 
 /* Read input (once more) and divide its energy by the trapezoid rule.
- * -1: err set (bad option, out of memory); a damaged profile only ends the
- * pass early, the caller's own pass reports it. */
+ * -1: err set (bad option, out of memory); 1: the profile holds more
+ * samples and thread-samples than the estimate keeps in memory (200,000,
+ * about 20 MB): nothing built, the caller uses the end rule and says so;
+ * a damaged profile only ends the pass early, the caller's own pass
+ * reports it. */
 int energy_estimate_build(struct energy_estimate *est, const char *input,
 			  const struct profile_info *info, const struct meter_option *opts,
 			  uint32_t nopts, struct error *err);

@@ -517,16 +517,16 @@ static int build_estimate(struct perf_writer *w, const struct export_options *op
 			  struct error *err)
 {
 	bool energy = false;
+	int built;
 
 	for (uint32_t e = 0; e < w->nevents; e++)
 		energy = energy || w->ev[e].kind == EVENT_ENERGY;
 	if (!energy || opt->energy_rule != ENERGY_RULE_TRAPEZOID || !opt->input)
 		return 0;
-	if (energy_estimate_build(&w->estimate, opt->input, w->info, opt->meters, opt->nmeters,
-				  err) < 0)
-		return -1;
-	w->estimated = true;
-	return 0;
+	built = energy_estimate_build(&w->estimate, opt->input, w->info, opt->meters, opt->nmeters,
+				      err);
+	w->estimated = built == 0;
+	return built < 0 ? -1 : 0;
 }
 
 static void perf_free(struct perf_writer *w)

@@ -209,12 +209,14 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	if (r->symbols)
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
-		if (energy_estimate_build(&r->estimate, opt->input, info, opt->meters,
-					  opt->nmeters, err) < 0) {
+		int built = energy_estimate_build(&r->estimate, opt->input, info, opt->meters,
+						  opt->nmeters, err);
+
+		if (built < 0) {
 			rows_free(r);
 			return -1;
 		}
-		r->estimated = true;
+		r->estimated = built == 0;
 	}
 	return 0;
 }
