@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/outfile.h"
 #include "export.h"
 #include "rows.h"
@@ -46,6 +47,12 @@ struct pair_table {
 	bool by_text;			/* a, b point to strings compared by text */
 };
 
+/* A symbol id's names, kept for the tail. */
+struct symbol_name {
+	const char *dso;
+	const char *symbol;
+};
+
 struct columns_writer {
 	FILE *f;
 	const char *path;
@@ -59,15 +66,15 @@ struct columns_writer {
 	struct pair_table by_text;
 	struct pair_table keys;
 	uint32_t nsymbols;
-	const char **names;		/* [2 * id]: dso, symbol */
-	uint32_t names_cap;
+	struct symbol_name *names;	/* [id] */
+	size_t names_cap;
 	/* profiles with stacks: (pid << 32 | chain, pc) -> stack id, valid
 	 * while the maps stay as they are; the stacks' texts by text */
 	struct pair_table by_chain;
 	struct pair_table stack_ids;
 	uint32_t nstacks;
 	char **stacks;			/* [id]: the text */
-	uint32_t stacks_cap;
+	size_t stacks_cap;
 	struct stack_text stack;
 };
 
@@ -155,18 +162,10 @@ static int pair_add(struct pair_table *t, uint64_t a, uint64_t b, uint32_t id)
 static int new_symbol(struct columns_writer *c, const char *dso, const char *symbol,
 		      uint32_t *id)
 {
-	if (c->nsymbols == c->names_cap) {
-		uint32_t cap = c->names_cap ? 2 * c->names_cap : 256;
-		const char **p = realloc(c->names, 2 * (size_t)cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		c->names = p;
-		c->names_cap = cap;
-	}
+	if (GROW_ARRAY(c->names, c->names_cap, (size_t)c->nsymbols + 1) < 0)
+		return -1;
 	*id = c->nsymbols++;
-	c->names[2 * *id] = dso;
-	c->names[2 * *id + 1] = symbol;
+	c->names[*id] = (struct symbol_name){ .dso = dso, .symbol = symbol };
 	return pair_add(&c->by_text, (uintptr_t)dso, (uintptr_t)symbol, *id);
 }
 
@@ -221,15 +220,8 @@ static int new_stack(struct columns_writer *c, const char *text, uint32_t *id)
 {
 	char *copy;
 
-	if (c->nstacks == c->stacks_cap) {
-		uint32_t cap = c->stacks_cap ? 2 * c->stacks_cap : 256;
-		char **p = realloc(c->stacks, (size_t)cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		c->stacks = p;
-		c->stacks_cap = cap;
-	}
+	if (GROW_ARRAY(c->stacks, c->stacks_cap, (size_t)c->nstacks + 1) < 0)
+		return -1;
 	copy = strdup(text);
 	if (!copy)
 		return -1;
@@ -449,8 +441,8 @@ static int columns_finish(void *state, const struct export_result *result, struc
 	flush_frame(c);
 	for (uint32_t id = 0; id < c->nsymbols; id++) {
 		fprintf(c->f, "# symbol id=%" PRIu32, id);
-		textform_str(c->f, "dso", c->names[2 * id]);
-		textform_str(c->f, "symbol", c->names[2 * id + 1]);
+		textform_str(c->f, "dso", c->names[id].dso);
+		textform_str(c->f, "symbol", c->names[id].symbol);
 		putc('\n', c->f);
 	}
 	for (uint32_t id = 0; id < c->nstacks; id++) {

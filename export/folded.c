@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "../common/grow.h"
 #include "../common/idmap.h"
 #include "rows.h"
 #include "stackfmt.h"
@@ -59,7 +60,8 @@ struct folded_writer {
 	uint64_t frames[PROFILE_MAX_FRAMES];
 	struct stack_text text;
 	struct folded_node *nodes;	/* [0]: the root */
-	uint32_t nnodes, nodes_cap;
+	uint32_t nnodes;
+	size_t nodes_cap;
 	uint32_t *node_slots;		/* open addressing on (parent, name): id + 1 */
 	uint32_t node_bits;
 	char *pool;			/* interned frame names, NUL-terminated, from offset 1 */
@@ -150,15 +152,9 @@ static uint32_t intern_name(struct folded_writer *w, const char *s, size_t len)
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')
 			return w->name_slots[i];
 	}
-	if (w->pool_len + len + 1 > w->pool_cap) {
-		size_t cap = (w->pool_len + len + 1) * 2;
-		char *p;
-
-		if (cap > UINT32_MAX || !(p = realloc(w->pool, cap)))
-			return 0;
-		w->pool = p;
-		w->pool_cap = cap;
-	}
+	if (w->pool_len + len + 1 > UINT32_MAX ||	/* offsets are 32-bit */
+	    GROW_ARRAY(w->pool, w->pool_cap, w->pool_len + len + 1) < 0)
+		return 0;
 	memcpy(w->pool + w->pool_len, s, len);
 	w->pool[w->pool_len + len] = '\0';
 	w->name_slots[i] = (uint32_t)w->pool_len;
@@ -181,15 +177,9 @@ static uint32_t child_node(struct folded_writer *w, uint32_t parent, uint32_t na
 		if (n->parent == parent && n->name == name)
 			return w->node_slots[i] - 1;
 	}
-	if (w->nnodes == w->nodes_cap) {
-		uint32_t cap = w->nodes_cap * 2;
-		struct folded_node *p;
-
-		if (cap <= w->nodes_cap || !(p = realloc(w->nodes, (size_t)cap * sizeof(*p))))
-			return 0;
-		w->nodes = p;
-		w->nodes_cap = cap;
-	}
+	if (w->nnodes == UINT32_MAX - 1 ||		/* slots hold id + 1 */
+	    GROW_ARRAY(w->nodes, w->nodes_cap, (size_t)w->nnodes + 1) < 0)
+		return 0;
 	w->nodes[w->nnodes] = (struct folded_node){ .parent = parent, .name = name };
 	w->node_slots[i] = ++w->nnodes;
 	return w->nnodes - 1;
@@ -483,15 +473,8 @@ static int line_put(struct stack_text *line, size_t len, const char *name)
 {
 	size_t n = strlen(name);
 
-	if (len + n + 2 > line->cap) {
-		size_t cap = (len + n + 2) * 2;
-		char *buf = realloc(line->buf, cap);
-
-		if (!buf)
-			return -1;
-		line->buf = buf;
-		line->cap = cap;
-	}
+	if (GROW_ARRAY(line->buf, line->cap, len + n + 2) < 0)
+		return -1;
 	if (len)
 		line->buf[len++] = ';';
 	memcpy(line->buf + len, name, n + 1);

@@ -18,9 +18,10 @@ records() {
 # check_snapshots TEXT: every sample holds exactly the threads alive at that
 # point of the profile (announced by a thread record, not yet exited), each
 # once, and nthreads matches its ts lines.  Prints each problem found.  A
-# sample leaves out a thread that did not stop within a second (engine.c,
-# STOP_WAIT: on a loaded machine a runnable thread can wait that long for a
-# CPU); such a sample comes at least a second after the one before it.
+# sample leaves out a thread that did not stop within a second
+# (STOP_WAIT_SLICES in sampler/snapshot.c: on a loaded machine a runnable
+# thread can wait that long for a CPU); such a sample comes at least a second
+# after the one before it.
 check_snapshots() {
 	awk '
 	function val(key,   i, kv) {

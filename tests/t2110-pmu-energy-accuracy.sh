@@ -18,11 +18,8 @@
 # its error is a bias, each function losing energy to the one after it.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
+. "$ROOT/tests/pmu/energy-lib.sh"
 test_have_prereq NUMPY || { skip_all="missing $test_missing_"; test_done; }
-METER="$PY $FAKES/fake-phase-meter.py"
-CHECK="$PY $ROOT/tests/pmu/energy-check.py"
-export SAMPLER_BIN_DIR=$BUILD
-RUNS=${SAMPLER_ENERGY_RUNS:-10}
 
 # The rule on a profile made by hand: one thread at PC 0xa for 10 samples
 # 1 ms apart (13 uJ per interval), then at 0xb (28 uJ), the change half-way
@@ -62,58 +59,17 @@ test_expect_success 'a change of code mid-interval: each side gets its own energ
 	expect_grep "^meter  *0.000  *assumed  *0.000  *given/0  *20  *0.0 " acc
 '
 
-# The meter runs real-time when it may (a meter does not wait for the
-# CPU: on a loaded machine a plain fake updated every 35 ms, not every 1)
-RT=
-chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
 $METER state state
 $RT $METER rapl rapl state >>fakes.out 2>&1 &
 FAKE_PIDS="$FAKE_PIDS $!"
+export SAMPLER_SYSFS_ROOT=$TRASH/rapl
 for i in $(seq 100); do
 	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
 	sleep 0.05
 done
 
-# record NAME HZ MS [SAMPLER OPTIONS]: RUNS runs of phases MS at HZ, with
-# 20 ms of rest (5 W) before and after, as NAME.1 ... NAME.RUNS (.prof and
-# .truth).
-record() {
-	name=$1 hz=$2 ms=$3
-	shift 3
-	for i in $(seq $RUNS); do
-		SAMPLER_SYSFS_ROOT=$TRASH/rapl PHASES_STATE=$TRASH/state \
-			$SAMPLER "$@" -f $hz -p rapl -o $name.$i.prof -- \
-			"$EXAMPLES/phases" 1.2 $ms 20 >$name.$i.truth 2>>$name.err || return 1
-	done
-}
-
-runs() {
-	for i in $(seq $RUNS); do
-		printf "%s " $1.$i
-	done
-}
-
-# passes FILE MEAN WORST: whether the summary line of FILE meets the bar
-passes() {
-	awk -v m=$2 -v w=$3 '/^summary/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		exit !(v["mean_abs_err"] <= m && v["worst"] <= w && v["coverage"] >= 90) }' "$1"
-}
-
-# mean_error FILE FUNCTION: its mean signed error (%) over the runs
-mean_error() {
-	awk -v f="$2" '$2 == f { sub(/error=/, "", $7); s += $7; n++ } END { printf "%.2f\n", s / n }' "$1"
-}
-
-# bar FILE MEAN WORST: assert the bar, naming each figure
-bar() {
-	cat "$1" &&
-	expect_le $2 "$(field "$1" summary mean_abs_err)" "mean absolute error (%)" &&
-	expect_le $3 "$(field "$1" summary worst)" "worst error (%)" &&
-	expect_ge 90 "$(field "$1" summary coverage)" "coverage of the 95% intervals (%)"
-}
-
 test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 6% (worst 25%), coverage >= 90%' '
-	record r1k 1000 5 &&
+	record r1k 1000 5 20 rapl &&
 	$CHECK --rule trapezoid $(runs r1k) >new &&
 	bar new 6 25
 '
@@ -130,7 +86,7 @@ test_expect_success 'the end rule fails the same check on the same profiles (its
 # mean 1.27%; the issue's point is "no worse than 1 kHz", so that is held
 # with a point of margin, beside an absolute mean of 2%)
 test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than 1 kHz, error <= 2% (worst 10%)' '
-	record r10k 10000 5 &&
+	record r10k 10000 5 20 rapl &&
 	$CHECK --rule trapezoid $(runs r10k) >fast &&
 	bar fast 2 10 &&
 	expect_le "$(awk -v m="$(field new summary mean_abs_err)" "BEGIN { print m + 1 }")" \
@@ -138,7 +94,7 @@ test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than
 '
 
 test_expect_success 'call paths (-g, --tree): the 1 kHz bar for the paths main;alpha ...' '
-	record rg 1000 5 -g &&
+	record rg 1000 5 20 rapl -g &&
 	$CHECK --tree --rule trapezoid $(runs rg) >tree &&
 	bar tree 6 25
 '

@@ -4,7 +4,7 @@ import math
 import os
 import re
 import sys
-from typing import Sequence
+from typing import Dict, Sequence
 
 from . import VERSION, cli, elfmap, fileio, meter, textview
 from .textview import format_line, format_number
@@ -121,7 +121,8 @@ def lynsyn_layout(tab):
         raise cli.SamplerError(
             "%s: no time column in the header %r (name it time)" % (tab.path, ";".join(tab.header))
         )
-    sensors, pcs = {}, []
+    sensors: Dict[int, Dict[str, int]] = {}
+    pcs = []
     for i, h in enumerate(names):
         m = SENSOR_RE.match(h)
         if m:
@@ -477,8 +478,8 @@ class Merger:
             self.missing += 1
         else:
             self.total += e
-        values = f.get("values", "")
-        values = values.split(",") if values else []
+        text = f.get("values", "")
+        values = text.split(",") if text else []
         if self.replace:
             values[self.sample_index] = format_number(e)
         else:
@@ -487,8 +488,8 @@ class Merger:
 
     def stats(self, line):
         _, f = textview.parse_line(line)
-        totals = f.get("totals", "")
-        totals = totals.split(",") if totals else []
+        text = f.get("totals", "")
+        totals = text.split(",") if text else []
         while len(totals) < len(self.channels) - (0 if self.replace else 1):
             totals.append("0")
         if self.replace:

@@ -1,0 +1,54 @@
+# energy-lib.sh - energy per function against a fake meter's truth (t2110,
+# t2120; docs/ACCURACY.md), sourced after pmu-lib.sh.  examples/phases runs
+# alpha (13 W), beta (28 W) and gamma (8 W) in turn, tells a fake meter
+# (tests/fakes/fake-phase-meter.py) which phase it is in through $TRASH/state,
+# and prints each function's true energy; energy-check.py compares the
+# profiles' energy per function with it.
+METER="$PY $FAKES/fake-phase-meter.py"
+CHECK="$PY $ROOT/tests/pmu/energy-check.py"
+export SAMPLER_BIN_DIR=$BUILD
+RUNS=${SAMPLER_ENERGY_RUNS:-10}
+
+# The meter runs real-time when it may (a meter does not wait for the
+# CPU: on a loaded machine a plain fake updated every 35 ms, not every 1)
+RT=
+chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
+
+# record NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of 1.2 s of
+# phases MS long at HZ, with REST ms of rest (5 W) before and after, read
+# through PLUGIN, as NAME.1 ... NAME.RUNS (.prof and .truth).
+record() {
+	name=$1 hz=$2 ms=$3 rest=$4 plugin=$5
+	shift 5
+	for i in $(seq $RUNS); do
+		PHASES_STATE=$TRASH/state $SAMPLER "$@" -f $hz -p $plugin -o $name.$i.prof -- \
+			"$EXAMPLES/phases" 1.2 $ms $rest >$name.$i.truth 2>>$name.err || return 1
+	done
+}
+
+# runs NAME: the runs' names, for energy-check.py
+runs() {
+	for i in $(seq $RUNS); do
+		printf "%s " $1.$i
+	done
+}
+
+# passes FILE MEAN WORST: whether energy-check.py's summary line in FILE
+# meets the bar (mean and worst absolute error in %, coverage >= 90%)
+passes() {
+	awk -v m=$2 -v w=$3 '/^summary/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		exit !(v["mean_abs_err"] <= m && v["worst"] <= w && v["coverage"] >= 90) }' "$1"
+}
+
+# bar FILE MEAN WORST: assert the bar, naming each figure
+bar() {
+	cat "$1" &&
+	expect_le $2 "$(field "$1" summary mean_abs_err)" "mean absolute error (%)" &&
+	expect_le $3 "$(field "$1" summary worst)" "worst error (%)" &&
+	expect_ge 90 "$(field "$1" summary coverage)" "coverage of the 95% intervals (%)"
+}
+
+# mean_error FILE FUNCTION: its mean signed error (%) over the runs
+mean_error() {
+	awk -v f="$2" '$2 == f { sub(/error=/, "", $7); s += $7; n++ } END { printf "%.2f\n", s / n }' "$1"
+}
