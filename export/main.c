@@ -54,7 +54,7 @@ static void usage(FILE *f)
 	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
 	      "                 what perf script report stackcollapse/flamegraph need\n"
 	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
-	      "  --energy-rule R  csv, columns, folded, speedscope: trapezoid (default)\n"
+	      "  --energy-rule R  how an interval's energy is divided: trapezoid (default)\n"
 	      "                 or end (the old rule: all to the interval's end; biased)\n"
 	      "  --meter-delay [CHANNEL=]MS  the meter's delay (default 0)\n"
 	      "  --meter-update [CHANNEL=]MS  its update interval (default: measured)\n"
