@@ -94,6 +94,9 @@ struct est {
 	size_t nspans, spans_cap;
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
+	/* per half (2 * nsamples), one round's: its modelled power, and the
+	 * energy and seconds the spans give it (handed to its threads once) */
+	double *half_watts, *half_energy, *half_seconds;
 	double hold;			/* the sampler's mean hold per sample, s */
 };
 
@@ -220,7 +223,11 @@ static int number_keys(struct est *e)
 	e->power = calloc(n + 1, sizeof(double));
 	e->num = calloc(n + 1, sizeof(double));
 	e->den = calloc(n + 1, sizeof(double));
-	return e->power && e->num && e->den ? 0 : -1;
+	e->half_watts = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
+	return e->power && e->num && e->den && e->half_watts && e->half_energy &&
+	       e->half_seconds ? 0 : -1;
 }
 
 /* Half h of the sample intervals: 2i is the first half of sample i's
@@ -317,15 +324,29 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp)
 	return b > a ? b - a : 0;
 }
 
+/* Every half's modelled power under the current powers: a span meets
+ * several halves and a half several spans, so each is summed once. */
+static void model_halves(struct est *e, uint32_t k)
+{
+	for (size_t h = 0; h < 2 * e->nsamples; h++)
+		e->half_watts[h] = half_power(e, h, k);
+}
+
 /* One round: every span's energy to the halves it overlaps, by overlap
  * times modelled power; a span that overlaps none (before the first
- * sample, or of no length) to the half it ends in or the next. */
+ * sample, or of no length) to the half it ends in or the next.  What a
+ * half receives is summed over the spans, then handed to its threads in
+ * one pass (give_half is linear in both), so a round costs one pass over
+ * the spans and one over the rows, however many spans meet a half. */
 static void spread(struct est *e, uint32_t k, double *out)
 {
 	size_t nh = 2 * e->nsamples, h = 0;
 
 	memset(e->num, 0, e->nkeys * sizeof(double));
 	memset(e->den, 0, e->nkeys * sizeof(double));
+	memset(e->half_energy, 0, nh * sizeof(double));
+	memset(e->half_seconds, 0, nh * sizeof(double));
+	model_halves(e, k);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
 		double total = 0;
@@ -334,21 +355,26 @@ static void spread(struct est *e, uint32_t k, double *out)
 		while (h + 1 < nh && half_end(e, h) <= sp->a)
 			h++;
 		for (g = h; g < nh && half_start(e, g) < sp->b; g++)
-			total += overlap_of(e, g, sp) * half_power(e, g, k);
+			total += overlap_of(e, g, sp) * e->half_watts[g];
 		if (!(total > 0)) {
 			for (g = h; g + 1 < nh && half_end(e, g) < sp->b; g++)
 				;
-			give_half(e, g, k, sp->energy, 0, out);
+			if (g < nh)
+				e->half_energy[g] += sp->energy;
 			continue;
 		}
 		for (g = h; g < nh && half_start(e, g) < sp->b; g++) {
 			double ov = overlap_of(e, g, sp);
 
-			if (ov > 0)
-				give_half(e, g, k, sp->energy * ov * half_power(e, g, k) / total, ov,
-					  out);
+			if (ov > 0) {
+				e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
+				e->half_seconds[g] += ov;
+			}
 		}
 	}
+	for (size_t g = 0; g < nh; g++)
+		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
+			give_half(e, g, k, e->half_energy[g], e->half_seconds[g], out);
 }
 
 /* The meter's update interval: the mean time between updates when some
@@ -471,11 +497,12 @@ static void fit_powers(struct est *e, uint32_t k)
 
 /* How far the spans' energies are from what the fitted powers predict,
  * relative to the energies themselves. */
-static double residual(const struct est *e, uint32_t k)
+static double residual(struct est *e, uint32_t k)
 {
 	size_t nh = 2 * e->nsamples, h = 0;
 	double r = 0, sum = 0;
 
+	model_halves(e, k);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
 		double pred = 0;
@@ -483,7 +510,7 @@ static double residual(const struct est *e, uint32_t k)
 		while (h + 1 < nh && half_end(e, h) <= sp->a)
 			h++;
 		for (size_t g = h; g < nh && half_start(e, g) < sp->b; g++)
-			pred += overlap_of(e, g, sp) * half_power(e, g, k);
+			pred += overlap_of(e, g, sp) * e->half_watts[g];
 		r += (sp->energy - pred) * (sp->energy - pred);
 		sum += sp->energy * sp->energy;
 	}
@@ -506,26 +533,29 @@ static double try_delay(struct est *e, uint32_t k, enum channel_kind kind,
  * plug-in's answer is read one interval after its query), whose spans the
  * fitted powers predict within 20% as well as the best (a periodic program
  * fits again a period later: t2120 picked 49.9 ms for 13 once), then
- * 0.1 ms apart around it. */
+ * 0.1 ms apart around it.  Sampled slower than 100 Hz, the steps are a
+ * tenth of the interval, so that the fit stays about 50 tries (each a
+ * whole fit: a profile of 8 samples 256 ms apart took 148). */
 static int fit_delay(struct est *e, uint32_t k, enum channel_kind kind, struct meter_model *m)
 {
 	double top = 0.030 + 2 * mean_interval(e), best_r = INFINITY, pick = 0, r;
+	double step = fmax(0.001, mean_interval(e) / 10), fine = step / 10;
 	double res[128];
 	int n = 0;
 
-	for (double d = 0; d <= top + 1e-12 && n < 128; d += 0.001, n++) {
+	for (double d = 0; d <= top + 1e-12 && n < 128; d += step, n++) {
 		if ((res[n] = try_delay(e, k, kind, m, d)) < 0)
 			return -1;
 		best_r = fmin(best_r, res[n]);
 	}
 	for (int i = 0; i < n; i++)
 		if (res[i] <= best_r * 1.2) {
-			pick = i * 0.001;
+			pick = i * step;
 			break;
 		}
 	best_r = INFINITY;
-	for (double d = fmax(0, pick - 0.001), from = d, best = pick; ; d += 0.0001) {
-		if (d > from + 0.002 + 1e-12) {
+	for (double d = fmax(0, pick - step), from = d, best = pick; ; d += fine) {
+		if (d > from + 2 * step + 1e-12) {
 			m->delay_s = best;
 			return 0;
 		}
@@ -577,6 +607,9 @@ static void est_free(struct est *e)
 	free(e->power);
 	free(e->num);
 	free(e->den);
+	free(e->half_watts);
+	free(e->half_energy);
+	free(e->half_seconds);
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,

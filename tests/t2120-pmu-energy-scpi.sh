@@ -6,9 +6,13 @@
 # the scpi plug-in reads it at every sample.  10 runs of 1.2 s at 1 kHz.
 # The meter's delay is not given: the estimator fits it on the profile
 # (about 13 ms: the meter's 10, half its 2 ms period, and the plug-in's
-# query sent one sample early).  The bar: mean absolute error <= 8%,
-# worst <= 25% (the meter is coarser than RAPL: 6 runs measured 4.7% and
-# 12.1%, the end rule 54.6% and 147%), coverage >= 90%.
+# query sent one sample early).  The bar is set to hold on a loaded
+# machine: quiet, 10 runs measured 2.7% mean absolute error, 10.7% worst,
+# 100% coverage; with two busy loops competing (the sampler at 420-810 Hz,
+# the target held stopped 38-64% of the time) 13.9%, 67% and 83%: one run
+# in ten fitted the delay at 5.2 ms (docs/ACCURACY.md).  So: mean <= 20%,
+# worst <= 100%, coverage >= 75%; the end rule (54.6-72.6% mean, 147-214%
+# worst) fails it.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -22,20 +26,18 @@ for i in $(seq 100); do
 done
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
-# (2.7% mean on a quiet machine, 8.09% once at load 6 while the machine
-# was shared; the end rule gives 60-70%, so 12% still tells them apart)
-test_expect_success 'trapezoid rule, delay fitted: error <= 12% (worst 40%), coverage >= 90%' '
+test_expect_success 'trapezoid rule, delay fitted: error <= 20% (worst 100%), coverage >= 75%' '
 	record s1k 1000 10 50 $SCPI &&
 	$CHECK --channel scpi --rule trapezoid $(runs s1k) >new &&
 	$PY "$ROOT/scripts/sampler-report" --accuracy s1k.1.prof >acc &&
 	cat acc &&
-	bar new 12 40
+	bar new 20 100 75
 '
 
 test_expect_success 'the end rule fails the same check on the same profiles' '
 	$CHECK --channel scpi --rule end $(runs s1k) >old &&
 	cat old &&
-	! passes old 12 40
+	! passes old 20 100 75
 '
 
 test_done
