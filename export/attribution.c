@@ -223,11 +223,16 @@ static int number_keys(struct est *e)
 	e->power = calloc(n + 1, sizeof(double));
 	e->num = calloc(n + 1, sizeof(double));
 	e->den = calloc(n + 1, sizeof(double));
+	return e->power && e->num && e->den ? 0 : -1;
+}
+
+/* The per-half sums of a round (spread, residual). */
+static int alloc_halves(struct est *e)
+{
 	e->half_watts = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
-	return e->power && e->num && e->den && e->half_watts && e->half_energy &&
-	       e->half_seconds ? 0 : -1;
+	return e->half_watts && e->half_energy && e->half_seconds ? 0 : -1;
 }
 
 /* Half h of the sample intervals: 2i is the first half of sample i's
@@ -639,7 +644,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		return ret;
 	}
 	ret = -1;
-	if (number_keys(&e) < 0 ||
+	if (number_keys(&e) < 0 || alloc_halves(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->row0 = malloc((e.nsamples + 1) * sizeof(size_t)))) {
 		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
