@@ -94,6 +94,10 @@ struct est {
 	size_t nspans, spans_cap;
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
+	/* the last round: the energy given to each thread's slots of a
+	 * sample's interval, [own row], the first half's (at the thread's
+	 * previous PC) and the second's (at its PC now) */
+	double *first, *second;
 	double hold;			/* the sampler's mean hold per sample, s */
 };
 
@@ -305,8 +309,10 @@ static void give_half(struct est *e, size_t h, uint32_t k, double energy, double
 
 		e->num[e->rows[row].key] += part;
 		e->den[e->rows[row].key] += overlap * wj;
-		if (out)
+		if (out) {
 			out[row * e->nsc + k] += part;
+			(h & 1 ? e->second : e->first)[s->row0 + j] += part;
+		}
 	}
 }
 
@@ -348,6 +354,26 @@ static void spread(struct est *e, uint32_t k, double *out)
 				give_half(e, g, k, sp->energy * ov * half_power(e, g, k) / total, ov,
 					  out);
 		}
+	}
+}
+
+/* The split of each interval between a thread's two PCs, when they
+ * differ: the thread changed code at an unknown point uT of the interval's
+ * active time T (u uniform); with powers P_a before and P_b after, the
+ * rule gives the first side E P_a / (P_a + P_b) of E = P_a uT + P_b (1-u)T,
+ * an error of T P_a P_b (1 - 2u) / (P_a + P_b), whose variance is
+ * (4/3) (e_a e_b / (e_a + e_b))^2 in the sides' energies e_a and e_b
+ * (docs/ACCURACY.md). */
+static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
+{
+	for (size_t r = 0; r < e->nrows; r++) {
+		size_t p = e->rows[r].prev;
+		double a = e->first[r], b = e->second[r], x;
+
+		if (p == NO_ROW || e->rows[p].pc == e->rows[r].pc || !(a + b > 0))
+			continue;
+		x = a * b / (a + b);
+		xfer_var[r * e->nsc + k] = 4.0 / 3.0 * x * x;
 	}
 }
 
@@ -577,6 +603,8 @@ static void est_free(struct est *e)
 	free(e->power);
 	free(e->num);
 	free(e->den);
+	free(e->first);
+	free(e->second);
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,
@@ -608,6 +636,12 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	ret = -1;
 	if (number_keys(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->next = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->pc = malloc((e.nrows + 1) * sizeof(uint64_t))) ||
+	    !(e.first = malloc((e.nrows + 1) * sizeof(double))) ||
+	    !(e.second = malloc((e.nrows + 1) * sizeof(double))) ||
 	    !(est->row0 = malloc((e.nsamples + 1) * sizeof(size_t)))) {
 		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
 		goto out;
@@ -633,7 +667,18 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 			goto out;
 		}
 		fit_powers(&e, k);
+		memset(e.first, 0, e.nrows * sizeof(double));
+		memset(e.second, 0, e.nrows * sizeof(double));
 		spread(&e, k, est->energy);
+		transfer_var(&e, k, est->xfer_var);
+	}
+	for (size_t r = 0; r < e.nrows; r++)
+		est->next[r] = NO_ROW;
+	for (size_t r = 0; r < e.nrows; r++) {
+		est->pc[r] = e.rows[r].pc;
+		est->prev[r] = e.rows[r].prev;
+		if (e.rows[r].prev != NO_ROW)
+			est->next[e.rows[r].prev] = r;
 	}
 	for (size_t i = 0; i < e.nsamples; i++)
 		est->row0[i] = e.samples[i].row0;
@@ -651,8 +696,15 @@ void energy_estimate_free(struct energy_estimate *est)
 {
 	free(est->row0);
 	free(est->energy);
+	free(est->xfer_var);
+	free(est->prev);
+	free(est->next);
+	free(est->pc);
 	est->row0 = NULL;
 	est->energy = NULL;
+	est->xfer_var = NULL;
+	est->prev = est->next = NULL;
+	est->pc = NULL;
 	est->nsamples = 0;
 }
 
@@ -668,6 +720,28 @@ const double *energy_estimate_row(const struct energy_estimate *est, size_t inde
 	for (uint32_t j = 0; j < nthreads; j++)
 		out[j] = est->energy[(row0 + j) * est->nchannels + k];
 	return out;
+}
+
+double energy_estimate_model_var(const struct energy_estimate *est, size_t index, uint32_t thread,
+				 uint32_t k, bool (*same)(void *arg, uint64_t a, uint64_t b),
+				 void *arg)
+{
+	size_t r, p, n;
+	double v = 0;
+
+	if (index >= est->nsamples || k >= est->nchannels ||
+	    est->row0[index] + thread >= est->row0[index + 1])
+		return NAN;
+	r = est->row0[index] + thread;
+	p = est->prev[r];
+	n = est->next[r];
+	if (p != NO_ROW && est->xfer_var[r * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[p], est->pc[r]))
+		v += est->xfer_var[r * est->nchannels + k];
+	if (n != NO_ROW && est->xfer_var[n * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[r], est->pc[n]))
+		v += est->xfer_var[n * est->nchannels + k];
+	return v;
 }
 
 uint64_t period_carry_take(struct period_carry *c, double amount)

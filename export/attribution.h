@@ -78,6 +78,16 @@ struct energy_estimate {
 	size_t nsamples;
 	size_t *row0;			/* [sample]: its first row; [nsamples]: the rows */
 	double *energy;			/* [row * nchannels + k], the channel's unit times s for power */
+	/* The model's own uncertainty (docs/ACCURACY.md): a thread whose PC
+	 * changed between two samples changed code somewhere in the interval
+	 * between them, where is not known; xfer_var[row * nchannels + k] is
+	 * the variance of the energy the split of that interval moved between
+	 * the row and the thread's row in the previous sample (prev[row]);
+	 * 0 when the PC did not change or no row came before. */
+	double *xfer_var;
+	size_t *prev, *next;		/* [row]: the thread's row in the previous / next
+					 * sample, or SIZE_MAX */
+	uint64_t *pc;			/* [row] */
 	struct meter_model meter[PROFILE_MAX_CHANNELS];	/* per sample channel */
 };
 
@@ -104,6 +114,17 @@ struct period_carry {
 	double exact;			/* running exact total */
 	uint64_t emitted;		/* running sum of periods handed out */
 };
+
+/* Channel k's model variance of the row-th row (energy_estimate_row's
+ * numbering: the index-th sample's first row plus the thread): the
+ * variance of the transfers with the thread's rows before and after it
+ * whose code differs from this row's (same(arg, pc_a, pc_b) says whether
+ * two PCs of the thread run the same code: the same function, or PC).
+ * In the channel's unit squared (times s^2 for power); NAN past the
+ * estimate. */
+double energy_estimate_model_var(const struct energy_estimate *est, size_t index, uint32_t thread,
+				 uint32_t k, bool (*same)(void *arg, uint64_t a, uint64_t b),
+				 void *arg);
 
 uint64_t period_carry_take(struct period_carry *c, double amount);
 

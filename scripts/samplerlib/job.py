@@ -186,7 +186,8 @@ def _scaled(acc: Sequence[float], run: RunAgg, factors: Sequence[float]) -> list
             continue
         off = runagg.BASE + runagg.PER_ENERGY * j
         for k, p in (
-            (runagg.E, 1), (runagg.E2, 2), (runagg.SE, 1), (runagg.SE2, 2), (runagg.SEW, 1)
+            (runagg.E, 1), (runagg.E2, 2), (runagg.SE, 1), (runagg.SE2, 2), (runagg.SEW, 1),
+            (runagg.EV, 2),
         ):
             acc[off + k] *= f**p
     return acc
