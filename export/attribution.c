@@ -81,11 +81,17 @@ struct span {
 	double a, b, energy;
 };
 
+/* The profile exported is lane 0; the other lanes are its node peers:
+ * profiles of the same host whose threads draw from the node meter that
+ * lane 0's readings count (attribution.h). */
 struct est {
 	const struct profile_info *info;
 	uint32_t nsc;
 	struct est_sample *samples;
 	size_t nsamples, samples_cap;
+	size_t nown;			/* lane 0's samples: the readings, the output */
+	uint32_t nlanes;
+	size_t lane_end[ENERGY_MAX_PEERS + 1];	/* [lane]: one past its last sample */
 	struct est_row *rows;
 	size_t nrows, rows_cap;
 	double *values;			/* [sample * nsc + k] */
@@ -98,7 +104,6 @@ struct est {
 	 * sample's interval, [own row], the first half's (at the thread's
 	 * previous PC) and the second's (at its PC now) */
 	double *first, *second;
-	double hold;			/* the sampler's mean hold per sample, s */
 };
 
 static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_t tid, uint32_t j)
@@ -116,7 +121,8 @@ static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_
  * about 20 MB, however long the recording). */
 #define ESTIMATE_MAX_ITEMS 200000
 
-static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk)
+static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk,
+		      bool peer)
 {
 	uint64_t t0 = e->info->host.start_ns;
 	struct est_sample *es;
@@ -144,25 +150,42 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
 	}
-	memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
+	if (peer)	/* its threads draw from the node whatever it read */
+		memset(e->values + e->nsamples * e->nsc, 0, e->nsc * sizeof(double));
+	else
+		memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
 	e->nrows += s->nthreads;
 	e->nsamples++;
 	return 0;
 }
 
-/* Every sample of input, with the interval it closes as rows.c has it. */
-static int collect(struct est *e, const char *input, struct error *err)
+/* Every sample of input, with the interval it closes as rows.c has it, as
+ * the next lane; a peer's readings are not used (lane 0's count the node). */
+static int collect(struct est *e, const char *input, bool peer, struct error *err)
 {
 	struct profile_record rec;
 	struct profile_reader *r = profile_reader_open(input, err);
 	uint64_t prev = e->info->host.start_ns;
+	size_t first = e->nsamples;
+	double hold = 0;
 	bool brk = true;
 
 	if (!r)
 		return -1;
+	if (peer) {
+		const struct profile_info *pi = profile_reader_info(r);
+
+		if (strcmp(pi->host.hostname, e->info->host.hostname) != 0) {
+			profile_reader_close(r);
+			return error_set(err, "--node-peer %s: recorded on %s, not on %s (a node's "
+					 "meter is shared by the profiles of one host only)", input,
+					 pi->host.hostname, e->info->host.hostname);
+		}
+		prev = pi->host.start_ns;	/* (one host: one monotonic clock) */
+	}
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
-			e->hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+			hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
 		if (rec.type == PROFILE_REC_WINDOW && rec.window.enabled) {
 			prev = rec.window.time_ns;
 			brk = true;	/* the energy before it was not counted */
@@ -173,7 +196,7 @@ static int collect(struct est *e, const char *input, struct error *err)
 			profile_reader_close(r);
 			return 1;
 		}
-		if (add_sample(e, &rec.sample, prev, brk) < 0) {
+		if (add_sample(e, &rec.sample, prev, brk, peer) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the energy estimate of %zu samples",
 					 e->nsamples);
@@ -185,11 +208,14 @@ static int collect(struct est *e, const char *input, struct error *err)
 	/* The threads are held stopped at their PCs for a while after each
 	 * sample (reading them, the meters): what they run, and the energy
 	 * it takes, comes after that. */
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = first; i < e->nsamples; i++) {
 		struct est_sample *s = &e->samples[i];
 
-		s->active = s->start + fmin(e->hold, fmax(0, s->time - s->start - s->cpu_max));
+		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
 	}
+	if (!peer)
+		e->nown = e->nsamples;
+	e->lane_end[e->nlanes++] = e->nsamples;
 	return 0;
 }
 
@@ -326,34 +352,70 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp)
 /* One round: every span's energy to the halves it overlaps, by overlap
  * times modelled power; a span that overlaps none (before the first
  * sample, or of no length) to the half it ends in or the next. */
+/* The halves of each lane that span sp may overlap: [from[l], to[l]),
+ * from[l] moved on from where the previous span's search left it. */
+static void lane_halves(const struct est *e, const struct span *sp, size_t *from, size_t *to)
+{
+	for (uint32_t l = 0; l < e->nlanes; l++) {
+		size_t end = 2 * e->lane_end[l], h = from[l];
+
+		while (h + 1 < end && half_end(e, h) <= sp->a)
+			h++;
+		from[l] = h;
+		for (to[l] = h; to[l] < end && half_start(e, to[l]) < sp->b; to[l]++)
+			;
+	}
+}
+
+/* The modelled energy of the halves [from, to) of every lane within sp. */
+static double predicted(const struct est *e, uint32_t k, const struct span *sp,
+			const size_t *from, const size_t *to)
+{
+	double total = 0;
+
+	for (uint32_t l = 0; l < e->nlanes; l++)
+		for (size_t g = from[l]; g < to[l]; g++)
+			total += overlap_of(e, g, sp) * half_power(e, g, k);
+	return total;
+}
+
+static void lanes_start(const struct est *e, size_t *from)
+{
+	for (uint32_t l = 0; l < e->nlanes; l++)
+		from[l] = l ? 2 * e->lane_end[l - 1] : 0;
+}
+
 static void spread(struct est *e, uint32_t k, double *out)
 {
-	size_t nh = 2 * e->nsamples, h = 0;
+	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1];
 
 	memset(e->num, 0, e->nkeys * sizeof(double));
 	memset(e->den, 0, e->nkeys * sizeof(double));
+	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
-		double total = 0;
-		size_t g;
+		double total;
 
-		while (h + 1 < nh && half_end(e, h) <= sp->a)
-			h++;
-		for (g = h; g < nh && half_start(e, g) < sp->b; g++)
-			total += overlap_of(e, g, sp) * half_power(e, g, k);
-		if (!(total > 0)) {
-			for (g = h; g + 1 < nh && half_end(e, g) < sp->b; g++)
-				;
-			give_half(e, g, k, sp->energy, 0, out);
+		lane_halves(e, sp, from, to);
+		total = predicted(e, k, sp, from, to);
+		if (!(total > 0)) {	/* (lane 0's half: the meter's own profile) */
+			size_t g = from[0], end = 2 * e->lane_end[0];
+
+			while (g + 1 < end && half_end(e, g) < sp->b)
+				g++;
+			if (end)
+				give_half(e, g, k, sp->energy, 0, out);
 			continue;
 		}
-		for (g = h; g < nh && half_start(e, g) < sp->b; g++) {
-			double ov = overlap_of(e, g, sp);
+		for (uint32_t l = 0; l < e->nlanes; l++)
+			for (size_t g = from[l]; g < to[l]; g++) {
+				double ov = overlap_of(e, g, sp);
 
-			if (ov > 0)
-				give_half(e, g, k, sp->energy * ov * half_power(e, g, k) / total, ov,
-					  out);
-		}
+				if (ov > 0)
+					give_half(e, g, k,
+						  sp->energy * ov * half_power(e, g, k) / total,
+						  ov, out);
+			}
 	}
 }
 
@@ -387,7 +449,7 @@ static void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, con
 	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k];
 
 		if (isnan(v))
@@ -429,10 +491,10 @@ static double update_time(const struct est_sample *s, double update)
 static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
-	double prev_t = e->nsamples ? e->samples[0].start - m->delay_s : 0, last = NAN;
+	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
 
 	e->nspans = 0;
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = 0; i < e->nown; i++) {
 		const struct est_sample *s = &e->samples[i];
 		double v = e->values[i * e->nsc + k], t, energy;
 
@@ -456,9 +518,9 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		last = v;
 	}
 	/* A power meter's last reading holds until the end, as it did */
-	if (kind == CHANNEL_POWER && !isnan(last) && e->nsamples &&
-	    e->samples[e->nsamples - 1].time > prev_t) {
-		double end = e->samples[e->nsamples - 1].time;
+	if (kind == CHANNEL_POWER && !isnan(last) && e->nown &&
+	    e->samples[e->nown - 1].time > prev_t) {
+		double end = e->samples[e->nown - 1].time;
 
 		if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
 			return -1;
@@ -469,8 +531,8 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 
 static double mean_interval(const struct est *e)
 {
-	return e->nsamples ? (e->samples[e->nsamples - 1].time - e->samples[0].start) /
-			     (double)e->nsamples : 0;
+	return e->nown ? (e->samples[e->nown - 1].time - e->samples[0].start) /
+			 (double)e->nown : 0;
 }
 
 /* The power of each PC: energy given to it / time given to it, from the
@@ -499,17 +561,16 @@ static void fit_powers(struct est *e, uint32_t k)
  * relative to the energies themselves. */
 static double residual(const struct est *e, uint32_t k)
 {
-	size_t nh = 2 * e->nsamples, h = 0;
+	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1];
 	double r = 0, sum = 0;
 
+	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
-		double pred = 0;
+		double pred;
 
-		while (h + 1 < nh && half_end(e, h) <= sp->a)
-			h++;
-		for (size_t g = h; g < nh && half_start(e, g) < sp->b; g++)
-			pred += overlap_of(e, g, sp) * half_power(e, g, k);
+		lane_halves(e, sp, from, to);
+		pred = predicted(e, k, sp, from, to);
 		r += (sp->energy - pred) * (sp->energy - pred);
 		sum += sp->energy * sp->energy;
 	}
@@ -608,6 +669,7 @@ static void est_free(struct est *e)
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
 			  uint32_t nopts, struct error *err)
 {
@@ -623,7 +685,12 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	for (uint32_t i = 0; i < nopts; i++)
 		if (apply_option(info, &opts[i], est->meter, err) < 0)
 			return -1;
-	ret = collect(&e, input, err);
+	if (npeers > ENERGY_MAX_PEERS)
+		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
+				 ENERGY_MAX_PEERS);
+	ret = collect(&e, input, false, err);
+	for (uint32_t i = 0; i < npeers && ret == 0; i++)
+		ret = collect(&e, peers[i], true, err);
 	if (ret != 0) {		/* -1: err set; 1: too long a profile */
 		if (ret > 0)
 			warn_print(EXPORT_PROG, "%s: energy divided by the end rule: the trapezoid "
@@ -642,7 +709,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	    !(est->pc = malloc((e.nrows + 1) * sizeof(uint64_t))) ||
 	    !(e.first = malloc((e.nrows + 1) * sizeof(double))) ||
 	    !(e.second = malloc((e.nrows + 1) * sizeof(double))) ||
-	    !(est->row0 = malloc((e.nsamples + 1) * sizeof(size_t)))) {
+	    !(est->row0 = malloc((e.nown + 1) * sizeof(size_t)))) {
 		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
 		goto out;
 	}
@@ -680,10 +747,10 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		if (e.rows[r].prev != NO_ROW)
 			est->next[e.rows[r].prev] = r;
 	}
-	for (size_t i = 0; i < e.nsamples; i++)
+	for (size_t i = 0; i < e.nown; i++)
 		est->row0[i] = e.samples[i].row0;
-	est->row0[e.nsamples] = e.nrows;
-	est->nsamples = e.nsamples;
+	est->row0[e.nown] = e.nown < e.nsamples ? e.samples[e.nown].row0 : e.nrows;
+	est->nsamples = e.nown;
 	ret = 0;
 out:
 	est_free(&e);

@@ -91,13 +91,23 @@ struct energy_estimate {
 	struct meter_model meter[PROFILE_MAX_CHANNELS];	/* per sample channel */
 };
 
+/* Profiles that share input's node meter (--node-peer): at most this many. */
+#define ENERGY_MAX_PEERS 15
+
 /* Read input (once more) and divide its energy by the trapezoid rule.
+ * peers: profiles recorded on the same host at the same time (the other
+ * ranks of a job) whose threads draw from the node that input's meter
+ * counts: their samples are read too, the node's energy is divided among
+ * all the threads by modelled power, and input's rows get their part only
+ * (docs/ACCURACY.md, "Ranks sharing a node").  A peer of another host is
+ * refused (err set).
  * -1: err set (bad option, out of memory); 1: the profile holds more
  * samples and thread-samples than the estimate keeps in memory (200,000,
  * about 20 MB): nothing built, the caller uses the end rule and says so;
  * a damaged profile only ends the pass early, the caller's own pass
  * reports it. */
 int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
 			  uint32_t nopts, struct error *err);
 void energy_estimate_free(struct energy_estimate *est);

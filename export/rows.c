@@ -209,8 +209,9 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	if (r->symbols)
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
-		int built = energy_estimate_build(&r->estimate, opt->input, info, opt->meters,
-						  opt->nmeters, err);
+		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
+						  opt->npeers, info, opt->meters, opt->nmeters,
+						  err);
 
 		if (built < 0) {
 			rows_free(r);

@@ -51,6 +51,9 @@ class RunAgg:
         self.keys: dict[Key, list[float]] = {}  # (pid, tid, dso, symbol) -> accumulator
         self.samples = 0
         self.width = BASE
+        # its energy is its part of a node shared with other profiles
+        # (exported with them as --node-peer: job.load_split)
+        self.node_split = False
 
     def off_reading(self, k: int) -> int:
         return BASE + PER_ENERGY * len(self.energy) + 2 * k
