@@ -2,7 +2,7 @@
 (docs/EXPORT.md, "Columns").  The exporter is the one reader of the profile
 format; this module only lays its fixed-width records onto numpy arrays.
 
-    # sampler columns v2
+    # sampler columns v3
     # host ... / # channel ...                     (as in the CSV)
     # records size=.. channels=.. symbols=0|1 stacks=0|1 frame=.. [model_var=I,..]
     # rows
@@ -36,7 +36,7 @@ from . import csvprof, fileio, tools
 from .fileio import Progress
 from .textview import parse_fields, split_words, to_text
 
-MAGIC = "# sampler columns v2"
+MAGIC = "# sampler columns v3"
 FIXED_SIZE = 56
 FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
 NO_SYMBOL = 0xFFFFFFFF
