@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/grow.h"
 #include "export.h"
@@ -68,12 +69,20 @@ struct est_sample {
 };
 
 struct est_row {
-	uint32_t tid;
-	uint32_t key;			/* index of its PC among the distinct PCs */
+	uint32_t tid, pid;
+	uint32_t key;			/* index of its code among the distinct codes */
 	uint64_t pc;
+	uint64_t code;			/* its PC as (file, offset): est_code */
 	double cpu;			/* s */
 	size_t sample;
 	size_t prev;			/* the thread's row in the previous sample, or NO_ROW */
+};
+
+/* A mapping of a file, for est_code. */
+struct est_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	uint64_t file;			/* (device, inode) */
 };
 
 /* The energy one meter update reports, and the time it covers. */
@@ -98,6 +107,8 @@ struct est {
 	size_t values_cap;
 	struct span *spans;
 	size_t nspans, spans_cap;
+	struct est_map *maps;
+	size_t nmaps, maps_cap;
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
 	/* the last round: the energy given to each thread's slots of a
@@ -142,6 +153,7 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		struct est_row *row = &e->rows[e->nrows + j];
 
 		row->tid = s->threads[j].tid;
+		row->pid = s->threads[j].pid;
 		row->pc = s->threads[j].pc;
 		row->cpu = (double)s->threads[j].cpu_delta_ns * 1e-9;
 		row->sample = e->nsamples;
@@ -176,16 +188,31 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 		const struct profile_info *pi = profile_reader_info(r);
 
 		if (strcmp(pi->host.hostname, e->info->host.hostname) != 0) {
+			error_set(err, "--node-peer %s: recorded on %s, not on %s (a node's meter "
+				  "is shared by the profiles of one host only)", input,
+				  pi->host.hostname, e->info->host.hostname);
 			profile_reader_close(r);
-			return error_set(err, "--node-peer %s: recorded on %s, not on %s (a node's "
-					 "meter is shared by the profiles of one host only)", input,
-					 pi->host.hostname, e->info->host.hostname);
+			return -1;
 		}
 		prev = pi->host.start_ns;	/* (one host: one monotonic clock) */
 	}
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
 			hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+		if (rec.type == PROFILE_REC_MAP && rec.map.inode &&
+		    (rec.map.prot & PROT_EXEC)) {
+			struct est_map *m;
+
+			if (GROW_ARRAY(e->maps, e->maps_cap, e->nmaps + 1) < 0) {
+				profile_reader_close(r);
+				return error_set(err, "out of memory for the energy estimate's maps");
+			}
+			m = &e->maps[e->nmaps++];
+			*m = (struct est_map){ rec.map.pid, rec.map.start, rec.map.start + rec.map.len,
+					       rec.map.pgoff,
+					       rec.map.inode * 0x9E3779B97F4A7C15u ^
+					       ((uint64_t)rec.map.dev_major << 32 | rec.map.dev_minor) };
+		}
 		if (rec.type == PROFILE_REC_WINDOW && rec.window.enabled) {
 			prev = rec.window.time_ns;
 			brk = true;	/* the energy before it was not counted */
@@ -226,7 +253,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Number the distinct PCs: the power is fitted per PC. */
+/* A PC as the code it runs: its file and offset in it when a mapping of
+ * a file holds it (the ranks of a job run one binary at addresses that
+ * differ, ASLR: one power fitted for the code of all of them), else the
+ * PC (with its top bit set, apart from the offsets). */
+static uint64_t est_code(const struct est *e, uint32_t pid, uint64_t pc)
+{
+	for (size_t i = e->nmaps; i-- > 0;) {	/* the latest mapping first */
+		const struct est_map *m = &e->maps[i];
+
+		if (m->pid == pid && pc >= m->start && pc < m->end)
+			return m->file * 0xBF58476D1CE4E5B9u + (pc - m->start + m->pgoff);
+	}
+	return pc | 1ull << 63;
+}
+
+/* Number the distinct codes: the power is fitted per code (est_code). */
 static int number_keys(struct est *e)
 {
 	uint64_t *pcs = malloc((e->nrows + 1) * sizeof(*pcs));
@@ -234,14 +276,20 @@ static int number_keys(struct est *e)
 
 	if (!pcs)
 		return -1;
-	for (size_t i = 0; i < e->nrows; i++)
-		pcs[i] = e->rows[i].pc;
+	for (size_t i = 0; i < e->nrows; i++) {
+		/* (a thread keeps its code from one sample to the next) */
+		size_t p = e->rows[i].prev;
+
+		e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
+				  e->rows[p].code : est_code(e, e->rows[i].pid, e->rows[i].pc);
+		pcs[i] = e->rows[i].code;
+	}
 	qsort(pcs, e->nrows, sizeof(*pcs), cmp_u64);
 	for (size_t i = 0; i < e->nrows; i++)
 		if (!n || pcs[n - 1] != pcs[i])
 			pcs[n++] = pcs[i];
 	for (size_t i = 0; i < e->nrows; i++) {
-		const uint64_t *p = bsearch(&e->rows[i].pc, pcs, n, sizeof(*pcs), cmp_u64);
+		const uint64_t *p = bsearch(&e->rows[i].code, pcs, n, sizeof(*pcs), cmp_u64);
 
 		e->rows[i].key = (uint32_t)(p - pcs);
 	}
@@ -666,6 +714,7 @@ static void est_free(struct est *e)
 	free(e->den);
 	free(e->first);
 	free(e->second);
+	free(e->maps);
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,

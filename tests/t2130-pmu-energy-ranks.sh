@@ -10,12 +10,13 @@
 # (both ranks').  Alone, a profile gives all of it to its own functions;
 # the job report exports each with the other as --node-peer, so that the
 # node's energy is divided among the threads of both once, by modelled
-# power, and energy per (rank, function) is held to the truth: coverage
-# >= 90% as t2110, errors at 8% mean and 30% worst, not t2110's 6% and
-# 25%: the split between the ranks is a second estimate, made while two
-# targets and two samplers share the 2-CPU VM with other jobs (4 runs at
-# load 4: 6.8% mean, 23.6% worst, 93.8% coverage; the end rule with the
-# CPU-time split 36.1%, 96.4%, 46.9%).
+# power, and energy per (rank, function) is held to the truth with
+# t2110's 1 kHz bar: mean error <= 6%, worst <= 25%, coverage >= 90%.
+# The ranks run one binary at different addresses (ASLR): the power is
+# fitted per code (file and offset), not per PC, or the split between the
+# ranks wanders (20 runs of two ranks, loaded VM: the ranks' totals off by
+# 8% on average per PC, 0.95% per code; per (rank, function) 4.6% mean,
+# 16.1% worst per code).
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -55,9 +56,9 @@ test_expect_success 'two ranks on one node: each profile reads the whole node' '
 	done
 '
 
-test_expect_success 'per (rank, function): the node divided once, error <= 8% (worst 30%), coverage >= 90%' '
+test_expect_success 'per (rank, function): the node divided once, error <= 6% (worst 25%), coverage >= 90%' '
 	$CHECK --ranks 2 --rule trapezoid $(runs two) >new &&
-	bar new 8 30
+	bar new 6 25
 '
 
 test_expect_success 'the ranks add up to the node once, not twice' '
@@ -74,7 +75,7 @@ test_expect_success 'the ranks add up to the node once, not twice' '
 test_expect_success 'without the peers (the end rule: the CPU-time split) the same check fails' '
 	$CHECK --ranks 2 --rule end $(runs two) >old &&
 	cat old &&
-	! passes old 8 30
+	! passes old 6 25
 '
 
 test_expect_success 'a peer of another host is refused with one error line' '

@@ -8,7 +8,9 @@ node once per rank.  By the trapezoid rule each profile is exported with
 the other profiles of its host as --node-peer (load_split): the node's
 energy is divided among the threads of all of them by modelled power, and
 each profile's rows hold its part only (docs/ACCURACY.md, "Ranks sharing a
-node"), so the parts add up.  Otherwise (--energy-rule end, a pipe, more
+node"): the parts add up, also when the ranks did not start or end
+together (a part is the energy of its own threads, who ran only while
+its profile recorded).  Otherwise (--energy-rule end, a pipe, more
 than the exporter's peers) each host's energy is counted once -- the
 largest any of its profiles recorded: the ranks of a job run side by side,
 and the longest profile spans the others -- and split between the ranks on
@@ -100,7 +102,7 @@ def per_run(runs: Sequence[RunAgg]) -> list[dict[str, Any]]:
     hosts: dict[str, list[dict[str, Any]]] = {}
     for run, v in zip(runs, vals):
         hosts.setdefault(host_of(run), []).append(v)
-    split_hosts = {host_of(r) for r in runs if getattr(r, "node_split", False)}
+    split_hosts = {host_of(r) for r in runs if r.node_split}
     for host, members in hosts.items():
         cpu = sum(v["cpu_s"] for v in members)
         if host in split_hosts:  # each holds its own part (load_split)
@@ -181,7 +183,7 @@ def header_lines(runs: Sequence[RunAgg]) -> list[str]:
             ",".join(hosts),
         )
     ]
-    if runs[0].energy and all(getattr(r, "node_split", False) for r in runs):
+    if runs[0].energy and all(r.node_split for r in runs):
         lines.append(
             "# energy: each host's node energy divided among the threads of all its ranks "
             "(trapezoid rule, --node-peer)"
