@@ -83,7 +83,7 @@ def check(got, group, label, truth, pairs):
     """Print the pairs of one profile (or one rank), add them to pairs."""
     total = sum(truth.values())
     for f in FUNCTIONS:
-        if f not in truth:  # (a workload without delta)
+        if not truth.get(f):  # (a workload without delta, or too short for one)
             continue
         joules, lo, hi = got.get((group, f), (0.0, 0.0, 0.0))
         err = 100 * (joules - truth[f]) / truth[f]
