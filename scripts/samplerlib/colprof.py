@@ -21,8 +21,9 @@ per (pid, tid, symbol), or (pid, tid, pc) without symbols, numbered from 0 in
 order of first appearance), stack u32 (an id of a `# stack` line: the CSV's
 stack column; 0xffffffff in a profile without stacks), then one f64 per
 channel (NaN: no reading), then one f64 per channel index in model_var:
-that channel's model variance (the CSV's `<channel>:var`).  A frame becomes one record array without a
-copy; frames are read ahead by a thread, at most two at a time.
+that channel's model variance (the CSV's `<channel>:var`).  A frame
+becomes one record array without a copy; frames are read ahead by a
+thread, at most two at a time.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ class Profile(csvprof.Profile):
             size, nch = int(fields["size"]), int(fields["channels"])
             self._with_symbols = fields["symbols"] == "1"
             self._with_stacks = fields["stacks"] == "1"
-            var_of = [int(i) for i in fields["model_var"].split(",")] if "model_var" in fields else []
+            listed = fields.get("model_var")
+            var_of = [int(i) for i in listed.split(",")] if listed else []
         except (KeyError, ValueError):
             self._bad("bad records line (the stream is damaged)")
         if any(not 0 <= i < nch for i in var_of):
