@@ -83,12 +83,18 @@ def load(
     `sample` rows), cpu (s; the `exit` rows' tails too, so that totals are
     the profile's), and per energy or power channel its name (J, by the
     exporter's rule of attribution)."""
+    from . import job
+
     if isinstance(paths, str):
         paths = [paths]
     b = Builder()
     channels = None
+    peers = job.node_peers(paths, extra_args)  # (a job: its hosts' nodes divided once)
     for path in paths:
-        got = _load_one(b, path, prog, by, extra_args)
+        args = list(extra_args)
+        for q in peers.get(path, []):
+            args += ["--node-peer", q]
+        got = _load_one(b, path, prog, by, args)
         if channels is None:
             channels = got
         elif [c["name"] for c in got] != [c["name"] for c in channels]:

@@ -85,6 +85,33 @@ def load_split(
     return out
 
 
+def node_peers(paths: Sequence[str], extra_args: Sequence[str]) -> dict[str, list[str]]:
+    """For the profiles of a job (every one with a rank), the other
+    profiles of each one's host, for its --node-peer options; {} when
+    there is nothing to divide (one profile, no rank, a CSV, a pipe, the
+    end rule).  Each profile's head is read through the exporter with the
+    end rule, which writes it at once."""
+    from . import colprof, csvprof
+
+    if len(paths) < 2 or "end" in extra_args or not all(os.path.isfile(p) for p in paths):
+        return {}
+    hosts: dict[str, list[str]] = {}
+    for p in paths:
+        prof = colprof.open_profile(p, symbols=False, extra_args=["--energy-rule", "end"])
+        host, energy = prof.host, bool(prof.channels_of(csvprof.ENERGY_LIKE))
+        prof._close_quietly()
+        if not isinstance(prof, colprof.Profile) or not host.get("rank", "").isdigit():
+            return {}
+        if energy:
+            hosts.setdefault(host.get("hostname") or "?", []).append(p)
+    return {
+        p: [q for q in same if q != p]
+        for same in hosts.values()
+        if 1 < len(same) <= MAX_PEERS + 1
+        for p in same
+    }
+
+
 def _run_totals(run: RunAgg) -> dict[str, Any]:
     tot = agg.totals(run)
     energy = {}
