@@ -1,11 +1,13 @@
 #!/bin/sh
 # bench/energy.sh - energy per function against the truth (docs/ACCURACY.md):
-# examples/phases (alpha 13 W, beta 28 W, gamma 8 W) on the fake meters of
-# tests/fakes/fake-phase-meter.py, per meter kind, phase length and rate,
-# under both --energy-rule trapezoid and end, the same profiles.  One
-# markdown table row each: mean absolute and worst error of the energy per
-# (function, run), and the coverage of the 95% intervals.  Prints, never
-# asserts.  ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (1.2) each.
+# examples/phases (alpha 13 W, beta 28 W, gamma 8 W, delta 10 W at 1.7% of
+# the energy) on the fake meters of tests/fakes/fake-phase-meter.py, per
+# meter kind, phase length and rate, and two ranks sharing one RAPL node
+# (t2130's setting), under both --energy-rule trapezoid and end, the same
+# profiles.  One markdown table row each: mean absolute and worst error of
+# the energy per (function, run) (alpha, beta, gamma), and the coverage of
+# the 95% intervals (all four; delta's alone).  Prints, never asserts.
+# ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (1.2) each.
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-$ROOT/build}
@@ -29,11 +31,15 @@ chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
 $METER state rapl.state
 $RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
 pids="$pids $!"
+$METER state ranks.0 ranks.1
+$RT $METER rapl node ranks.0 ranks.1 >/dev/null 2>&1 &
+pids="$pids $!"
 $METER state scpi.state
 $RT $METER scpi scpi.port scpi.state --rate-hz 500 --delay-ms 10 >/dev/null 2>&1 &
 pids="$pids $!"
 for i in $(seq 100); do
-	[ -s scpi.port ] && [ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
+	[ -s scpi.port ] && [ -s rapl/class/powercap/intel-rapl:0/energy_uj ] &&
+		[ -s node/class/powercap/intel-rapl:0/energy_uj ] && break
 	sleep 0.05
 done
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
@@ -50,21 +56,46 @@ row() {
 			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
+	table $1 $2 $3 $ch "" $runs
+}
+
+# table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules
+table() {
+	m=$1 hz=$2 ms=$3 ch=$4 opts=$5
+	shift 5
 	for rule in end trapezoid; do
-		$CHECK --channel $ch --rule $rule $runs |
-		awk -v m="$1" -v hz=$2 -v ms=$3 -v r=$rule '/^summary/ {
+		$CHECK --channel $ch --rule $rule $opts "$@" |
+		awk -v m="$m" -v hz=$hz -v ms=$ms -v r=$rule '/^summary/ {
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			printf "| %s | %s | %s | %s | %s | %s%% | %s%% | %s%% |\n", m, hz, ms, r,
-				v["pairs"], v["mean_abs_err"], v["worst"], v["coverage"] }'
+			printf "| %s | %s | %s | %s | %s | %s%% | %s%% | %s%% | %s%% |\n", m, hz, ms, r,
+				v["pairs"], v["mean_abs_err"], v["worst"], v["coverage"], v["small_coverage"] }'
 	done
 }
 
-echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage |"
-echo "|---|---|---|---|---|---|---|---|"
+# ranks HZ MS: two ranks of a job on the node meter, per (rank, function)
+ranks() {
+	runs=
+	for i in $(seq $RUNS); do
+		for r in 0 1; do
+			env SAMPLER_SYSFS_ROOT=$tmp/node PHASES_STATE=$tmp/ranks.$r OMPI_COMM_WORLD_RANK=$r \
+				OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=$i \
+				"$BUILD/sampler" -f $1 -p rapl -o n.$i.%r.prof -- \
+				"$BUILD/examples/phases" $SECONDS_ $2 20 >n.$i.$r.truth 2>/dev/null &
+			eval pid$r=\$!
+		done
+		wait $pid0 && wait $pid1 || return 1
+		runs="$runs n.$i"
+	done
+	table "RAPL node, 2 ranks" $1 $2 package-0 "--ranks 2" $runs
+}
+
+echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage | delta's coverage |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for ms in 0.5 2 5 20; do
 	row rapl 1000 $ms
 done
 row rapl 10000 5
+ranks 1000 5
 for ms in 2 5 20; do
 	row scpi 1000 $ms
 done

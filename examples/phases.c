@@ -1,8 +1,10 @@
 /* phases SECONDS MS [REST_MS] - one thread runs alpha (13 W), beta (28 W)
- * and gamma (8 W) in turn, each phase lasting MS milliseconds of its CPU
- * time on average (uniformly 0.5 to 1.5 times MS, so that phases do not
- * beat with the sampling), between two phases of rest (5 W, REST_MS each,
- * default 0), for SECONDS of wall time.
+ * and gamma (8 W) in turn, and after every twelfth gamma delta (10 W, a
+ * function with about 1.7% of the energy: coverage at small shares), each
+ * phase lasting MS milliseconds of its CPU time on average (uniformly 0.5
+ * to 1.5 times MS, so that phases do not beat with the sampling), between
+ * two phases of rest (5 W, REST_MS each, default 0), for SECONDS of wall
+ * time.
  *
  * It plays code whose power depends on what it runs: a function draws its
  * power while the thread runs it (CPU time), nothing while the thread is
@@ -12,7 +14,7 @@
  * tests/fakes/fake-phase-meter.py compute the energy at any moment (with
  * the thread's CPU time from /proc).  At the end it prints the true energy
  * of each function:
- *     truth alpha=J beta=J gamma=J rest=J
+ *     truth alpha=J beta=J gamma=J rest=J delta=J
  *
  * FILE layout (little-endian): u64 count of changes, u64 pid, u64 tid, then
  * 4096 entries of {u64 cpu_ns (the thread's), f64 energy_J before it, f64
@@ -43,9 +45,10 @@ struct state {
 	struct change log[ENTRIES];
 };
 
-enum { ALPHA, BETA, GAMMA, REST, NPHASES };
-static const double watts[NPHASES] = { 13, 28, 8, 5 };
-static const char *const names[NPHASES] = { "alpha", "beta", "gamma", "rest" };
+enum { ALPHA, BETA, GAMMA, REST, DELTA, NPHASES };
+static const double watts[NPHASES] = { 13, 28, 8, 5, 10 };
+static const char *const names[NPHASES] = { "alpha", "beta", "gamma", "rest", "delta" };
+#define DELTA_EVERY 12		/* cycles: 10 W / (12 x 49 W + 10 W) = 1.7% */
 
 static struct state *shared;
 static double energy[NPHASES];	/* the truth, J */
@@ -140,7 +143,12 @@ static void calibrate(void)
 		ns_per_unit = 1;
 }
 
-static uint64_t (*const run[NPHASES])(uint64_t) = { alpha, beta, gamma_, rest };
+__attribute__((noinline)) uint64_t delta(uint64_t end_ns)
+{
+	return spin_until(end_ns);
+}
+
+static uint64_t (*const run[NPHASES])(uint64_t) = { alpha, beta, gamma_, rest, delta };
 
 static void map_state(void)
 {
@@ -172,7 +180,7 @@ int main(int argc, char **argv)
 	uint64_t rest_ns = (uint64_t)(arg_double(argc, argv, 3, 0) * 1e6), now;
 	double end;
 	uint64_t rnd = 0x9E3779B97F4A7C15u;
-	int phase = ALPHA;
+	int phase = ALPHA, cycles = 0;
 
 	if (ms < 0.05) {
 		fprintf(stderr, "phases: MS must be at least 0.05\n");
@@ -195,7 +203,10 @@ int main(int argc, char **argv)
 		len = ms * 1e6 * (0.5 + (double)(rnd >> 11) / 9007199254740992.0);
 		change(phase, now);
 		now = run[phase](now + (uint64_t)len);
-		phase = (phase + 1) % 3;
+		if (phase == GAMMA && ++cycles % DELTA_EVERY == 0)
+			phase = DELTA;
+		else
+			phase = phase == DELTA ? ALPHA : (phase + 1) % 3;
 	}
 	if (rest_ns) {
 		change(REST, now);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../common/grow.h"
 #include "export.h"
@@ -68,12 +69,20 @@ struct est_sample {
 };
 
 struct est_row {
-	uint32_t tid;
-	uint32_t key;			/* index of its PC among the distinct PCs */
+	uint32_t tid, pid;
+	uint32_t key;			/* index of its code among the distinct codes */
 	uint64_t pc;
+	uint64_t code;			/* its PC as (file, offset): est_code */
 	double cpu;			/* s */
 	size_t sample;
 	size_t prev;			/* the thread's row in the previous sample, or NO_ROW */
+};
+
+/* A mapping of a file, for est_code. */
+struct est_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	uint64_t file;			/* (device, inode) */
 };
 
 /* The energy one meter update reports, and the time it covers. */
@@ -81,23 +90,34 @@ struct span {
 	double a, b, energy;
 };
 
+/* The profile exported is lane 0; the other lanes are its node peers:
+ * profiles of the same host whose threads draw from the node meter that
+ * lane 0's readings count (attribution.h). */
 struct est {
 	const struct profile_info *info;
 	uint32_t nsc;
 	struct est_sample *samples;
 	size_t nsamples, samples_cap;
+	size_t nown;			/* lane 0's samples: the readings, the output */
+	uint32_t nlanes;
+	size_t lane_end[ENERGY_MAX_PEERS + 1];	/* [lane]: one past its last sample */
 	struct est_row *rows;
 	size_t nrows, rows_cap;
 	double *values;			/* [sample * nsc + k] */
 	size_t values_cap;
 	struct span *spans;
 	size_t nspans, spans_cap;
+	struct est_map *maps;
+	size_t nmaps, maps_cap;
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once) */
 	double *half_watts, *half_energy, *half_seconds;
-	double hold;			/* the sampler's mean hold per sample, s */
+	/* the last round: the energy given to each thread's slots of a
+	 * sample's interval, [own row], the first half's (at the thread's
+	 * previous PC) and the second's (at its PC now) */
+	double *first, *second;
 };
 
 static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_t tid, uint32_t j)
@@ -115,7 +135,8 @@ static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_
  * about 20 MB, however long the recording). */
 #define ESTIMATE_MAX_ITEMS 200000
 
-static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk)
+static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk,
+		      bool peer)
 {
 	uint64_t t0 = e->info->host.start_ns;
 	struct est_sample *es;
@@ -135,6 +156,7 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		struct est_row *row = &e->rows[e->nrows + j];
 
 		row->tid = s->threads[j].tid;
+		row->pid = s->threads[j].pid;
 		row->pc = s->threads[j].pc;
 		row->cpu = (double)s->threads[j].cpu_delta_ns * 1e-9;
 		row->sample = e->nsamples;
@@ -143,25 +165,57 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
 	}
-	memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
+	if (peer)	/* its threads draw from the node whatever it read */
+		memset(e->values + e->nsamples * e->nsc, 0, e->nsc * sizeof(double));
+	else
+		memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
 	e->nrows += s->nthreads;
 	e->nsamples++;
 	return 0;
 }
 
-/* Every sample of input, with the interval it closes as rows.c has it. */
-static int collect(struct est *e, const char *input, struct error *err)
+/* Every sample of input, with the interval it closes as rows.c has it, as
+ * the next lane; a peer's readings are not used (lane 0's count the node). */
+static int collect(struct est *e, const char *input, bool peer, struct error *err)
 {
 	struct profile_record rec;
 	struct profile_reader *r = profile_reader_open(input, err);
 	uint64_t prev = e->info->host.start_ns;
+	size_t first = e->nsamples;
+	double hold = 0;
 	bool brk = true;
 
 	if (!r)
 		return -1;
+	if (peer) {
+		const struct profile_info *pi = profile_reader_info(r);
+
+		if (strcmp(pi->host.hostname, e->info->host.hostname) != 0) {
+			error_set(err, "--node-peer %s: recorded on %s, not on %s (a node's meter "
+				  "is shared by the profiles of one host only)", input,
+				  pi->host.hostname, e->info->host.hostname);
+			profile_reader_close(r);
+			return -1;
+		}
+		prev = pi->host.start_ns;	/* (one host: one monotonic clock) */
+	}
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
-			e->hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+			hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+		if (rec.type == PROFILE_REC_MAP && rec.map.inode &&
+		    (rec.map.prot & PROT_EXEC)) {
+			struct est_map *m;
+
+			if (GROW_ARRAY(e->maps, e->maps_cap, e->nmaps + 1) < 0) {
+				profile_reader_close(r);
+				return error_set(err, "out of memory for the energy estimate's maps");
+			}
+			m = &e->maps[e->nmaps++];
+			*m = (struct est_map){ rec.map.pid, rec.map.start, rec.map.start + rec.map.len,
+					       rec.map.pgoff,
+					       rec.map.inode * 0x9E3779B97F4A7C15u ^
+					       ((uint64_t)rec.map.dev_major << 32 | rec.map.dev_minor) };
+		}
 		if (rec.type == PROFILE_REC_WINDOW && rec.window.enabled) {
 			prev = rec.window.time_ns;
 			brk = true;	/* the energy before it was not counted */
@@ -172,7 +226,7 @@ static int collect(struct est *e, const char *input, struct error *err)
 			profile_reader_close(r);
 			return 1;
 		}
-		if (add_sample(e, &rec.sample, prev, brk) < 0) {
+		if (add_sample(e, &rec.sample, prev, brk, peer) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the energy estimate of %zu samples",
 					 e->nsamples);
@@ -184,11 +238,14 @@ static int collect(struct est *e, const char *input, struct error *err)
 	/* The threads are held stopped at their PCs for a while after each
 	 * sample (reading them, the meters): what they run, and the energy
 	 * it takes, comes after that. */
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = first; i < e->nsamples; i++) {
 		struct est_sample *s = &e->samples[i];
 
-		s->active = s->start + fmin(e->hold, fmax(0, s->time - s->start - s->cpu_max));
+		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
 	}
+	if (!peer)
+		e->nown = e->nsamples;
+	e->lane_end[e->nlanes++] = e->nsamples;
 	return 0;
 }
 
@@ -199,7 +256,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Number the distinct PCs: the power is fitted per PC. */
+/* A PC as the code it runs: its file and offset in it when a mapping of
+ * a file holds it (the ranks of a job run one binary at addresses that
+ * differ, ASLR: one power fitted for the code of all of them), else the
+ * PC (with its top bit set, apart from the offsets). */
+static uint64_t est_code(const struct est *e, uint32_t pid, uint64_t pc)
+{
+	for (size_t i = e->nmaps; i-- > 0;) {	/* the latest mapping first */
+		const struct est_map *m = &e->maps[i];
+
+		if (m->pid == pid && pc >= m->start && pc < m->end)
+			return m->file * 0xBF58476D1CE4E5B9u + (pc - m->start + m->pgoff);
+	}
+	return pc | 1ull << 63;
+}
+
+/* Number the distinct codes: the power is fitted per code (est_code). */
 static int number_keys(struct est *e)
 {
 	uint64_t *pcs = malloc((e->nrows + 1) * sizeof(*pcs));
@@ -207,14 +279,20 @@ static int number_keys(struct est *e)
 
 	if (!pcs)
 		return -1;
-	for (size_t i = 0; i < e->nrows; i++)
-		pcs[i] = e->rows[i].pc;
+	for (size_t i = 0; i < e->nrows; i++) {
+		/* (a thread keeps its code from one sample to the next) */
+		size_t p = e->rows[i].prev;
+
+		e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
+				  e->rows[p].code : est_code(e, e->rows[i].pid, e->rows[i].pc);
+		pcs[i] = e->rows[i].code;
+	}
 	qsort(pcs, e->nrows, sizeof(*pcs), cmp_u64);
 	for (size_t i = 0; i < e->nrows; i++)
 		if (!n || pcs[n - 1] != pcs[i])
 			pcs[n++] = pcs[i];
 	for (size_t i = 0; i < e->nrows; i++) {
-		const uint64_t *p = bsearch(&e->rows[i].pc, pcs, n, sizeof(*pcs), cmp_u64);
+		const uint64_t *p = bsearch(&e->rows[i].code, pcs, n, sizeof(*pcs), cmp_u64);
 
 		e->rows[i].key = (uint32_t)(p - pcs);
 	}
@@ -317,8 +395,10 @@ static void give_half(struct est *e, size_t h, uint32_t k, double energy, double
 
 		e->num[e->rows[row].key] += part;
 		e->den[e->rows[row].key] += overlap * wj;
-		if (out)
+		if (out) {
 			out[row * e->nsc + k] += part;
+			(h & 1 ? e->second : e->first)[s->row0 + j] += part;
+		}
 	}
 }
 
@@ -337,6 +417,40 @@ static void model_halves(struct est *e, uint32_t k)
 		e->half_watts[h] = half_power(e, h, k);
 }
 
+/* The halves of each lane that span sp may overlap: [from[l], to[l]),
+ * from[l] moved on from where the previous span's search left it. */
+static void lane_halves(const struct est *e, const struct span *sp, size_t *from, size_t *to)
+{
+	for (uint32_t l = 0; l < e->nlanes; l++) {
+		size_t end = 2 * e->lane_end[l], h = from[l];
+
+		while (h + 1 < end && half_end(e, h) <= sp->a)
+			h++;
+		from[l] = h;
+		for (to[l] = h; to[l] < end && half_start(e, to[l]) < sp->b; to[l]++)
+			;
+	}
+}
+
+/* The modelled energy (model_halves) of the halves [from, to) of every
+ * lane within sp. */
+static double predicted(const struct est *e, const struct span *sp, const size_t *from,
+			const size_t *to)
+{
+	double total = 0;
+
+	for (uint32_t l = 0; l < e->nlanes; l++)
+		for (size_t g = from[l]; g < to[l]; g++)
+			total += overlap_of(e, g, sp) * e->half_watts[g];
+	return total;
+}
+
+static void lanes_start(const struct est *e, size_t *from)
+{
+	for (uint32_t l = 0; l < e->nlanes; l++)
+		from[l] = l ? 2 * e->lane_end[l - 1] : 0;
+}
+
 /* One round: every span's energy to the halves it overlaps, by overlap
  * times modelled power; a span that overlaps none (before the first
  * sample, or of no length) to the half it ends in or the next.  What a
@@ -345,41 +459,62 @@ static void model_halves(struct est *e, uint32_t k)
  * the spans and one over the rows, however many spans meet a half. */
 static void spread(struct est *e, uint32_t k, double *out)
 {
-	size_t nh = 2 * e->nsamples, h = 0;
+	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1], nh = 2 * e->nsamples;
 
 	memset(e->num, 0, e->nkeys * sizeof(double));
 	memset(e->den, 0, e->nkeys * sizeof(double));
 	memset(e->half_energy, 0, nh * sizeof(double));
 	memset(e->half_seconds, 0, nh * sizeof(double));
 	model_halves(e, k);
+	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
-		double total = 0;
-		size_t g;
+		double total;
 
-		while (h + 1 < nh && half_end(e, h) <= sp->a)
-			h++;
-		for (g = h; g < nh && half_start(e, g) < sp->b; g++)
-			total += overlap_of(e, g, sp) * e->half_watts[g];
-		if (!(total > 0)) {
-			for (g = h; g + 1 < nh && half_end(e, g) < sp->b; g++)
-				;
-			if (g < nh)
+		lane_halves(e, sp, from, to);
+		total = predicted(e, sp, from, to);
+		if (!(total > 0)) {	/* (lane 0's half: the meter's own profile) */
+			size_t g = from[0], end = 2 * e->lane_end[0];
+
+			while (g + 1 < end && half_end(e, g) < sp->b)
+				g++;
+			if (end)
 				e->half_energy[g] += sp->energy;
 			continue;
 		}
-		for (g = h; g < nh && half_start(e, g) < sp->b; g++) {
-			double ov = overlap_of(e, g, sp);
+		for (uint32_t l = 0; l < e->nlanes; l++)
+			for (size_t g = from[l]; g < to[l]; g++) {
+				double ov = overlap_of(e, g, sp);
 
-			if (ov > 0) {
-				e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
-				e->half_seconds[g] += ov;
+				if (ov > 0) {
+					e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
+					e->half_seconds[g] += ov;
+				}
 			}
-		}
 	}
 	for (size_t g = 0; g < nh; g++)
 		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
 			give_half(e, g, k, e->half_energy[g], e->half_seconds[g], out);
+}
+
+/* The split of each interval between a thread's two PCs, when they
+ * differ: the thread changed code at an unknown point uT of the interval's
+ * active time T (u uniform); with powers P_a before and P_b after, the
+ * rule gives the first side E P_a / (P_a + P_b) of E = P_a uT + P_b (1-u)T,
+ * an error of T P_a P_b (1 - 2u) / (P_a + P_b), whose variance is
+ * (4/3) (e_a e_b / (e_a + e_b))^2 in the sides' energies e_a and e_b
+ * (docs/ACCURACY.md). */
+static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
+{
+	for (size_t r = 0; r < e->nrows; r++) {
+		size_t p = e->rows[r].prev;
+		double a = e->first[r], b = e->second[r], x;
+
+		if (p == NO_ROW || e->rows[p].pc == e->rows[r].pc || !(a + b > 0))
+			continue;
+		x = a * b / (a + b);
+		xfer_var[r * e->nsc + k] = 4.0 / 3.0 * x * x;
+	}
 }
 
 /* The meter's update interval: the mean time between updates when some
@@ -392,7 +527,7 @@ static void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, con
 	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k];
 
 		if (isnan(v))
@@ -434,10 +569,10 @@ static double update_time(const struct est_sample *s, double update)
 static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
-	double prev_t = e->nsamples ? e->samples[0].start - m->delay_s : 0, last = NAN;
+	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
 
 	e->nspans = 0;
-	for (size_t i = 0; i < e->nsamples; i++) {
+	for (size_t i = 0; i < e->nown; i++) {
 		const struct est_sample *s = &e->samples[i];
 		double v = e->values[i * e->nsc + k], t, energy;
 
@@ -461,9 +596,9 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		last = v;
 	}
 	/* A power meter's last reading holds until the end, as it did */
-	if (kind == CHANNEL_POWER && !isnan(last) && e->nsamples &&
-	    e->samples[e->nsamples - 1].time > prev_t) {
-		double end = e->samples[e->nsamples - 1].time;
+	if (kind == CHANNEL_POWER && !isnan(last) && e->nown &&
+	    e->samples[e->nown - 1].time > prev_t) {
+		double end = e->samples[e->nown - 1].time;
 
 		if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
 			return -1;
@@ -474,8 +609,8 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 
 static double mean_interval(const struct est *e)
 {
-	return e->nsamples ? (e->samples[e->nsamples - 1].time - e->samples[0].start) /
-			     (double)e->nsamples : 0;
+	return e->nown ? (e->samples[e->nown - 1].time - e->samples[0].start) /
+			 (double)e->nown : 0;
 }
 
 /* The power of each PC: energy given to it / time given to it, from the
@@ -504,18 +639,17 @@ static void fit_powers(struct est *e, uint32_t k)
  * relative to the energies themselves. */
 static double residual(struct est *e, uint32_t k)
 {
-	size_t nh = 2 * e->nsamples, h = 0;
+	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1];
 	double r = 0, sum = 0;
 
 	model_halves(e, k);
+	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
-		double pred = 0;
+		double pred;
 
-		while (h + 1 < nh && half_end(e, h) <= sp->a)
-			h++;
-		for (size_t g = h; g < nh && half_start(e, g) < sp->b; g++)
-			pred += overlap_of(e, g, sp) * e->half_watts[g];
+		lane_halves(e, sp, from, to);
+		pred = predicted(e, sp, from, to);
 		r += (sp->energy - pred) * (sp->energy - pred);
 		sum += sp->energy * sp->energy;
 	}
@@ -615,9 +749,13 @@ static void est_free(struct est *e)
 	free(e->half_watts);
 	free(e->half_energy);
 	free(e->half_seconds);
+	free(e->first);
+	free(e->second);
+	free(e->maps);
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
 			  uint32_t nopts, struct error *err)
 {
@@ -633,7 +771,12 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	for (uint32_t i = 0; i < nopts; i++)
 		if (apply_option(info, &opts[i], est->meter, err) < 0)
 			return -1;
-	ret = collect(&e, input, err);
+	if (npeers > ENERGY_MAX_PEERS)
+		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
+				 ENERGY_MAX_PEERS);
+	ret = collect(&e, input, false, err);
+	for (uint32_t i = 0; i < npeers && ret == 0; i++)
+		ret = collect(&e, peers[i], true, err);
 	if (ret != 0) {		/* -1: err set; 1: too long a profile */
 		if (ret > 0)
 			warn_print(EXPORT_PROG, "%s: energy divided by the end rule: the trapezoid "
@@ -646,7 +789,13 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	ret = -1;
 	if (number_keys(&e) < 0 || alloc_halves(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
-	    !(est->row0 = malloc((e.nsamples + 1) * sizeof(size_t)))) {
+	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->next = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->pc = malloc((e.nrows + 1) * sizeof(uint64_t))) ||
+	    !(e.first = malloc((e.nrows + 1) * sizeof(double))) ||
+	    !(e.second = malloc((e.nrows + 1) * sizeof(double))) ||
+	    !(est->row0 = malloc((e.nown + 1) * sizeof(size_t)))) {
 		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
 		goto out;
 	}
@@ -671,12 +820,23 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 			goto out;
 		}
 		fit_powers(&e, k);
+		memset(e.first, 0, e.nrows * sizeof(double));
+		memset(e.second, 0, e.nrows * sizeof(double));
 		spread(&e, k, est->energy);
+		transfer_var(&e, k, est->xfer_var);
 	}
-	for (size_t i = 0; i < e.nsamples; i++)
+	for (size_t r = 0; r < e.nrows; r++)
+		est->next[r] = NO_ROW;
+	for (size_t r = 0; r < e.nrows; r++) {
+		est->pc[r] = e.rows[r].pc;
+		est->prev[r] = e.rows[r].prev;
+		if (e.rows[r].prev != NO_ROW)
+			est->next[e.rows[r].prev] = r;
+	}
+	for (size_t i = 0; i < e.nown; i++)
 		est->row0[i] = e.samples[i].row0;
-	est->row0[e.nsamples] = e.nrows;
-	est->nsamples = e.nsamples;
+	est->row0[e.nown] = e.nown < e.nsamples ? e.samples[e.nown].row0 : e.nrows;
+	est->nsamples = e.nown;
 	ret = 0;
 out:
 	est_free(&e);
@@ -689,8 +849,15 @@ void energy_estimate_free(struct energy_estimate *est)
 {
 	free(est->row0);
 	free(est->energy);
+	free(est->xfer_var);
+	free(est->prev);
+	free(est->next);
+	free(est->pc);
 	est->row0 = NULL;
 	est->energy = NULL;
+	est->xfer_var = NULL;
+	est->prev = est->next = NULL;
+	est->pc = NULL;
 	est->nsamples = 0;
 }
 
@@ -706,6 +873,28 @@ const double *energy_estimate_row(const struct energy_estimate *est, size_t inde
 	for (uint32_t j = 0; j < nthreads; j++)
 		out[j] = est->energy[(row0 + j) * est->nchannels + k];
 	return out;
+}
+
+double energy_estimate_model_var(const struct energy_estimate *est, size_t index, uint32_t thread,
+				 uint32_t k, bool (*same)(void *arg, uint64_t a, uint64_t b),
+				 void *arg)
+{
+	size_t r, p, n;
+	double v = 0;
+
+	if (index >= est->nsamples || k >= est->nchannels ||
+	    est->row0[index] + thread >= est->row0[index + 1])
+		return NAN;
+	r = est->row0[index] + thread;
+	p = est->prev[r];
+	n = est->next[r];
+	if (p != NO_ROW && est->xfer_var[r * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[p], est->pc[r]))
+		v += est->xfer_var[r * est->nchannels + k];
+	if (n != NO_ROW && est->xfer_var[n * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[r], est->pc[n]))
+		v += est->xfer_var[n * est->nchannels + k];
+	return v;
 }
 
 uint64_t period_carry_take(struct period_carry *c, double amount)

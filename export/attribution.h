@@ -78,16 +78,36 @@ struct energy_estimate {
 	size_t nsamples;
 	size_t *row0;			/* [sample]: its first row; [nsamples]: the rows */
 	double *energy;			/* [row * nchannels + k], the channel's unit times s for power */
+	/* The model's own uncertainty (docs/ACCURACY.md): a thread whose PC
+	 * changed between two samples changed code somewhere in the interval
+	 * between them, where is not known; xfer_var[row * nchannels + k] is
+	 * the variance of the energy the split of that interval moved between
+	 * the row and the thread's row in the previous sample (prev[row]);
+	 * 0 when the PC did not change or no row came before. */
+	double *xfer_var;
+	size_t *prev, *next;		/* [row]: the thread's row in the previous / next
+					 * sample, or SIZE_MAX */
+	uint64_t *pc;			/* [row] */
 	struct meter_model meter[PROFILE_MAX_CHANNELS];	/* per sample channel */
 };
 
+/* Profiles that share input's node meter (--node-peer): at most this many. */
+#define ENERGY_MAX_PEERS 15
+
 /* Read input (once more) and divide its energy by the trapezoid rule.
+ * peers: profiles recorded on the same host at the same time (the other
+ * ranks of a job) whose threads draw from the node that input's meter
+ * counts: their samples are read too, the node's energy is divided among
+ * all the threads by modelled power, and input's rows get their part only
+ * (docs/ACCURACY.md, "Ranks sharing a node").  A peer of another host is
+ * refused (err set).
  * -1: err set (bad option, out of memory); 1: the profile holds more
  * samples and thread-samples than the estimate keeps in memory (200,000,
  * about 20 MB): nothing built, the caller uses the end rule and says so;
  * a damaged profile only ends the pass early, the caller's own pass
  * reports it. */
 int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
 			  uint32_t nopts, struct error *err);
 void energy_estimate_free(struct energy_estimate *est);
@@ -104,6 +124,17 @@ struct period_carry {
 	double exact;			/* running exact total */
 	uint64_t emitted;		/* running sum of periods handed out */
 };
+
+/* Channel k's model variance of the row-th row (energy_estimate_row's
+ * numbering: the index-th sample's first row plus the thread): the
+ * variance of the transfers with the thread's rows before and after it
+ * whose code differs from this row's (same(arg, pc_a, pc_b) says whether
+ * two PCs of the thread run the same code: the same function, or PC).
+ * In the channel's unit squared (times s^2 for power); NAN past the
+ * estimate. */
+double energy_estimate_model_var(const struct energy_estimate *est, size_t index, uint32_t thread,
+				 uint32_t k, bool (*same)(void *arg, uint64_t a, uint64_t b),
+				 void *arg);
 
 uint64_t period_carry_take(struct period_carry *c, double amount);
 

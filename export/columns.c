@@ -25,7 +25,7 @@
 #include "textout.h"
 #include "../profile/textform.h"
 
-#define COLUMNS_VERSION 2
+#define COLUMNS_VERSION 3
 #define COLUMNS_FRAME_ROWS 65536	/* rows per frame, unless one sample has more */
 #define COLUMNS_FIXED 56		/* bytes before the channel values */
 #define COLUMNS_NO_SYMBOL 0xffffffffu	/* without --symbols */
@@ -58,6 +58,7 @@ struct columns_writer {
 	const char *path;
 	struct rows rows;
 	uint32_t nchannels;
+	uint32_t nvars;			/* model variances after the channels */
 	size_t record_size;
 	unsigned char *frame;
 	uint32_t nframe;
@@ -330,6 +331,16 @@ static int put_row(void *arg, const struct row *row, struct error *err)
 			rows_power_energy(&c->rows, row, i, &value);
 		put_f64(p + COLUMNS_FIXED + 8 * i, value);
 	}
+	p += COLUMNS_FIXED + 8 * c->nchannels;
+	for (uint32_t i = 0; i < c->nchannels; i++) {
+		double value = NAN;
+
+		if (!rows_has_model_var(&c->rows, i))
+			continue;
+		rows_model_var(&c->rows, row, i, &value);
+		put_f64(p, value);
+		p += 8;
+	}
 	c->nframe++;
 	return 0;
 }
@@ -389,7 +400,9 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 	c->stack_ids.by_text = true;
 	c->nchannels = info->nchannels < PROFILE_MAX_CHANNELS ? info->nchannels
 							       : PROFILE_MAX_CHANNELS;
-	c->record_size = COLUMNS_FIXED + 8 * (size_t)c->nchannels;
+	for (uint32_t i = 0; i < c->nchannels; i++)
+		c->nvars += rows_has_model_var(&c->rows, i);
+	c->record_size = COLUMNS_FIXED + 8 * (size_t)(c->nchannels + c->nvars);
 	c->frame_cap = COLUMNS_FRAME_ROWS;
 	c->frame = malloc(COLUMNS_FRAME_ROWS * c->record_size);
 	if (!c->frame) {
@@ -406,9 +419,14 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 		goto fail;
 	}
 	rows_write_meters(c->f, &c->rows, true);
-	fprintf(c->f, "# records size=%zu channels=%" PRIu32 " symbols=%d stacks=%d frame=%d\n# rows\n",
+	fprintf(c->f, "# records size=%zu channels=%" PRIu32 " symbols=%d stacks=%d frame=%d",
 		c->record_size, c->nchannels, c->rows.symbols != NULL, info->stacks,
 		COLUMNS_FRAME_ROWS);
+	/* the channels whose model variance follows theirs (rows.h) */
+	for (uint32_t i = 0, n = 0; i < c->nchannels; i++)
+		if (rows_has_model_var(&c->rows, i))
+			fprintf(c->f, "%s%" PRIu32, n++ ? "," : " model_var=", i);
+	fputs("\n# rows\n", c->f);
 	return c;
 fail:
 	columns_free(c);

@@ -37,6 +37,13 @@ static void write_column_names(struct csv_writer *c)
 		putc(',', c->f);
 		textform_escaped(c->f, info->channels[i].name);
 	}
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		if (!rows_has_model_var(&c->rows, i))
+			continue;
+		putc(',', c->f);
+		textform_escaped(c->f, info->channels[i].name);
+		fputs(":var", c->f);
+	}
 	fputs(c->rows.symbols ? ",dso,symbol" : "", c->f);
 	fputs(info->stacks ? ",stack\n" : "\n", c->f);
 }
@@ -90,6 +97,15 @@ static void write_channel_cells(struct csv_writer *c, const struct row *row)
 		case ROW_CELL_EMPTY:
 			break;
 		}
+	}
+	for (uint32_t i = 0; i < info->nchannels && i < PROFILE_MAX_CHANNELS; i++) {
+		double value;
+
+		if (!rows_has_model_var(&c->rows, i))
+			continue;
+		putc(',', c->f);
+		if (rows_model_var(&c->rows, row, i, &value))
+			fprintf(c->f, "%.6g", value);
 	}
 }
 

@@ -31,6 +31,8 @@ struct export_options {
 	enum energy_rule energy_rule;	/* rows' energy (attribution.h) */
 	struct meter_option meters[2 * PROFILE_MAX_CHANNELS];	/* --meter-delay/-update */
 	uint32_t nmeters;
+	const char *peers[ENERGY_MAX_PEERS];	/* --node-peer (attribution.h) */
+	uint32_t npeers;
 };
 
 struct export_result {

@@ -58,6 +58,9 @@ static void usage(FILE *f)
 	      "                 or end (the old rule: all to the interval's end; biased)\n"
 	      "  --meter-delay [CHANNEL=]MS  the meter's delay (default 0)\n"
 	      "  --meter-update [CHANNEL=]MS  its update interval (default: measured)\n"
+	      "  --node-peer P  P was recorded beside PROFILE on its host (another rank):\n"
+	      "                 divide the node meter's energy among both's threads and\n"
+	      "                 give PROFILE's rows their part only (repeatable)\n"
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
@@ -116,6 +119,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "energy-rule", required_argument, NULL, 'R' },
 		{ "meter-delay", required_argument, NULL, 'L' },
 		{ "meter-update", required_argument, NULL, 'U' },
+		{ "node-peer", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -168,6 +172,12 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			if (opt->nmeters == sizeof(opt->meters) / sizeof(opt->meters[0]))
 				return error_set(err, "too many --meter-delay/--meter-update options");
 			opt->meters[opt->nmeters++] = (struct meter_option){ optarg, c == 'L' };
+			break;
+		case 'P':
+			if (opt->npeers == ENERGY_MAX_PEERS)
+				return error_set(err, "more than %d --node-peer profiles",
+						 ENERGY_MAX_PEERS);
+			opt->peers[opt->npeers++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);

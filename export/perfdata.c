@@ -523,8 +523,8 @@ static int build_estimate(struct perf_writer *w, const struct export_options *op
 		energy = energy || w->ev[e].kind == EVENT_ENERGY;
 	if (!energy || opt->energy_rule != ENERGY_RULE_TRAPEZOID || !opt->input)
 		return 0;
-	built = energy_estimate_build(&w->estimate, opt->input, w->info, opt->meters, opt->nmeters,
-				      err);
+	built = energy_estimate_build(&w->estimate, opt->input, opt->peers, opt->npeers, w->info,
+				      opt->meters, opt->nmeters, err);
 	w->estimated = built == 0;
 	return built < 0 ? -1 : 0;
 }

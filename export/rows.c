@@ -209,8 +209,9 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	if (r->symbols)
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
-		int built = energy_estimate_build(&r->estimate, opt->input, info, opt->meters,
-						  opt->nmeters, err);
+		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
+						  opt->npeers, info, opt->meters, opt->nmeters,
+						  err);
 
 		if (built < 0) {
 			rows_free(r);
@@ -419,6 +420,54 @@ void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol)
 {
 	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, symbol);
+}
+
+struct same_code {
+	struct symbolizer *symbols;
+	uint32_t pid;
+};
+
+/* Whether two PCs of a process run the same function (the same PC
+ * without symbols): a change of code between them moves energy between
+ * two rows of the report. */
+static bool same_code(void *arg, uint64_t a, uint64_t b)
+{
+	const struct same_code *c = arg;
+	const char *dso_a, *sym_a, *dso_b, *sym_b;
+
+	if (a == b)
+		return true;
+	if (!c->symbols)
+		return false;
+	symbolizer_lookup(c->symbols, c->pid, a, &dso_a, &sym_a);
+	symbolizer_lookup(c->symbols, c->pid, b, &dso_b, &sym_b);
+	return strcmp(sym_a, sym_b) == 0 && strcmp(dso_a, dso_b) == 0;
+}
+
+bool rows_has_model_var(const struct rows *r, uint32_t ch)
+{
+	const struct channel_desc *desc = &r->info->channels[ch];
+
+	return r->estimated && desc->scope == CHANNEL_PER_SAMPLE &&
+	       (desc->kind == CHANNEL_ENERGY || desc->kind == CHANNEL_POWER);
+}
+
+bool rows_model_var(const struct rows *r, const struct row *row, uint32_t ch, double *value)
+{
+	const struct profile_info *info = r->info;
+	struct same_code c = { r->symbols, row->pid };
+	uint32_t ks = 0;
+
+	if (!rows_has_model_var(r, ch) || row->exit)
+		return false;
+	for (uint32_t i = 0; i < ch; i++)
+		if (info->channels[i].scope == CHANNEL_PER_SAMPLE)
+			ks++;
+	if (isnan(row->sample->values[ks]))
+		return false;
+	*value = energy_estimate_model_var(&r->estimate, r->sample_index - 1, row->thread, ks,
+					   same_code, &c);
+	return !isnan(*value);
 }
 
 double rows_energy(const struct rows *r, const struct row *row, uint32_t ch)

@@ -119,6 +119,17 @@ int rows_write_processes(FILE *f, const struct rows *r, struct error *err);
  * kind, an exit row or a missing reading. */
 bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value);
 
+/* A row's model variance of channel ch (energy_estimate_model_var: the
+ * change points between its function and the thread's functions in the
+ * samples before and after it), in the channel's unit squared (times s^2
+ * for power): false without the estimate, for another kind or channel,
+ * an exit row or a missing reading. */
+/* Whether channel ch has a model variance column (the trapezoid estimate
+ * was built and ch is a per-sample energy or power channel): the CSV's
+ * `<channel>:var` and the columns' model_var values, in channel order. */
+bool rows_has_model_var(const struct rows *r, uint32_t ch);
+bool rows_model_var(const struct rows *r, const struct row *row, uint32_t ch, double *value);
+
 /* The `# meter ...` lines of the trapezoid rule: per energy or power
  * channel, the meter's update interval and delay it used, how many sample
  * intervals saw no update (docs/ACCURACY.md), and whether a power

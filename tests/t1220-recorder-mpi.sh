@@ -189,7 +189,16 @@ print(\"\n\".join(\"%.6f\" % s for s in starts))" >placed &&
 '
 
 FAKE="/usr/bin/python3 $ROOT/tests/fakes/fake-powercap.py"
-test_expect_success 'fake RAPL: the node energy is counted once, not once per rank, and split by CPU time' '
+# (the report divides the node among the ranks threads by the power fitted
+# for their code, each profile with the others as --node-peer: the ranks
+# parts add up to the node within a few percent (1.3% and 4.1% off the
+# largest recording in three runs, four ranks and twelve threads on the
+# loaded 2-CPU VM).  This fake node draws 10 W whatever runs, so no split
+# is the truth: a rank that runs alone, at the start or the end, gets the
+# node's whole 10 W meanwhile, not its CPU share of it; the shares stayed
+# within 0.7-1.5 times the CPU shares (rank 0: 14.1% of the CPU, 20.6% of
+# the energy), so the check is a factor of 2 each way)
+test_expect_success 'fake RAPL: the node energy is counted once, not once per rank, and divided among the ranks' '
 	$FAKE make node &&
 	{ $FAKE run node --rate intel-rapl:0=10 --seconds 30 --step-ms 1 --log node.log & } &&
 	fake=$! &&
@@ -200,7 +209,7 @@ test_expect_success 'fake RAPL: the node energy is counted once, not once per ra
 	max=$(sort -g per_rank | tail -1) && sum=$(awk "{ s += \$1 } END { print s }" per_rank) &&
 	$REPORT --by rank --csv e.*.prof >e.csv && cat e.csv &&
 	total=$(awk -F, "NR > 1 { s += \$6 } END { print s * 1e6 }" e.csv) &&
-	expect_near "$max" "$total" "$(awk -v m=$max "BEGIN { print m / 100 }")" "report energy (uJ): the node once (sum of the profiles: $sum)" &&
+	expect_near "$max" "$total" "$(awk -v m=$max "BEGIN { print m / 12.5 }")" "report energy (uJ): the node once (sum of the profiles: $sum)" &&
 	# and that is the fake node'"'"'s 10 W over the span of the recordings
 	# (its pace lags by up to 0.3 s under load at either end: 5%)
 	for r in 0 1 2 3; do
@@ -210,9 +219,9 @@ test_expect_success 'fake RAPL: the node energy is counted once, not once per ra
 	want=$(awk "{ if (lo == \"\" || \$1 < lo) lo = \$1; if (\$2 > hi) hi = \$2 }
 		END { if (hi > lo) printf \"%.0f\", 10 * (hi - lo) / 1e3 }" spans) &&
 	expect_near "$want" "$total" "$(awk -v w="$want" "BEGIN { print w / 20 }")" "node energy (uJ): 10 W over the recordings" &&
-	awk -F, "NR > 1 { d = \$4 - \$7; if (d < 0) d = -d; if (d > 0.5) { print \"energy share \" \$7 \" != CPU share \" \$4; exit 1 } }" e.csv &&
+	awk -F, "NR > 1 { if (\$7 > 2 * \$4 || 2 * \$7 < \$4) { print \"energy share \" \$7 \" not within a factor 2 of the CPU share \" \$4; exit 1 } }" e.csv &&
 	$REPORT --by rank e.*.prof >e.txt &&
-	expect_grep "^# energy: each host.s node energy counted once" e.txt
+	expect_grep "^# energy: each host.s node energy divided among the threads of all its ranks" e.txt
 '
 
 # Issue 19 #4: every rank's sampler wrote same.prof, each keeping the one

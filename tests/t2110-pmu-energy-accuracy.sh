@@ -59,6 +59,31 @@ test_expect_success 'a change of code mid-interval: each side gets its own energ
 	expect_grep "^meter  *0.000  *assumed  *0.000  *given/0  *20  *0.0 " acc
 '
 
+# The model's own uncertainty on the same profile (docs/ACCURACY.md): the
+# change point in interval 11 is unknown; the rule gave its sides
+# e_a = 6.682 and e_b = 13.818 uJ, so the energy it moved between 0xa and
+# 0xb has the variance 4/3 (e_a e_b / (e_a + e_b))^2 = 27.05 uJ^2, in the
+# var cells of the rows on both sides of it (samples 10 and 11), 0 in the
+# others.  The 95% interval of 0xa's share (33.958%) adds it to the
+# ratio estimator's: half-width 1.96 sqrt(sum_a e^2 (1-s)^2 + sum_b e^2
+# s^2 + 27.05) / 402.5 = 20.039 points (19.878 without the model's term).
+test_expect_success 'the model variance of a change of code, and the share interval it widens' '
+	grep "^time_ns" hand.trapezoid.csv >header &&
+	expect_grep "^time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,meter,meter:var$" header &&
+	awk -F, "/^[0-9]/ && \$4 == \"sample\" { if (\$9 > 0) printf \"%d:%.2f \", \$1 / 1000000, \$9 } END { print \"\" }" \
+		hand.trapezoid.csv >var &&
+	expect_eq "10:27.05 11:27.05 " "$(cat var)" "the rows holding the model variance (ms:uJ^2)" &&
+	$PY "$ROOT/scripts/sampler-report" --addresses --json --no-cache hand.trapezoid.csv >hand.json &&
+	$PY -c "import json, sys
+for r in json.load(open(\"hand.json\"))[\"rows\"]:
+	if r[\"name\"] == \"0xa\":
+		print(\"%.3f %.3f %.3f\" % (r[\"meter_share\"], r[\"meter_share\"] - r[\"meter_share_lo\"], r[\"meter_share_hi\"] - r[\"meter_share\"]))" >ci &&
+	cat ci &&
+	expect_near 33.958 "$(cut -d" " -f1 ci)" 0.002 "share of 0xa (%)" &&
+	expect_near 20.039 "$(cut -d" " -f2 ci)" 0.003 "half-width below (points)" &&
+	expect_near 20.039 "$(cut -d" " -f3 ci)" 0.003 "half-width above (points)"
+'
+
 $METER state state
 $RT $METER rapl rapl state >>fakes.out 2>&1 &
 FAKE_PIDS="$FAKE_PIDS $!"

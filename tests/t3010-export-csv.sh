@@ -14,7 +14,7 @@ test_expect_success 'CSV has the comment lines, the header row and one row per t
 	expect_grep "^# channel index=0 name=package-0 source=rapl unit=uJ scale=1e-06 kind=energy scope=sample$" p.csv &&
 	expect_grep "^# channel index=1 name=instructions source=perf unit= scale=1 kind=counter scope=thread$" p.csv &&
 	expect_grep "^# process pid=[0-9]* ppid=0 comm=genprofile argv=./genprofile%204000$" p.csv &&
-	expect_eq "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,package-0,instructions" \
+	expect_eq "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,package-0,instructions,package-0:var" \
 		"$(grep -v "^#" p.csv | head -1)" "header row" &&
 	expect_eq 4000 "$(grep -v "^#" p.csv | tail -n +2 | wc -l)" "rows (thread-samples)" &&
 	expect_grep "^# stats wall=1000000000 .* samples=1000 thread_samples=4000 " p.csv &&
@@ -45,7 +45,7 @@ test_expect_success 'energy of an interval where no thread ran is split equally 
 test_expect_success '--symbols names the DSO and the function of each PC' '
 	"$EXPORT" --format csv --symbols -o s.csv p.prof &&
 	grep -v "^#" s.csv >srows &&
-	expect_eq "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,package-0,instructions,dso,symbol" \
+	expect_eq "time_ns,pid,tid,kind,pc,cpu_delta_ns,wall_delta_ns,package-0,instructions,package-0:var,dso,symbol" \
 		"$(head -1 srows)" "header row" &&
 	for f in hot_a hot_b hot_c; do
 		want=$(awk -v f=$f "\$1 == \"expect\" && \$2 == f { sub(/wall=/, \"\", \$4); print \$4 * 40 }" gen.out)

@@ -47,6 +47,10 @@ def _cache_key(path: str, symbols: bool, extra_args: Sequence[str] = ()) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     h.update(("|%s|%d|%d|%s" % (VERSION, CACHE_FORMAT, symbols, " ".join(extra_args))).encode())
+    for flag, peer in zip(extra_args, list(extra_args)[1:]):
+        if flag == "--node-peer":  # its samples are read too
+            st = os.stat(peer)
+            h.update(("|%d|%d" % (st.st_size, st.st_mtime_ns)).encode())
     try:  # a rebuilt exporter may symbolize differently
         st = os.stat(tools.find_program("sampler-export"))
         h.update(("|%d|%d" % (st.st_size, int(st.st_mtime))).encode())

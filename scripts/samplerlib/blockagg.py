@@ -19,7 +19,7 @@ import numpy as np
 from . import csvprof
 from .cli import SamplerError
 from .fileio import Progress
-from .runagg import BASE, CPU, CPU2, E, E2, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
+from .runagg import BASE, CPU, CPU2, E, E2, EV, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
 
 
 def _describe(ch: csvprof.Channel) -> dict[str, str]:
@@ -80,6 +80,14 @@ class Samples:
         es = np.bincount(self.sid, np.nan_to_num(v), self.count)
         es[missing] = np.nan
         return np.where(missing[self.sid], np.nan, v), es
+
+    def model_var(self, block: np.ndarray, ch: csvprof.Channel) -> np.ndarray:
+        """The attribution model's variance of each row's energy (J^2;
+        the exporter's `<channel>:var`, docs/ACCURACY.md), 0 where the
+        input has none."""
+        if ch.var_field is None:
+            return np.zeros(len(self.cpu))
+        return np.nan_to_num(block[ch.var_field][self.rows]) * (ch.scale * ch.scale)
 
 
 def last_sample_start(block: np.ndarray, exit_kind: Any) -> int:
@@ -237,6 +245,7 @@ def _add_block(
         add(off + SEW, es * w)
         add(off + SW, w)
         add(off + SW2, w * w)
+        add(off + EV, sm.model_var(block, ch))
     for k, ch in enumerate(run.reading_channels):
         off = run.off_reading(k)
         v = block[ch.field][sm.rows] * ch.scale

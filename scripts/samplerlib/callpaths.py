@@ -206,7 +206,8 @@ def shares(
             s = part / total if total else 0.0
         else:
             s, lo, hi = stats.ratio_share(
-                part, node.incl.get(q + "_sq", 0.0), total, root.incl.get(q + "_sq", 0.0), z
+                part, node.incl.get(q + "_sq", 0.0), total, root.incl.get(q + "_sq", 0.0), z,
+                node.incl.get(q + "_mv", 0.0),
             )
         out[q] = (s, lo, hi, mine / total if total else 0.0)
     return out

@@ -83,12 +83,18 @@ def load(
     `sample` rows), cpu (s; the `exit` rows' tails too, so that totals are
     the profile's), and per energy or power channel its name (J, by the
     exporter's rule of attribution)."""
+    from . import job
+
     if isinstance(paths, str):
         paths = [paths]
     b = Builder()
     channels = None
+    peers = job.node_peers(paths, extra_args)  # (a job: its hosts' nodes divided once)
     for path in paths:
-        got = _load_one(b, path, prog, by, extra_args)
+        args = list(extra_args)
+        for q in peers.get(path, []):
+            args += ["--node-peer", q]
+        got = _load_one(b, path, prog, by, args)
         if channels is None:
             channels = got
         elif [c["name"] for c in got] != [c["name"] for c in channels]:
@@ -134,7 +140,7 @@ def _load_one(
         keys, inv = np.unique(block[["pid", "stack"]], return_inverse=True)
         inv = inv.ravel()
         nkeys = len(keys)
-        local = np.zeros((nkeys, 3 + 2 * len(channels)))
+        local = np.zeros((nkeys, 3 + 3 * len(channels)))
         rows = inv[sm.rows]
         local[:, 0] = np.bincount(rows, minlength=nkeys)
         local[:, 1] = np.bincount(inv, block["cpu_delta_ns"] * 1e-9, nkeys)
@@ -143,6 +149,7 @@ def _load_one(
             e = np.nan_to_num(sm.energy(block, ch)[0])
             local[:, 3 + 2 * j] = np.bincount(rows, e, nkeys)
             local[:, 4 + 2 * j] = np.bincount(rows, e * e, nkeys)
+            local[:, 3 + 2 * len(channels) + j] = np.bincount(rows, sm.model_var(block, ch), nkeys)
         for key, row in zip(keys.tolist(), local):
             old = sums.get(key)
             sums[key] = row if old is None else old + row
@@ -164,4 +171,6 @@ def _load_one(
         for k, name in enumerate(names):
             d[name] = d.get(name, 0.0) + row[1 + 2 * k]
             d[name + "_sq"] = d.get(name + "_sq", 0.0) + row[2 + 2 * k]
+        for j, ch in enumerate(channels):  # the model's variance (docs/ACCURACY.md)
+            d[ch.name + "_mv"] = d.get(ch.name + "_mv", 0.0) + row[3 + 2 * len(channels) + j]
     return [{"name": ch.name, "unit": ch.si_unit} for ch in channels]

@@ -415,6 +415,7 @@ def run(argv: Sequence[str]) -> int:
         for p in args.profiles
     ]
     agg.check_same_channels(runs)
+    runs = job.load_split(runs, PROG, not args.no_cache, cli.export_args(args))
     if args.job_by and args.row_by:
         return report_cross(args, runs)
     if args.job_by:

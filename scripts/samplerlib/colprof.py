@@ -2,9 +2,9 @@
 (docs/EXPORT.md, "Columns").  The exporter is the one reader of the profile
 format; this module only lays its fixed-width records onto numpy arrays.
 
-    # sampler columns v2
+    # sampler columns v3
     # host ... / # channel ...                     (as in the CSV)
-    # records size=.. channels=.. symbols=0|1 stacks=0|1 frame=..
+    # records size=.. channels=.. symbols=0|1 stacks=0|1 frame=.. [model_var=I,..]
     # rows
     frames: u32 count (little-endian), then count records of whole samples;
             count 0 ends them
@@ -20,8 +20,10 @@ wall_delta_ns u64, kind u8 (0 sample, 1 exit), 3 bytes padding, symbol u32
 per (pid, tid, symbol), or (pid, tid, pc) without symbols, numbered from 0 in
 order of first appearance), stack u32 (an id of a `# stack` line: the CSV's
 stack column; 0xffffffff in a profile without stacks), then one f64 per
-channel (NaN: no reading).  A frame becomes one record array without a
-copy; frames are read ahead by a thread, at most two at a time.
+channel (NaN: no reading), then one f64 per channel index in model_var:
+that channel's model variance (the CSV's `<channel>:var`).  A frame
+becomes one record array without a copy; frames are read ahead by a
+thread, at most two at a time.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from . import csvprof, fileio, tools
 from .fileio import Progress
 from .textview import parse_fields, split_words, to_text
 
-MAGIC = "# sampler columns v2"
+MAGIC = "# sampler columns v3"
 FIXED_SIZE = 56
 FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
 NO_SYMBOL = 0xFFFFFFFF
@@ -129,7 +131,7 @@ class Profile(csvprof.Profile):
             )
         while True:
             line = self._readline()
-            if not line:
+            if not line.endswith(b"\n"):  # (a line cut short is no line)
                 self._cut("in its head")
             text = to_text(line).rstrip("\n")
             if text == "# rows":
@@ -150,9 +152,13 @@ class Profile(csvprof.Profile):
             size, nch = int(fields["size"]), int(fields["channels"])
             self._with_symbols = fields["symbols"] == "1"
             self._with_stacks = fields["stacks"] == "1"
+            listed = fields.get("model_var")
+            var_of = [int(i) for i in listed.split(",")] if listed else []
         except (KeyError, ValueError):
             self._bad("bad records line (the stream is damaged)")
-        if nch != len(self.channels) or size != FIXED_SIZE + 8 * nch:
+        if any(not 0 <= i < nch for i in var_of):
+            self._bad("bad model_var channels in the records line (the stream is damaged)")
+        if nch != len(self.channels) or size != FIXED_SIZE + 8 * (nch + len(var_of)):
             self._bad(
                 "records of %d bytes and %d channels, expected %d and %d "
                 "(the stream is damaged)"
@@ -160,7 +166,13 @@ class Profile(csvprof.Profile):
             )
         for k, ch in enumerate(self.channels):
             ch.field = "c%d" % k
-        self._dtype = np.dtype(_FIXED + [(ch.field, "<f8") for ch in self.channels])
+        for i in var_of:
+            self.channels[i].var_field = "v%d" % i
+        self._dtype = np.dtype(
+            _FIXED
+            + [(ch.field, "<f8") for ch in self.channels]
+            + [(self.channels[i].var_field, "<f8") for i in var_of]
+        )
         if self._with_symbols:
             self.dso_col = self.symbol_col = True
 

@@ -80,6 +80,9 @@ class Channel:
         # a power channel whose cells hold each row's energy (W s), by the
         # exporter's rule (its `# meter` line), not the readings
         self.energy_cells = False
+        # the record field of its model variance (the exporter's
+        # `<name>:var` column, docs/ACCURACY.md), None when absent
+        self.var_field: Any = None
 
     @property
     def si_unit(self) -> str:
@@ -203,6 +206,8 @@ class Profile:
                 )
             ch.column = self.col[ch.name]
             ch.field = "c%d" % k
+            if ch.name + ":var" in self.col:
+                ch.var_field = "v%d" % k
         self.dso_col = self.col.get("dso")
         self.symbol_col = self.col.get("symbol")
         self.stack_col = self.col.get("stack")
@@ -214,6 +219,8 @@ class Profile:
                 self._names[i] = name
         for ch in self.channels:
             self._names[ch.column] = ch.field
+            if ch.var_field is not None:
+                self._names[self.col[ch.name + ":var"]] = ch.var_field
         # The stack column is parsed only when asked for: it is long.
         self._usecols = [i for i in range(len(row)) if i != self.stack_col or self._want_stacks]
         self._width = NAME_WIDTH

@@ -4,14 +4,22 @@ app.%r.prof -- app`, `srun sampler -o app.%r.prof -- app`).
 Each profile carries its rank, host and job id (the host record).  Ranks on
 one host share its energy counters: every profile of that host recorded the
 whole node's energy over its own run, so adding them up would count the
-node once per rank.  Here each host's energy is counted once -- the largest
-any of its profiles recorded: the ranks of a job run side by side, and the
-longest profile spans the others -- and split between the ranks on that
-host by their CPU time (the rule the exporter applies between threads).
+node once per rank.  By the trapezoid rule each profile is exported with
+the other profiles of its host as --node-peer (load_split): the node's
+energy is divided among the threads of all of them by modelled power, and
+each profile's rows hold its part only (docs/ACCURACY.md, "Ranks sharing a
+node"): the parts add up, also when the ranks did not start or end
+together (a part is the energy of its own threads, who ran only while
+its profile recorded).  Otherwise (--energy-rule end, a pipe, more
+than the exporter's peers) each host's energy is counted once -- the
+largest any of its profiles recorded: the ranks of a job run side by side,
+and the longest profile spans the others -- and split between the ranks on
+that host by their CPU time.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, Protocol, Sequence
 
 from . import agg, runagg
@@ -45,6 +53,65 @@ def is_job(runs: Sequence[RunAgg]) -> bool:
     return len(runs) > 1 and all(rank_of(r) is not None for r in runs)
 
 
+MAX_PEERS = 15  # the exporter's ENERGY_MAX_PEERS
+
+
+def load_split(
+    runs: list[RunAgg], prog: str, use_cache: bool, extra_args: Sequence[str]
+) -> list[RunAgg]:
+    """The runs of a job again, each exported with the other profiles of
+    its host as --node-peer, marked node_split; runs as they were when
+    there is nothing to split (one profile a host, no energy, the end rule,
+    a pipe)."""
+    if not is_job(runs) or not runs[0].energy or "end" in extra_args:
+        return runs
+    hosts: dict[str, list[RunAgg]] = {}
+    for run in runs:
+        hosts.setdefault(host_of(run), []).append(run)
+    out = []
+    for run in runs:
+        peers = [r.path for r in hosts[host_of(run)] if r is not run]
+        if not peers or len(peers) > MAX_PEERS or not all(
+            os.path.isfile(p) for p in peers + [run.path]
+        ):
+            out.append(run)
+            continue
+        args = list(extra_args)
+        for p in peers:
+            args += ["--node-peer", p]
+        split = agg.load(run.path, prog, use_cache=use_cache, extra_args=args)
+        split.node_split = True
+        out.append(split)
+    return out
+
+
+def node_peers(paths: Sequence[str], extra_args: Sequence[str]) -> dict[str, list[str]]:
+    """For the profiles of a job (every one with a rank), the other
+    profiles of each one's host, for its --node-peer options; {} when
+    there is nothing to divide (one profile, no rank, a CSV, a pipe, the
+    end rule).  Each profile's head is read through the exporter with the
+    end rule, which writes it at once."""
+    from . import colprof, csvprof
+
+    if len(paths) < 2 or "end" in extra_args or not all(os.path.isfile(p) for p in paths):
+        return {}
+    hosts: dict[str, list[str]] = {}
+    for p in paths:
+        prof = colprof.open_profile(p, symbols=False, extra_args=["--energy-rule", "end"])
+        host, energy = prof.host, bool(prof.channels_of(csvprof.ENERGY_LIKE))
+        prof._close_quietly()
+        if not isinstance(prof, colprof.Profile) or not host.get("rank", "").isdigit():
+            return {}
+        if energy:
+            hosts.setdefault(host.get("hostname") or "?", []).append(p)
+    return {
+        p: [q for q in same if q != p]
+        for same in hosts.values()
+        if 1 < len(same) <= MAX_PEERS + 1
+        for p in same
+    }
+
+
 def _run_totals(run: RunAgg) -> dict[str, Any]:
     tot = agg.totals(run)
     energy = {}
@@ -62,8 +129,13 @@ def per_run(runs: Sequence[RunAgg]) -> list[dict[str, Any]]:
     hosts: dict[str, list[dict[str, Any]]] = {}
     for run, v in zip(runs, vals):
         hosts.setdefault(host_of(run), []).append(v)
-    for members in hosts.values():
+    split_hosts = {host_of(r) for r in runs if r.node_split}
+    for host, members in hosts.items():
         cpu = sum(v["cpu_s"] for v in members)
+        if host in split_hosts:  # each holds its own part (load_split)
+            for v in members:
+                v["split"] = dict(v["energy"])
+            continue
         for ch in channels:
             node = max(v["energy"].get(ch, 0.0) for v in members)
             for v in members:
@@ -138,7 +210,12 @@ def header_lines(runs: Sequence[RunAgg]) -> list[str]:
             ",".join(hosts),
         )
     ]
-    if runs[0].energy:
+    if runs[0].energy and all(r.node_split for r in runs):
+        lines.append(
+            "# energy: each host's node energy divided among the threads of all its ranks "
+            "(trapezoid rule, --node-peer)"
+        )
+    elif runs[0].energy:
         lines.append(
             "# energy: each host's node energy counted once (the largest of its profiles) "
             "and split between its ranks by CPU time"
@@ -186,7 +263,8 @@ def _scaled(acc: Sequence[float], run: RunAgg, factors: Sequence[float]) -> list
             continue
         off = runagg.BASE + runagg.PER_ENERGY * j
         for k, p in (
-            (runagg.E, 1), (runagg.E2, 2), (runagg.SE, 1), (runagg.SE2, 2), (runagg.SEW, 1)
+            (runagg.E, 1), (runagg.E2, 2), (runagg.SE, 1), (runagg.SE2, 2), (runagg.SEW, 1),
+            (runagg.EV, 2),
         ):
             acc[off + k] *= f**p
     return acc

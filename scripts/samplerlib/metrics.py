@@ -55,7 +55,7 @@ def _sampling_var(acc: Sequence[float], run: RunAgg) -> dict[str, float]:
     var = {"samples": acc[runagg.N], "cpu_s": acc[runagg.CPU2]}
     for j, ch in enumerate(run.energy):
         off = runagg.BASE + runagg.PER_ENERGY * j
-        var[ch["name"] + "_J"] = acc[off + runagg.E2]
+        var[ch["name"] + "_J"] = acc[off + runagg.E2] + acc[off + runagg.EV]
         sw = acc[off + runagg.SW]
         if sw > 0:
             p = acc[off + runagg.SE] / sw
@@ -124,6 +124,7 @@ def rows(
                 pooled_tot[off + runagg.E],
                 pooled_tot[off + runagg.E2],
                 z,
+                pooled[off + runagg.EV],
             )
             row[ch["name"] + "_share_lo"], row[ch["name"] + "_share_hi"] = 100 * lo, 100 * hi
         out.append(row)

@@ -3,7 +3,7 @@ layout of those sums, and their form in the result cache.  blockagg fills
 it from a profile's rows, agg loads, caches and groups it, metrics and job
 read it; it depends on none of them.
 
-Accumulator layout (one list of floats per key): base fields, then 7 per
+Accumulator layout (one list of floats per key): base fields, then 8 per
 energy-like channel, then 2 per reading channel, then 1 per counter channel.
   N, CPU, CPU2, WALL  thread-samples, CPU time (s) and its squares, the
                       thread-samples' intervals (s)
@@ -11,6 +11,8 @@ energy-like channel, then 2 per reading channel, then 1 per counter channel.
     E, E2      the key's energy (J) and its squares
     SE, SE2    the energy of the samples that ended in the key, its squares
     SEW        SE times the interval; SW, SW2  the intervals, their squares
+    EV         the attribution model's variance of the key's energy (J^2;
+               the exporter's model_var, 0 from files without it)
   per reading channel: the sum of the readings and their count
   per counter channel: the sum of the counts
 """
@@ -23,9 +25,9 @@ from . import VERSION
 
 N, CPU, CPU2, WALL = range(4)
 BASE = 4
-E, E2, SE, SE2, SEW, SW, SW2 = range(7)
-PER_ENERGY = 7
-CACHE_FORMAT = 2  # 2: CSV v2 exit rows in the CPU and counter sums
+E, E2, SE, SE2, SEW, SW, SW2, EV = range(8)
+PER_ENERGY = 8
+CACHE_FORMAT = 3  # 2: CSV v2 exit rows in the CPU and counter sums; 3: EV
 
 Key = Tuple[Any, ...]  # (pid, tid, dso, symbol)
 Channel = Dict[str, str]  # {name, kind, unit}
@@ -49,6 +51,9 @@ class RunAgg:
         self.keys: dict[Key, list[float]] = {}  # (pid, tid, dso, symbol) -> accumulator
         self.samples = 0
         self.width = BASE
+        # its energy is its part of a node shared with other profiles
+        # (exported with them as --node-peer: job.load_split)
+        self.node_split = False
 
     def off_reading(self, k: int) -> int:
         return BASE + PER_ENERGY * len(self.energy) + 2 * k

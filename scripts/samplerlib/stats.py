@@ -32,14 +32,18 @@ def wilson(k: float, n: float, z: float) -> tuple[float, float]:
 
 
 def ratio_share(
-    part: float, part_sq: float, total: float, total_sq: float, z: float
+    part: float, part_sq: float, total: float, total_sq: float, z: float, model_var: float = 0.0
 ) -> tuple[float, float, float]:
     """(share, low, high) of part/total where part sums a subset of the
-    per-sample values x_i (part_sq, total_sq: sums of x_i^2)."""
+    per-sample values x_i (part_sq, total_sq: sums of x_i^2).  model_var:
+    the variance of part from how the values were attributed (energy moved
+    between part and the rest, the total unchanged: docs/ACCURACY.md),
+    added to the sampling variance of the numerator."""
     if total <= 0:
         return (0.0, 0.0, 0.0)
     s = part / total
     var_num = (1 - s) ** 2 * part_sq + s * s * max(0.0, total_sq - part_sq)
+    var_num += max(0.0, model_var)
     half = z * math.sqrt(max(0.0, var_num)) / total
     return (s, max(0.0, s - half), min(1.0, s + half))
 

@@ -5,21 +5,22 @@ its thread's CPU time; the energy at a moment comes from that log and the
 thread's CPU time then, /proc/PID/task/TID/schedstat: a function draws its
 power while it runs).
 
-  fake-phase-meter.py state STATE
-      Create STATE (zeroed) for the workload's PHASES_STATE.
+  fake-phase-meter.py state STATE...
+      Create each STATE (zeroed) for a workload's PHASES_STATE.
 
-  fake-phase-meter.py rapl ROOT STATE [--update-ms 1] [--jitter-ms 0.1]
+  fake-phase-meter.py rapl ROOT STATE... [--update-ms 1] [--jitter-ms 0.1]
       A RAPL package domain under ROOT/class/powercap/intel-rapl:0 (as
       fake-powercap.py makes it) whose energy_uj is updated every
       update-ms (+- jitter-ms, uniformly; later when the machine is busy)
       with the energy the workload's phases drew until that moment.
 
-  fake-phase-meter.py scpi PORTFILE STATE [--rate-hz 1000] [--delay-ms 5]
+  fake-phase-meter.py scpi PORTFILE STATE... [--rate-hz 1000] [--delay-ms 5]
       An SCPI power meter on 127.0.0.1 (port -> PORTFILE): at rate-hz it
       updates its reading with the mean power of its last period, as it was
       delay-ms earlier; MEAS:POW? answers the latest reading at once.
 
-Both run until killed (SIGTERM).
+Both run until killed (SIGTERM).  Several STATEs are several workloads
+on one node (two ranks): the meter counts the sum of their energies.
 """
 import argparse
 import collections
@@ -64,9 +65,20 @@ class Phases:
         return energy + power * max(0, now - cpu) * 1e-9
 
 
+class Node:
+    """Several workloads that one meter counts together."""
+
+    def __init__(self, paths):
+        self.phases = [Phases(p) for p in paths]
+
+    def energy_now(self):
+        return sum(p.energy_now() for p in self.phases)
+
+
 def make_state(args):
-    with open(args.state, "wb") as f:
-        f.write(b"\0" * SIZE)
+    for path in args.state:
+        with open(path, "wb") as f:
+            f.write(b"\0" * SIZE)
 
 
 def rapl(args):
@@ -76,7 +88,7 @@ def rapl(args):
                        ("energy_uj", "%0*d\n" % (WIDTH, 0))):
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
-    phases = Phases(args.state)
+    phases = Node(args.state)
     fd = os.open(os.path.join(d, "energy_uj"), os.O_RDWR)
     rng = random.Random(1)
     tick = time.monotonic_ns()
@@ -105,7 +117,7 @@ def energy_before(history, t):
 
 
 def scpi(args):
-    phases = Phases(args.state)
+    phases = Node(args.state)
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", 0))
@@ -164,15 +176,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("state")
-    s.add_argument("state")
+    s.add_argument("state", nargs="+")
     r = sub.add_parser("rapl")
     r.add_argument("root")
-    r.add_argument("state")
+    r.add_argument("state", nargs="+")
     r.add_argument("--update-ms", type=float, default=1.0)
     r.add_argument("--jitter-ms", type=float, default=0.1)
     m = sub.add_parser("scpi")
     m.add_argument("portfile")
-    m.add_argument("state")
+    m.add_argument("state", nargs="+")
     m.add_argument("--rate-hz", type=float, default=1000)
     m.add_argument("--delay-ms", type=float, default=5)
     args = p.parse_args()

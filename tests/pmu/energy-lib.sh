@@ -26,6 +26,25 @@ record() {
 	done
 }
 
+# record_ranks NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of two ranks of one job
+# (the rank variables set as mpirun sets them) on this node side by side,
+# each examples/phases 1.2 s with its own state file ($TRASH/state.0 and
+# .1, both counted by the one fake meter), as NAME.RUN.RANK.prof/.truth.
+record_ranks() {
+	name=$1 hz=$2 ms=$3 rest=$4 plugin=$5
+	shift 5
+	for i in $(seq $RUNS); do
+		for r in 0 1; do
+			OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=$i \
+			PHASES_STATE=$TRASH/state.$r $SAMPLER "$@" -f $hz -p $plugin -o $name.$i.%r.prof -- \
+				"$EXAMPLES/phases" 1.2 $ms $rest >$name.$i.$r.truth 2>>$name.err &
+			eval pid$r=\$!
+		done
+		wait $pid0 || return 1
+		wait $pid1 || return 1
+	done
+}
+
 # runs NAME: the runs' names, for energy-check.py
 runs() {
 	for i in $(seq $RUNS); do
