@@ -61,6 +61,8 @@ struct est_sample {
 	double start, time;		/* its interval, s since the recording's start */
 	double active;			/* when its threads were let run again (start + the
 					 * sampler's mean hold, at most what CPU time allows) */
+	double read;			/* when its meters were read: at the end of the
+					 * hold that follows it (the next one's active) */
 	double cpu_max;			/* the most CPU time one thread used in it */
 	size_t row0;
 	uint32_t nthreads;
@@ -85,9 +87,13 @@ struct est_map {
 	uint64_t file;			/* (device, inode) */
 };
 
-/* The energy one meter update reports, and the time it covers. */
+/* The energy one meter update reports, and the time it covers: from the
+ * previous update to this one, each known only to lie somewhere in a
+ * window (uniformly): a time t belongs to the span with the probability
+ * that the previous update came before t and this one after it, rising
+ * over [a0, a] and falling over [b0, b] (a0 == a, b0 == b: sharp). */
 struct span {
-	double a, b, energy;
+	double a0, a, b0, b, energy;
 };
 
 /* The profile exported is lane 0; the other lanes are its node peers:
@@ -243,6 +249,12 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 
 		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
 	}
+	for (size_t i = first; i < e->nsamples; i++) {
+		struct est_sample *s = &e->samples[i];
+		const struct est_sample *next = i + 1 < e->nsamples ? s + 1 : NULL;
+
+		s->read = next && !next->brk ? next->active : s->time + hold;
+	}
 	if (!peer)
 		e->nown = e->nsamples;
 	e->lane_end[e->nlanes++] = e->nsamples;
@@ -313,21 +325,18 @@ static int alloc_halves(struct est *e)
 	return e->half_watts && e->half_energy && e->half_seconds ? 0 : -1;
 }
 
-/* Half h of the sample intervals: 2i is the first half of sample i's
- * interval (its threads at their PCs of the previous sample), 2i+1 the
- * second (at their PCs of sample i). */
+/* Half h of the sample intervals: 2i is the half of sample i's interval
+ * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
+ * of sample i.  Both cover the interval's active part, weighted
+ * (half_weight): each holds half of it. */
 static double half_start(const struct est *e, size_t h)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-
-	return h & 1 ? (s->active + s->time) / 2 : s->active;
+	return e->samples[h / 2].active;
 }
 
 static double half_end(const struct est *e, size_t h)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-
-	return h & 1 ? s->time : (s->active + s->time) / 2;
+	return e->samples[h / 2].time;
 }
 
 static size_t slot_row(const struct est *e, size_t h, uint32_t j)
@@ -402,11 +411,52 @@ static void give_half(struct est *e, size_t h, uint32_t k, double energy, double
 	}
 }
 
+/* The chance that moment x belongs to span sp; mid, a point of the piece
+ * of time x is taken in, decides a sharp edge. */
+static double membership(const struct span *sp, double x, double mid)
+{
+	double in = sp->a > sp->a0 ? fmin(1, fmax(0, (x - sp->a0) / (sp->a - sp->a0))) : mid > sp->a;
+	double out = sp->b > sp->b0 ? fmin(1, fmax(0, (x - sp->b0) / (sp->b - sp->b0))) : mid > sp->b;
+
+	return in - out;
+}
+
+/* The chance that at moment x a thread of half h's interval runs its PC
+ * of that half: the change from one PC to the other fell anywhere in the
+ * active part, uniformly, so the first half's PC fades from 1 to 0 over it
+ * and the second's grows. */
+static double half_weight(const struct est *e, size_t h, double x)
+{
+	const struct est_sample *s = &e->samples[h / 2];
+	double u = (x - s->active) / (s->time - s->active);
+
+	return h & 1 ? u : 1 - u;
+}
+
+/* The time of half h expected in span sp: the integral over the active
+ * part of its PC's chance times the span's.  Between the span's corners
+ * both are linear, so Simpson's rule is exact on each piece. */
 static double overlap_of(const struct est *e, size_t h, const struct span *sp)
 {
-	double a = fmax(sp->a, half_start(e, h)), b = fmin(sp->b, half_end(e, h));
+	double lo = fmax(half_start(e, h), sp->a0), hi = fmin(half_end(e, h), sp->b);
+	double cut[4], ov = 0;
 
-	return b > a ? b - a : 0;
+	if (!(hi > lo))
+		return 0;
+	cut[0] = lo;
+	cut[1] = fmin(fmax(sp->a, lo), hi);
+	cut[2] = fmin(fmax(sp->b0, cut[1]), hi);
+	cut[3] = hi;
+	for (int i = 0; i < 3; i++) {
+		double x0 = cut[i], x1 = cut[i + 1], mid = (x0 + x1) / 2;
+
+		if (x1 > x0)
+			ov += (x1 - x0) / 6 *
+			      (half_weight(e, h, x0) * membership(sp, x0, mid) +
+			       4 * half_weight(e, h, mid) * membership(sp, mid, mid) +
+			       half_weight(e, h, x1) * membership(sp, x1, mid));
+	}
+	return ov > 0 ? ov : 0;
 }
 
 /* Every half's modelled power under the current powers: a span meets
@@ -424,7 +474,7 @@ static void lane_halves(const struct est *e, const struct span *sp, size_t *from
 	for (uint32_t l = 0; l < e->nlanes; l++) {
 		size_t end = 2 * e->lane_end[l], h = from[l];
 
-		while (h + 1 < end && half_end(e, h) <= sp->a)
+		while (h + 1 < end && half_end(e, h) <= sp->a0)
 			h++;
 		from[l] = h;
 		for (to[l] = h; to[l] < end && half_start(e, to[l]) < sp->b; to[l]++)
@@ -549,50 +599,70 @@ static void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, con
 		m->update_s = strcmp(source, "rapl") == 0 ? RAPL_UPDATE_S : 0;
 }
 
-/* When an update seen at sample s counted, on average: it fell anywhere in
- * the last min(update, interval) of the interval, and one that fell while
- * the threads were held counted what they ran before (nothing ran since). */
-static double update_time(const struct est_sample *s, double update)
+/* The window of the last update a reading at sample s saw: the last
+ * min(update, interval) before the meters were read; one that fell while
+ * the threads were held counted what they ran until the sample. */
+static void update_window(const struct est_sample *s, double update, double *lo, double *hi)
 {
-	double w = fmin(update, s->time - s->start), lo = s->time - w, a = s->active;
+	*hi = s->read;
+	*lo = s->read - fmin(update, s->time - s->start);
+}
 
-	if (!(w > 0))
+/* When that update counted, on average. */
+static double update_time(const struct est_sample *s, double lo, double hi)
+{
+	if (hi <= s->time)
+		return (lo + hi) / 2;
+	if (lo >= s->time)
 		return s->time;
-	if (lo >= a)
-		return s->time - w / 2;
-	return ((a - lo) * a + (s->time - a) * (a + s->time) / 2) / w;
+	return ((s->time - lo) * (lo + s->time) / 2 + (hi - s->time) * s->time) / (hi - lo);
+}
+
+static int add_span(struct est *e, double a0, double a, double b0, double b, double energy)
+{
+	if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
+		return -1;
+	e->spans[e->nspans++] = (struct span){ a0, a, b0, b, energy };
+	return 0;
 }
 
 /* The spans of the meter's updates: an update seen at sample i happened
- * in its interval, on average min(update, interval)/2 before it, and
- * reflects the power delay_s before that. */
+ * in the last min(update, interval) of its interval, uniformly (on average
+ * half that before it), and reflects the power delay_s before that.  The
+ * spans keep that window: placing each update at its mean instead would
+ * blur every change of power by the error of the placement, a bias
+ * towards the neighbours' power (docs/ACCURACY.md). */
 static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
+	/* the previous update: its mean time and its window [prev_lo, prev_hi] */
 	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
+	double prev_lo = prev_t, prev_hi = prev_t;
 
 	e->nspans = 0;
 	for (size_t i = 0; i < e->nown; i++) {
 		const struct est_sample *s = &e->samples[i];
-		double v = e->values[i * e->nsc + k], t, energy;
+		double v = e->values[i * e->nsc + k], t, energy, lo, hi;
 
-		if (i && s->brk)
-			prev_t = s->start - m->delay_s;	/* a new window */
+		if (i && s->brk)	/* a new window */
+			prev_t = prev_lo = prev_hi = s->start - m->delay_s;
 		/* An energy reading of 0 is no update: no information.  A power
 		 * reading held from the previous one is still the meter's best
 		 * figure for the interval: it stays a span of its own. */
 		if (isnan(v) || (kind == CHANNEL_ENERGY && v == 0))
 			continue;
-		t = update_time(s, m->update_s) - m->delay_s;
-		if (t < prev_t)
-			t = prev_t;
+		update_window(s, m->update_s, &lo, &hi);
+		t = fmax(update_time(s, lo, hi) - m->delay_s, prev_t);
+		hi = fmax(hi - m->delay_s, prev_hi);
+		lo = fmin(fmax(lo - m->delay_s, prev_hi), hi);
 		energy = kind == CHANNEL_ENERGY ? v : v * (t - prev_t);
 		if (kind == CHANNEL_POWER && t == prev_t)
 			energy = v * (s->time - s->start);	/* (no room: as the end rule) */
-		if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
+		if (add_span(e, prev_lo, prev_hi, lo, hi, energy) < 0)
 			return -1;
-		e->spans[e->nspans++] = (struct span){ prev_t, t, energy };
 		prev_t = t;
+		prev_lo = lo;
+		prev_hi = hi;
 		last = v;
 	}
 	/* A power meter's last reading holds until the end, as it did */
@@ -600,9 +670,9 @@ static int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 	    e->samples[e->nown - 1].time > prev_t) {
 		double end = e->samples[e->nown - 1].time;
 
-		if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
+		if (add_span(e, prev_lo, prev_hi, fmax(end, prev_hi), fmax(end, prev_hi),
+			     last * (end - prev_t)) < 0)
 			return -1;
-		e->spans[e->nspans++] = (struct span){ prev_t, end, last * (end - prev_t) };
 	}
 	return 0;
 }
