@@ -26,8 +26,8 @@ if [ ! -x "$BUILD/examples/phases" ] || ! $PY -c "import numpy" 2>/dev/null; the
 	exit 0
 fi
 cd "$tmp" || exit 1
-RT=
-chrt -f 30 true 2>/dev/null && RT="chrt -f 30"
+RT=	# (above the sampler's SCHED_FIFO 50, as in tests/pmu/energy-lib.sh)
+chrt -f 60 true 2>/dev/null && RT="chrt -f 60"
 $METER state rapl.state
 $RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
 pids="$pids $!"
