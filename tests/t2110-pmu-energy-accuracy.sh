@@ -11,9 +11,9 @@
 # The bar: intervals covering the truth in >= 90% of the (function, run)
 # pairs; mean absolute error <= 4%, worst <= 15% at 1 kHz, flat and on call
 # paths, and <= 2%, 10% at 10 kHz (faster than the meter).  Measured 27 Nov
-# 2026 on this 2-CPU VM with two busy loops competing: 1.50%, 6.1% (-g
-# 1.26%, 4.0%; 10 kHz 1.10%, 2.2%), all covered; the end rule 17.6%, 44%
-# (docs/ACCURACY.md).  The old rule (--energy-rule end) must fail the bar on
+# 2026 on this 2-CPU VM, quiet: 1.06%, 3.1% (-g 1.63%, 5.1%; 10 kHz 0.76%,
+# 1.8%), all covered, the end rule 21.9%, 51%; under two busy loops about
+# 1.5%, 6% (docs/ACCURACY.md).  The old rule (--energy-rule end) must fail the bar on
 # the same profiles: its error is a bias, each function losing energy to
 # the one after it.
 . "$(dirname "$0")/lib.sh"

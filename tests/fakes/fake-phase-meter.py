@@ -2,15 +2,8 @@
 """fake-phase-meter.py - fake meters driven by the phase a workload is in
 (examples/phases.c logs its changes of phase into a shared STATE file, at
 its thread's CPU time; the energy at a moment comes from that log and the
-thread's CPU time then: a function draws its power while it runs).
-
-The thread's CPU time is read as a meter sees energy: continuously.
-/proc/PID/task/TID/schedstat alone will not do: for a thread that runs it
-moves only at the scheduler's tick (every 4 ms at HZ=250), a meter 0-4 ms
-stale that moved every phase's energy into the next.  A task-clock perf
-event on the thread is read exactly (the kernel asks the thread's CPU);
-it is tied to the thread's CPU time (schedstat) whenever the thread is off
-a CPU, where schedstat is exact.
+thread's CPU time then, /proc/PID/task/TID/schedstat: a function draws its
+power while it runs).
 
   fake-phase-meter.py state STATE...
       Create each STATE (zeroed) for a workload's PHASES_STATE.
@@ -31,10 +24,8 @@ on one node (two ranks): the meter counts the sum of their energies.
 """
 import argparse
 import collections
-import ctypes
 import mmap
 import os
-import platform
 import random
 import select
 import signal
@@ -50,53 +41,6 @@ SIZE = HEAD + ENTRIES * ENTRY.size
 WIDTH = 20
 
 
-PERF_EVENT_OPEN = {"x86_64": 298, "aarch64": 241}.get(platform.machine())
-PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, PERF_FLAG_FD_CLOEXEC = 1, 1, 8
-PERF_ATTR = struct.Struct("<IIQ96x")  # type, size, config; the rest 0: counting, enabled
-
-
-def schedstat(pid, tid):
-    """The thread's CPU time (ns) as the scheduler last accounted it."""
-    with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
-        return int(f.read().split()[0])
-
-
-class CpuClock:
-    """A thread's CPU time, read exactly while it runs (see the top)."""
-    warned = False
-
-    def __init__(self, pid, tid):
-        self.pid, self.tid, self.fd = pid, tid, -1
-        attr = PERF_ATTR.pack(PERF_TYPE_SOFTWARE, PERF_ATTR.size, PERF_COUNT_SW_TASK_CLOCK)
-        libc = ctypes.CDLL(None, use_errno=True)
-        if PERF_EVENT_OPEN is not None:
-            self.fd = libc.syscall(PERF_EVENT_OPEN, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC)
-        if self.fd < 0 and not CpuClock.warned:
-            CpuClock.warned = True
-            sys.stderr.write("fake-phase-meter: no task-clock event (%s): the CPU time comes "
-                             "from schedstat, up to a tick stale\n"
-                             % os.strerror(ctypes.get_errno() or 38))
-        self.offset = schedstat(pid, tid) - self.task_clock() if self.fd >= 0 else 0
-
-    def task_clock(self):
-        return struct.unpack("<Q", os.read(self.fd, 8))[0]
-
-    def now(self):
-        """The thread's CPU time now, ns."""
-        if self.fd < 0:
-            return schedstat(self.pid, self.tid)
-        before = self.task_clock()
-        exact = schedstat(self.pid, self.tid)
-        after = self.task_clock()
-        if before == after:  # off a CPU: schedstat is exact, re-tie the two clocks
-            self.offset = exact - after
-        return after + self.offset
-
-    def close(self):
-        if self.fd >= 0:
-            os.close(self.fd)
-
-
 class Phases:
     """The workload's energy as a function of time, from its log."""
 
@@ -104,23 +48,9 @@ class Phases:
         fd = os.open(path, os.O_RDONLY)
         self.map = mmap.mmap(fd, SIZE, mmap.MAP_SHARED, mmap.PROT_READ)
         os.close(fd)
-        self.clock = None
-        self.last = 0.0
-
-    def cpu_now(self, pid, tid):
-        if not self.clock or (self.clock.pid, self.clock.tid) != (pid, tid):
-            if self.clock:
-                self.clock.close()
-            self.clock = CpuClock(pid, tid)
-        return self.clock.now()
 
     def energy_now(self):
-        """Joules drawn until now (never less than before: the task clock
-        runs up to 1% ahead of the CPU time it is tied to again)."""
-        self.last = max(self.last, self.energy_estimate())
-        return self.last
-
-    def energy_estimate(self):
+        """Joules drawn until now."""
         count, pid, tid = struct.unpack_from("<QQQ", self.map, 0)
         if not count:
             return 0.0
@@ -128,7 +58,8 @@ class Phases:
         if not power:
             return energy
         try:
-            now = self.cpu_now(pid, tid)
+            with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
+                now = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
             return energy  # gone: its last change was its end
         return energy + power * max(0, now - cpu) * 1e-9
@@ -167,6 +98,7 @@ def rapl(args):
         delay = tick - time.monotonic_ns()
         if delay > 0:
             time.sleep(delay * 1e-9)
+        # (never back: the estimate between two logged changes may overshoot)
         uj = last = max(last, int(phases.energy_now() * 1e6))
         os.pwrite(fd, b"%0*d\n" % (WIDTH, uj), 0)
 
