@@ -118,8 +118,9 @@ struct est {
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
-	 * energy and seconds the spans give it (handed to its threads once) */
-	double *half_watts, *half_energy, *half_seconds;
+	 * energy and seconds the spans give it (handed to its threads once);
+	 * and its expected time in the span at hand (predicted) */
+	double *half_watts, *half_energy, *half_seconds, *half_overlap;
 	/* the last round: the energy given to each thread's slots of a
 	 * sample's interval, [own row], the first half's (at the thread's
 	 * previous PC) and the second's (at its PC now) */
@@ -322,7 +323,8 @@ static int alloc_halves(struct est *e)
 	e->half_watts = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
-	return e->half_watts && e->half_energy && e->half_seconds ? 0 : -1;
+	e->half_overlap = calloc(2 * e->nsamples + 1, sizeof(double));
+	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap ? 0 : -1;
 }
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval
@@ -483,15 +485,18 @@ static void lane_halves(const struct est *e, const struct span *sp, size_t *from
 }
 
 /* The modelled energy (model_halves) of the halves [from, to) of every
- * lane within sp. */
-static double predicted(const struct est *e, const struct span *sp, const size_t *from,
+ * lane within sp; each half's time in sp is kept in half_overlap, for
+ * spread to hand the energy out by (overlap_of is the costly part). */
+static double predicted(struct est *e, const struct span *sp, const size_t *from,
 			const size_t *to)
 {
 	double total = 0;
 
 	for (uint32_t l = 0; l < e->nlanes; l++)
-		for (size_t g = from[l]; g < to[l]; g++)
-			total += overlap_of(e, g, sp) * e->half_watts[g];
+		for (size_t g = from[l]; g < to[l]; g++) {
+			e->half_overlap[g] = overlap_of(e, g, sp);
+			total += e->half_overlap[g] * e->half_watts[g];
+		}
 	return total;
 }
 
@@ -534,7 +539,7 @@ static void spread(struct est *e, uint32_t k, double *out)
 		}
 		for (uint32_t l = 0; l < e->nlanes; l++)
 			for (size_t g = from[l]; g < to[l]; g++) {
-				double ov = overlap_of(e, g, sp);
+				double ov = e->half_overlap[g];
 
 				if (ov > 0) {
 					e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
@@ -819,6 +824,7 @@ static void est_free(struct est *e)
 	free(e->half_watts);
 	free(e->half_energy);
 	free(e->half_seconds);
+	free(e->half_overlap);
 	free(e->first);
 	free(e->second);
 	free(e->maps);
