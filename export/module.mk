@@ -1,7 +1,10 @@
 # sampler-export: profiles to perf.data, CSV, pperf and summaries.
+# The energy attribution (attribution.h), linked into sampler top too.
+ENERGY_OBJS := $(BUILD)/export/attribution.o $(BUILD)/export/estimate.o \
+	$(BUILD)/export/metermodel.o $(BUILD)/export/spread.o
 EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/common/buildid.o \
-	$(BUILD)/export/features.o $(BUILD)/export/attribution.o $(BUILD)/export/csv.o \
+	$(BUILD)/export/features.o $(ENERGY_OBJS) $(BUILD)/export/csv.o \
 	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \

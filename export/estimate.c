@@ -1,0 +1,398 @@
+/* estimate.c - the trapezoid estimator (attribution.h): reads the profile
+ * and its node peers into samples and rows, numbers the codes, runs the
+ * meter model and the fit per channel, and hands each row's energy and the
+ * model's variance out (the derivation is in docs/ACCURACY.md). */
+#include "estimator.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../common/grow.h"
+#include "export.h"
+
+/* Samples up to which the delay is fitted (70 fits of FIT_ROUNDS rounds
+ * each; a longer profile takes the given delay or 0). */
+#define FIT_DELAY_MAX 50000
+
+static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_t tid, uint32_t j)
+{
+	if (j < p->nthreads && e->rows[p->row0 + j].tid == tid)
+		return p->row0 + j;	/* the usual case: the same order */
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		if (e->rows[p->row0 + i].tid == tid)
+			return p->row0 + i;
+	return NO_ROW;
+}
+
+/* The estimate holds about 100 bytes per sample and thread-sample; past
+ * this many it is not built and the end rule serves (memory stays bounded,
+ * about 20 MB, however long the recording). */
+#define ESTIMATE_MAX_ITEMS 200000
+
+static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk,
+		      bool peer)
+{
+	uint64_t t0 = e->info->host.start_ns;
+	struct est_sample *es;
+
+	if (GROW_ARRAY(e->samples, e->samples_cap, e->nsamples + 1) < 0 ||
+	    GROW_ARRAY(e->rows, e->rows_cap, e->nrows + s->nthreads) < 0 ||
+	    GROW_ARRAY(e->values, e->values_cap, (e->nsamples + 1) * e->nsc + 1) < 0)
+		return -1;
+	es = &e->samples[e->nsamples];
+	es->time = (double)((int64_t)(s->time_ns - t0)) * 1e-9;
+	es->start = prev_ns < s->time_ns ? (double)((int64_t)(prev_ns - t0)) * 1e-9 : es->time;
+	es->row0 = e->nrows;
+	es->nthreads = s->nthreads;
+	es->cpu = es->cpu_max = 0;
+	es->brk = brk;
+	for (uint32_t j = 0; j < s->nthreads; j++) {
+		struct est_row *row = &e->rows[e->nrows + j];
+
+		row->tid = s->threads[j].tid;
+		row->pid = s->threads[j].pid;
+		row->pc = s->threads[j].pc;
+		row->cpu = (double)s->threads[j].cpu_delta_ns * 1e-9;
+		row->sample = e->nsamples;
+		row->prev = brk || !e->nsamples ? NO_ROW :
+			    find_prev(e, &e->samples[e->nsamples - 1], row->tid, j);
+		es->cpu += row->cpu;
+		es->cpu_max = fmax(es->cpu_max, row->cpu);
+	}
+	if (peer)	/* its threads draw from the node whatever it read */
+		memset(e->values + e->nsamples * e->nsc, 0, e->nsc * sizeof(double));
+	else
+		memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
+	e->nrows += s->nthreads;
+	e->nsamples++;
+	return 0;
+}
+
+/* Every sample of input, with the interval it closes as rows.c has it, as
+ * the next lane; a peer's readings are not used (lane 0's count the node). */
+static int collect(struct est *e, const char *input, bool peer, struct error *err)
+{
+	struct profile_record rec;
+	struct profile_reader *r = profile_reader_open(input, err);
+	uint64_t prev = e->info->host.start_ns;
+	size_t first = e->nsamples;
+	double hold = 0;
+	bool brk = true;
+
+	if (!r)
+		return -1;
+	if (peer) {
+		const struct profile_info *pi = profile_reader_info(r);
+
+		if (strcmp(pi->host.hostname, e->info->host.hostname) != 0) {
+			error_set(err, "--node-peer %s: recorded on %s, not on %s (a node's meter "
+				  "is shared by the profiles of one host only)", input,
+				  pi->host.hostname, e->info->host.hostname);
+			profile_reader_close(r);
+			return -1;
+		}
+		prev = pi->host.start_ns;	/* (one host: one monotonic clock) */
+	}
+	while (profile_read_next(r, &rec, NULL) > 0) {
+		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
+			hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+		if (rec.type == PROFILE_REC_MAP && rec.map.inode &&
+		    (rec.map.prot & PROT_EXEC)) {
+			struct est_map *m;
+
+			if (GROW_ARRAY(e->maps, e->maps_cap, e->nmaps + 1) < 0) {
+				profile_reader_close(r);
+				return error_set(err, "out of memory for the energy estimate's maps");
+			}
+			m = &e->maps[e->nmaps++];
+			*m = (struct est_map){ rec.map.pid, rec.map.start, rec.map.start + rec.map.len,
+					       rec.map.pgoff,
+					       rec.map.inode * 0x9E3779B97F4A7C15u ^
+					       ((uint64_t)rec.map.dev_major << 32 | rec.map.dev_minor) };
+		}
+		if (rec.type == PROFILE_REC_WINDOW && rec.window.enabled) {
+			prev = rec.window.time_ns;
+			brk = true;	/* the energy before it was not counted */
+		}
+		if (rec.type != PROFILE_REC_SAMPLE)
+			continue;
+		if (e->nsamples + e->nrows + rec.sample.nthreads > ESTIMATE_MAX_ITEMS) {
+			profile_reader_close(r);
+			return 1;
+		}
+		if (add_sample(e, &rec.sample, prev, brk, peer) < 0) {
+			profile_reader_close(r);
+			return error_set(err, "out of memory for the energy estimate of %zu samples",
+					 e->nsamples);
+		}
+		prev = rec.sample.time_ns;
+		brk = false;
+	}
+	profile_reader_close(r);
+	/* The threads are held stopped at their PCs for a while after each
+	 * sample (reading them, the meters): what they run, and the energy
+	 * it takes, comes after that. */
+	for (size_t i = first; i < e->nsamples; i++) {
+		struct est_sample *s = &e->samples[i];
+
+		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
+	}
+	for (size_t i = first; i < e->nsamples; i++) {
+		struct est_sample *s = &e->samples[i];
+		const struct est_sample *next = i + 1 < e->nsamples ? s + 1 : NULL;
+
+		s->read = next && !next->brk ? next->active : s->time + hold;
+	}
+	if (!peer)
+		e->nown = e->nsamples;
+	e->lane_end[e->nlanes++] = e->nsamples;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A PC as the code it runs: its file and offset in it when a mapping of
+ * a file holds it (the ranks of a job run one binary at addresses that
+ * differ, ASLR: one power fitted for the code of all of them), else the
+ * PC (with its top bit set, apart from the offsets). */
+static uint64_t est_code(const struct est *e, uint32_t pid, uint64_t pc)
+{
+	for (size_t i = e->nmaps; i-- > 0;) {	/* the latest mapping first */
+		const struct est_map *m = &e->maps[i];
+
+		if (m->pid == pid && pc >= m->start && pc < m->end)
+			return m->file * 0xBF58476D1CE4E5B9u + (pc - m->start + m->pgoff);
+	}
+	return pc | 1ull << 63;
+}
+
+/* Number the distinct codes: the power is fitted per code (est_code). */
+static int number_keys(struct est *e)
+{
+	uint64_t *pcs = malloc((e->nrows + 1) * sizeof(*pcs));
+	size_t n = 0;
+
+	if (!pcs)
+		return -1;
+	for (size_t i = 0; i < e->nrows; i++) {
+		/* (a thread keeps its code from one sample to the next) */
+		size_t p = e->rows[i].prev;
+
+		e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
+				  e->rows[p].code : est_code(e, e->rows[i].pid, e->rows[i].pc);
+		pcs[i] = e->rows[i].code;
+	}
+	qsort(pcs, e->nrows, sizeof(*pcs), cmp_u64);
+	for (size_t i = 0; i < e->nrows; i++)
+		if (!n || pcs[n - 1] != pcs[i])
+			pcs[n++] = pcs[i];
+	for (size_t i = 0; i < e->nrows; i++) {
+		const uint64_t *p = bsearch(&e->rows[i].code, pcs, n, sizeof(*pcs), cmp_u64);
+
+		e->rows[i].key = (uint32_t)(p - pcs);
+	}
+	free(pcs);
+	e->nkeys = (uint32_t)n;
+	e->power = calloc(n + 1, sizeof(double));
+	e->num = calloc(n + 1, sizeof(double));
+	e->den = calloc(n + 1, sizeof(double));
+	return e->power && e->num && e->den ? 0 : -1;
+}
+
+/* The per-half sums of a round (spread, residual). */
+static int alloc_halves(struct est *e)
+{
+	e->half_watts = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_overlap = calloc(2 * e->nsamples + 1, sizeof(double));
+	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap ? 0 : -1;
+}
+
+/* The split of each interval between a thread's two PCs, when they
+ * differ: the thread changed code at an unknown point uT of the interval's
+ * active time T (u uniform); with powers P_a before and P_b after, the
+ * rule gives the first side E P_a / (P_a + P_b) of E = P_a uT + P_b (1-u)T,
+ * an error of T P_a P_b (1 - 2u) / (P_a + P_b), whose variance is
+ * (4/3) (e_a e_b / (e_a + e_b))^2 in the sides' energies e_a and e_b
+ * (docs/ACCURACY.md). */
+static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
+{
+	for (size_t r = 0; r < e->nrows; r++) {
+		size_t p = e->rows[r].prev;
+		double a = e->first[r], b = e->second[r], x;
+
+		if (p == NO_ROW || e->rows[p].pc == e->rows[r].pc || !(a + b > 0))
+			continue;
+		x = a * b / (a + b);
+		xfer_var[r * e->nsc + k] = 4.0 / 3.0 * x * x;
+	}
+}
+
+static void est_free(struct est *e)
+{
+	free(e->samples);
+	free(e->rows);
+	free(e->values);
+	free(e->spans);
+	free(e->power);
+	free(e->num);
+	free(e->den);
+	free(e->half_watts);
+	free(e->half_energy);
+	free(e->half_seconds);
+	free(e->half_overlap);
+	free(e->first);
+	free(e->second);
+	free(e->maps);
+}
+
+int energy_estimate_build(struct energy_estimate *est, const char *input,
+			  const char *const *peers, uint32_t npeers,
+			  const struct profile_info *info, const struct meter_option *opts,
+			  uint32_t nopts, struct error *err)
+{
+	struct est e = { .info = info, .nsc = info->nsample_channels };
+	int ret = -1;
+
+	memset(est, 0, sizeof(*est));
+	est->nchannels = e.nsc;
+	for (uint32_t k = 0; k < e.nsc; k++) {
+		est->meter[k].update_s = NAN;
+		est->meter[k].delay_s = NAN;
+	}
+	for (uint32_t i = 0; i < nopts; i++)
+		if (apply_option(info, &opts[i], est->meter, err) < 0)
+			return -1;
+	if (npeers > ENERGY_MAX_PEERS)
+		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
+				 ENERGY_MAX_PEERS);
+	ret = collect(&e, input, false, err);
+	for (uint32_t i = 0; i < npeers && ret == 0; i++)
+		ret = collect(&e, peers[i], true, err);
+	if (ret != 0) {		/* -1: err set; 1: too long a profile */
+		if (ret > 0)
+			warn_print(EXPORT_PROG, "%s: energy divided by the end rule: the trapezoid "
+				   "estimate keeps at most %d samples and thread-samples in memory "
+				   "(--energy-rule end says this is wanted)", input, ESTIMATE_MAX_ITEMS);
+		est_free(&e);
+		energy_estimate_free(est);
+		return ret;
+	}
+	ret = -1;
+	if (number_keys(&e) < 0 || alloc_halves(&e) < 0 ||
+	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->next = malloc((e.nrows + 1) * sizeof(size_t))) ||
+	    !(est->pc = malloc((e.nrows + 1) * sizeof(uint64_t))) ||
+	    !(e.first = malloc((e.nrows + 1) * sizeof(double))) ||
+	    !(e.second = malloc((e.nrows + 1) * sizeof(double))) ||
+	    !(est->row0 = malloc((e.nown + 1) * sizeof(size_t)))) {
+		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
+		goto out;
+	}
+	for (uint32_t k = 0; k < e.nsc; k++) {
+		const struct channel_desc *ch = &info->channels[info->sample_channel[k]];
+		struct meter_model *m = &est->meter[k];
+
+		if (ch->kind != CHANNEL_ENERGY && ch->kind != CHANNEL_POWER)
+			continue;
+
+		measure_meter(&e, k, ch->kind, ch->source, m);
+		/* RAPL reads the package's own counter: no delay.  An external
+		 * meter's, unless given, is fitted (on a long profile: 0). */
+		m->delay_measured = isnan(m->delay_s) && ch->kind == CHANNEL_POWER &&
+				    e.nsamples <= FIT_DELAY_MAX;
+		if (isnan(m->delay_s))
+			m->delay_s = 0;
+		if ((m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||
+		    build_spans(&e, k, ch->kind, m) < 0) {
+			error_set(err, "out of memory for the energy estimate of %zu samples",
+				  e.nsamples);
+			goto out;
+		}
+		fit_powers(&e, k);
+		memset(e.first, 0, e.nrows * sizeof(double));
+		memset(e.second, 0, e.nrows * sizeof(double));
+		spread(&e, k, est->energy);
+		transfer_var(&e, k, est->xfer_var);
+	}
+	for (size_t r = 0; r < e.nrows; r++)
+		est->next[r] = NO_ROW;
+	for (size_t r = 0; r < e.nrows; r++) {
+		est->pc[r] = e.rows[r].pc;
+		est->prev[r] = e.rows[r].prev;
+		if (e.rows[r].prev != NO_ROW)
+			est->next[e.rows[r].prev] = r;
+	}
+	for (size_t i = 0; i < e.nown; i++)
+		est->row0[i] = e.samples[i].row0;
+	est->row0[e.nown] = e.nown < e.nsamples ? e.samples[e.nown].row0 : e.nrows;
+	est->nsamples = e.nown;
+	ret = 0;
+out:
+	est_free(&e);
+	if (ret < 0)
+		energy_estimate_free(est);
+	return ret;
+}
+
+void energy_estimate_free(struct energy_estimate *est)
+{
+	free(est->row0);
+	free(est->energy);
+	free(est->xfer_var);
+	free(est->prev);
+	free(est->next);
+	free(est->pc);
+	est->row0 = NULL;
+	est->energy = NULL;
+	est->xfer_var = NULL;
+	est->prev = est->next = NULL;
+	est->pc = NULL;
+	est->nsamples = 0;
+}
+
+const double *energy_estimate_row(const struct energy_estimate *est, size_t index, uint32_t k,
+				  uint32_t nthreads, double *out)
+{
+	size_t row0;
+
+	if (index >= est->nsamples || k >= est->nchannels ||
+	    est->row0[index + 1] - est->row0[index] != nthreads)
+		return NULL;
+	row0 = est->row0[index];
+	for (uint32_t j = 0; j < nthreads; j++)
+		out[j] = est->energy[(row0 + j) * est->nchannels + k];
+	return out;
+}
+
+double energy_estimate_model_var(const struct energy_estimate *est, size_t index, uint32_t thread,
+				 uint32_t k, bool (*same)(void *arg, uint64_t a, uint64_t b),
+				 void *arg)
+{
+	size_t r, p, n;
+	double v = 0;
+
+	if (index >= est->nsamples || k >= est->nchannels ||
+	    est->row0[index] + thread >= est->row0[index + 1])
+		return NAN;
+	r = est->row0[index] + thread;
+	p = est->prev[r];
+	n = est->next[r];
+	if (p != NO_ROW && est->xfer_var[r * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[p], est->pc[r]))
+		v += est->xfer_var[r * est->nchannels + k];
+	if (n != NO_ROW && est->xfer_var[n * est->nchannels + k] > 0 &&
+	    !same(arg, est->pc[r], est->pc[n]))
+		v += est->xfer_var[n * est->nchannels + k];
+	return v;
+}

@@ -1,0 +1,110 @@
+/* estimator.h - the trapezoid estimator's state, shared by its
+ * three rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
+ * the result out (attribution.h), metermodel.c turns a channel's readings
+ * into the spans of its meter's updates, spread.c fits each code's power
+ * and gives the spans' energy to the halves of the sample intervals.
+ * Nothing outside those three includes it. */
+#ifndef SAMPLER_EXPORT_ESTIMATOR_H
+#define SAMPLER_EXPORT_ESTIMATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attribution.h"
+
+#define NO_ROW SIZE_MAX
+
+struct est_sample {
+	double start, time;		/* its interval, s since the recording's start */
+	double active;			/* when its threads were let run again (start + the
+					 * sampler's mean hold, at most what CPU time allows) */
+	double read;			/* when its meters were read: at the end of the
+					 * hold that follows it (the next one's active) */
+	double cpu_max;			/* the most CPU time one thread used in it */
+	size_t row0;
+	uint32_t nthreads;
+	double cpu;			/* its threads' CPU time in the interval, s */
+	bool brk;			/* first of a window: nothing known before it */
+};
+
+struct est_row {
+	uint32_t tid, pid;
+	uint32_t key;			/* index of its code among the distinct codes */
+	uint64_t pc;
+	uint64_t code;			/* its PC as (file, offset): est_code */
+	double cpu;			/* s */
+	size_t sample;
+	size_t prev;			/* the thread's row in the previous sample, or NO_ROW */
+};
+
+/* A mapping of a file, for est_code. */
+struct est_map {
+	uint32_t pid;
+	uint64_t start, end, pgoff;
+	uint64_t file;			/* (device, inode) */
+};
+
+/* The energy one meter update reports, and the time it covers: from the
+ * previous update to this one, each known only to lie somewhere in a
+ * window (uniformly): a time t belongs to the span with the probability
+ * that the previous update came before t and this one after it, rising
+ * over [a0, a] and falling over [b0, b] (a0 == a, b0 == b: sharp). */
+struct span {
+	double a0, a, b0, b, energy;
+};
+
+/* The profile exported is lane 0; the other lanes are its node peers:
+ * profiles of the same host whose threads draw from the node meter that
+ * lane 0's readings count (attribution.h). */
+struct est {
+	const struct profile_info *info;
+	uint32_t nsc;
+	struct est_sample *samples;
+	size_t nsamples, samples_cap;
+	size_t nown;			/* lane 0's samples: the readings, the output */
+	uint32_t nlanes;
+	size_t lane_end[ENERGY_MAX_PEERS + 1];	/* [lane]: one past its last sample */
+	struct est_row *rows;
+	size_t nrows, rows_cap;
+	double *values;			/* [sample * nsc + k] */
+	size_t values_cap;
+	struct span *spans;
+	size_t nspans, spans_cap;
+	struct est_map *maps;
+	size_t nmaps, maps_cap;
+	uint32_t nkeys;
+	double *power, *num, *den;	/* per key */
+	/* per half (2 * nsamples), one round's: its modelled power, and the
+	 * energy and seconds the spans give it (handed to its threads once);
+	 * and its expected time in the span at hand (predicted) */
+	double *half_watts, *half_energy, *half_seconds, *half_overlap;
+	/* the last round: the energy given to each thread's slots of a
+	 * sample's interval, [own row], the first half's (at the thread's
+	 * previous PC) and the second's (at its PC now) */
+	double *first, *second;
+};
+
+/* spread.c: the model of the halves, one round of it, the fit */
+double mean_interval(const struct est *e);
+/* One round: every span's energy to the halves it overlaps, by modelled
+ * power; out (the last round) gets each row's part of channel k. */
+void spread(struct est *e, uint32_t k, double *out);
+/* Fit each code's power on the spans (a fixed point, FIT_ROUNDS rounds). */
+void fit_powers(struct est *e, uint32_t k);
+/* How far the spans' energies are from the fitted powers' prediction. */
+double residual(struct est *e, uint32_t k);
+
+/* metermodel.c: a channel's meter and the spans of its updates */
+/* The meter's update interval and how many intervals saw no update. */
+void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+		   struct meter_model *m);
+/* Channel k's readings as spans under m (-1: out of memory). */
+int build_spans(struct est *e, uint32_t k, enum channel_kind kind, const struct meter_model *m);
+/* An external meter's delay fitted on the profile (-1: out of memory). */
+int fit_delay(struct est *e, uint32_t k, enum channel_kind kind, struct meter_model *m);
+/* "[CHANNEL=]MS" into the meters it names; -1 (err set) when bad. */
+int apply_option(const struct profile_info *info, const struct meter_option *o,
+		 struct meter_model *meters, struct error *err);
+
+#endif
