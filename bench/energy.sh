@@ -7,13 +7,16 @@
 # profiles.  One markdown table row each: mean absolute and worst error of
 # the energy per (function, run) (alpha, beta, gamma), and the coverage of
 # the 95% intervals (all four; delta's alone).  Prints, never asserts.
-# ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (1.2) each.
+# ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (3) each: the tests run
+# 10 of 1.2 s; the error of a function's energy is mostly where its
+# phases began and ended, unknown within a sample interval, so it shrinks
+# as 1/sqrt(seconds) (docs/ACCURACY.md).
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-$ROOT/build}
 PY=/usr/bin/python3
 RUNS=${ENERGY_RUNS:-20}
-SECONDS_=${ENERGY_SECONDS:-1.2}
+SECONDS_=${ENERGY_SECONDS:-3}
 METER="$PY $ROOT/tests/fakes/fake-phase-meter.py"
 CHECK="$PY $ROOT/tests/pmu/energy-check.py"
 export SAMPLER_BIN_DIR=$BUILD
@@ -44,7 +47,8 @@ for i in $(seq 100); do
 done
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
-# row METER HZ MS: record RUNS runs, then one table row per rule
+# row METER HZ MS [-g]: record RUNS runs, then one table row per rule
+# (with -g, recorded with call stacks and checked per call path)
 row() {
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
@@ -52,11 +56,11 @@ row() {
 	esac
 	runs=
 	for i in $(seq $RUNS); do
-		env $env "$BUILD/sampler" -f $2 -p $pmu -o r.$i.prof -- \
+		env $env "$BUILD/sampler" $4 -f $2 -p $pmu -o r.$i.prof -- \
 			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
-	table $1 $2 $3 $ch "" $runs
+	table "$1${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
 }
 
 # table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules
@@ -95,6 +99,7 @@ for ms in 0.5 2 5 20; do
 	row rapl 1000 $ms
 done
 row rapl 10000 5
+row rapl 1000 5 -g
 ranks 1000 5
 for ms in 2 5 20; do
 	row scpi 1000 $ms
