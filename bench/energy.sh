@@ -37,22 +37,31 @@ pids="$pids $!"
 $METER state ranks.0 ranks.1
 $RT $METER rapl node ranks.0 ranks.1 >/dev/null 2>&1 &
 pids="$pids $!"
-$METER state scpi.state
-$RT $METER scpi scpi.port scpi.state --rate-hz 500 --delay-ms 10 >/dev/null 2>&1 &
-pids="$pids $!"
+# SCPI power meters at the issue's ends and middle: 100 Hz with a 20 ms
+# delay, 500 Hz with 10 ms (t2120's), 1 kHz with 2 ms
+for m in 100:20 500:10 1000:2; do
+	$METER state scpi.$m.state
+	$RT $METER scpi scpi.$m.port scpi.$m.state --rate-hz ${m%:*} --delay-ms ${m#*:} \
+		>/dev/null 2>&1 &
+	pids="$pids $!"
+done
 for i in $(seq 100); do
-	[ -s scpi.port ] && [ -s rapl/class/powercap/intel-rapl:0/energy_uj ] &&
+	[ -s scpi.100:20.port ] && [ -s scpi.500:10.port ] && [ -s scpi.1000:2.port ] &&
+		[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] &&
 		[ -s node/class/powercap/intel-rapl:0/energy_uj ] && break
 	sleep 0.05
 done
-SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
 # row METER HZ MS [-g]: record RUNS runs, then one table row per rule
-# (with -g, recorded with call stacks and checked per call path)
+# (with -g, recorded with call stacks and checked per call path); METER
+# is rapl or scpi:RATE:DELAY
 row() {
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
-	scpi) pmu=$SCPI env="PHASES_STATE=$tmp/scpi.state" ch=scpi rest=50 ;;
+	scpi:*)
+		m=${1#scpi:}
+		pmu=scpi:tcp://127.0.0.1:$(cat scpi.$m.port),timeout_ms=200
+		env="PHASES_STATE=$tmp/scpi.$m.state" ch=scpi rest=50 ;;
 	esac
 	runs=
 	for i in $(seq $RUNS); do
@@ -60,7 +69,8 @@ row() {
 			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
-	table "$1${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
+	label=$(echo "$1" | sed 's/^scpi:\(.*\):\(.*\)/scpi \1 Hz, \2 ms delay/')
+	table "$label${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
 }
 
 # table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules
@@ -102,5 +112,7 @@ row rapl 10000 5
 row rapl 1000 5 -g
 ranks 1000 5
 for ms in 2 5 20; do
-	row scpi 1000 $ms
+	row scpi:500:10 1000 $ms
 done
+row scpi:100:20 1000 5
+row scpi:1000:2 1000 5
