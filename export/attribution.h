@@ -62,6 +62,9 @@ struct meter_model {
 	uint64_t no_update;		/* ... in which the meter did not update */
 	bool update_measured;		/* update_s from the profile, not given */
 	bool delay_measured;		/* delay_s fitted on the profile, not given */
+	bool pipelined;			/* a reading answers the query sent at the
+					 * previous sample (scpi): it is the meter's
+					 * state then, not at its own sample */
 };
 
 /* "[CHANNEL=]MS" options: the meter's update interval or delay, for one

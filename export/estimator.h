@@ -49,7 +49,9 @@ struct est_map {
  * previous update to this one, each known only to lie somewhere in a
  * window (uniformly): a time t belongs to the span with the probability
  * that the previous update came before t and this one after it, rising
- * over [a0, a] and falling over [b0, b] (a0 == a, b0 == b: sharp). */
+ * over [a0, a] and falling over [b0, b] (a0 == a, b0 == b: sharp).
+ * energy NAN: a model span, time no update of a power meter saw, which
+ * the fitted powers fill (metermodel.c). */
 struct span {
 	double a0, a, b0, b, energy;
 };

@@ -14,36 +14,95 @@
  * the profile cannot tell. */
 #define RAPL_UPDATE_S 0.000976
 
-/* The meter's update interval: the mean time between updates when some
- * intervals saw none; else it is at most the sampling interval, and only
- * RAPL's known period (or an option) can tell more. */
-void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
-			  struct meter_model *m)
+/* When the reading of sample i shows the meter: when the threads were let
+ * go after the previous sample, for a pipelined meter (its query went
+ * then), else when the sample's meters were read. */
+static double reading_time(const struct est *e, size_t i, bool pipelined)
 {
-	double span = 0, last = NAN;
-	uint64_t updates = 0;
+	const struct est_sample *s = &e->samples[i];
+
+	if (!pipelined)
+		return s->read;
+	return i && !s->brk ? e->samples[i - 1].read : s->start;
+}
+
+/* Whether reading v (after last) shows an update of the meter: 1 yes, 0
+ * no, -1 cannot tell: a power meter's 0 W after 0 W (the target waited
+ * for a CPU) is as likely a new update as the old one. */
+static int shows_update(enum channel_kind kind, double v, double last)
+{
+	if (kind == CHANNEL_ENERGY)
+		return v != 0;
+	if (v == 0 && last == 0)
+		return -1;
+	return v != last;
+}
+
+/* The readings of lane 0's channel k that a meter of period T is
+ * expected to show without an update, of those that tell: one L after
+ * the reading before (reading_time) shows none with chance 1 - L/T when
+ * L < T (the meter's updates at a phase of their own). */
+static double expected_no_update(const struct est *e, uint32_t k, enum channel_kind kind,
+				 double T, bool pipelined)
+{
+	double n = 0, last = NAN;
+
+	for (size_t i = 0; i < e->nown; i++) {
+		const struct est_sample *s = &e->samples[i];
+		double v = e->values[i * e->nsc + k];
+		double L = i && !s->brk ? reading_time(e, i, pipelined) -
+					  reading_time(e, i - 1, pipelined) : s->time - s->start;
+
+		if (isnan(v))
+			continue;
+		if (L < T && shows_update(kind, v, last) >= 0)
+			n += 1 - L / T;
+		last = v;
+	}
+	return n;
+}
+
+/* The meter's update interval, when some intervals saw no update: the T
+ * whose expected count of such intervals is the count seen (it grows with
+ * T: bisection).  The mean time between the updates seen would count as
+ * one the several an interval longer than T hides (on a loaded machine, a
+ * power meter's 2 ms came out 3.5).  When every interval saw an update, T
+ * is at most the sampling interval, and only RAPL's known period (or an
+ * option) can tell more. */
+void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+		   struct meter_model *m)
+{
+	double last = NAN, lo = 0, hi = 0;
 
 	m->intervals = m->no_update = 0;
+	m->pipelined = strcmp(source, "scpi") == 0;
 	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k];
 
 		if (isnan(v))
 			continue;
 		m->intervals++;
-		span += e->samples[i].time - e->samples[i].start;
-		if (kind == CHANNEL_ENERGY ? v == 0 : v == last)
+		hi += e->samples[i].time - e->samples[i].start;
+		if (shows_update(kind, v, last) == 0)
 			m->no_update++;
-		else
-			updates++;
 		last = v;
 	}
 	if (!isnan(m->update_s))
 		return;
-	m->update_measured = updates && m->no_update;
-	if (m->update_measured)
-		m->update_s = span / (double)updates;
-	else
+	m->update_measured = m->no_update && m->no_update < m->intervals;
+	if (!m->update_measured) {
 		m->update_s = strcmp(source, "rapl") == 0 ? RAPL_UPDATE_S : 0;
+		return;
+	}
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (expected_no_update(e, k, kind, mid, m->pipelined) < (double)m->no_update)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m->update_s = (lo + hi) / 2;
 }
 
 /* The window of the last update a reading at sample s saw: the last
@@ -73,8 +132,90 @@ static int add_span(struct est *e, double a0, double a, double b0, double b, dou
 	return 0;
 }
 
-/* The spans of the meter's updates: an update seen at sample i happened
- * in the last min(update, interval) of its interval, uniformly (on average
+/* The model span from the end of prev to end (the end of a window). */
+static int close_model(struct est *e, const struct span *prev, double end)
+{
+	if (!(end > prev->b0))
+		return 0;
+	return add_span(e, prev->b0, prev->b, fmax(end, prev->b), fmax(end, prev->b), NAN);
+}
+
+/* A power meter of known period T: an update reports the mean power of
+ * the T before it, delay_s late, and happened after the last reading that
+ * did not show it and at most T before the first that does.  A reading
+ * equal to the one before shows no update (the sampler is faster than
+ * the meter): no information.  An update that comes about T after the
+ * previous one (less than 1.5 T) stands for the time since it, as for an
+ * energy meter; one that comes later stands for its T only: the updates
+ * between were missed (an interval longer than T, on a loaded machine: a
+ * reading seen after a 6 ms interval had stood for all 6 ms).  What no
+ * update saw (those missed; the delay at a window's start; its end) is a
+ * model span (energy NAN), which the fitted powers fill (spread.c).  The
+ * chances of the spans at a moment add up to 1 everywhere. */
+static int build_power_spans(struct est *e, uint32_t k, const struct meter_model *m)
+{
+	double T = m->update_s, D = m->delay_s, last = NAN, prev_q = NAN, prev_t = 0;
+	double begin = 0;
+	struct span prev = { 0 };
+	bool have = false;
+
+	e->nspans = 0;
+	for (size_t i = 0; i < e->nown; i++) {
+		const struct est_sample *s = &e->samples[i];
+		double v = e->values[i * e->nsc + k], q, lo, hi, t;
+		struct span sp, gap;
+
+		if (!i || s->brk) {	/* a new window: the last one ends */
+			if (have && close_model(e, &prev, e->samples[i - 1].time) < 0)
+				return -1;
+			have = false;
+			last = prev_q = NAN;
+			begin = s->start;
+		}
+		if (isnan(v))
+			continue;
+		q = reading_time(e, i, m->pipelined);
+		if (v == last) {	/* no update until q */
+			prev_q = q;
+			continue;
+		}
+		hi = q;
+		lo = isnan(prev_q) ? q - T : fmin(fmax(q - T, prev_q), hi);
+		t = (lo + hi) / 2;
+		/* (in time order, as spread's search needs) */
+		sp = (struct span){ lo - D - T, hi - D - T, lo - D, hi - D, v * T };
+		gap = (struct span){ begin, begin, fmax(sp.a0, begin), fmax(sp.a, begin), NAN };
+		if (have) {
+			gap = (struct span){ prev.b0, prev.b, fmax(sp.a0, prev.b0),
+					     fmax(sp.a, prev.b), NAN };
+			sp.a0 = gap.b0;
+			sp.a = gap.b;
+			sp.b0 = fmax(sp.b0, sp.a);
+			sp.b = fmax(sp.b, prev.b);
+		}
+		if (have && t - prev_t < 1.5 * T) {	/* the next update: no gap */
+			sp.a0 = prev.b0;
+			sp.a = prev.b;
+			sp.energy = v * (t - prev_t);
+		} else if (add_span(e, gap.a0, gap.a, gap.b0, gap.b, NAN) < 0) {
+			return -1;
+		}
+		if (add_span(e, sp.a0, sp.a, sp.b0, sp.b, sp.energy) < 0)
+			return -1;
+		prev = sp;
+		prev_t = t;
+		prev_q = q;
+		last = v;
+		have = true;
+	}
+	if (have && close_model(e, &prev, e->samples[e->nown - 1].time) < 0)
+		return -1;
+	return 0;
+}
+
+/* The spans of the meter's updates (a power meter of known period:
+ * build_power_spans; of unknown period, each reading holds since the one
+ * before).  An update seen at sample i happened in the last min(update, interval) of its interval, uniformly (on average
  * half that before it), and reflects the power delay_s before that.  The
  * spans keep that window: placing each update at its mean instead would
  * blur every change of power by the error of the placement, a bias
@@ -82,6 +223,8 @@ static int add_span(struct est *e, double a0, double a, double b0, double b, dou
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
+	if (kind == CHANNEL_POWER && m->update_s > 0)
+		return build_power_spans(e, k, m);
 	/* the previous update: its mean time and its window [prev_lo, prev_hi] */
 	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
 	double prev_lo = prev_t, prev_hi = prev_t;

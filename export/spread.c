@@ -209,10 +209,23 @@ void spread(struct est *e, uint32_t k, double *out)
 	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
 		const struct span *sp = &e->spans[i];
+		bool model = isnan(sp->energy);
 		double total;
 
+		if (model && !out)	/* the fit learns from the meter's spans only */
+			continue;
 		lane_halves(e, sp, from, to);
 		total = predicted(e, sp, from, to);
+		if (model) {		/* what no update saw: the fitted powers */
+			for (uint32_t l = 0; l < e->nlanes; l++)
+				for (size_t g = from[l]; g < to[l]; g++)
+					if (e->half_overlap[g] > 0) {
+						e->half_energy[g] += e->half_overlap[g] *
+								     e->half_watts[g];
+						e->half_seconds[g] += e->half_overlap[g];
+					}
+			continue;
+		}
 		if (!(total > 0)) {	/* (lane 0's half: the meter's own profile) */
 			size_t g = from[0], end = 2 * e->lane_end[0];
 
@@ -251,7 +264,8 @@ void fit_powers(struct est *e, uint32_t k)
 	double energy = 0, time = 0, mean, prior = mean_interval(e) / 2;
 
 	for (size_t i = 0; i < e->nspans; i++)
-		energy += e->spans[i].energy;
+		if (!isnan(e->spans[i].energy))	/* (a model span's is the fit's) */
+			energy += e->spans[i].energy;
 	for (size_t i = 0; i < e->nsamples; i++)	/* per second run */
 		time += e->samples[i].cpu > 0 ? e->samples[i].cpu :
 			e->samples[i].time - e->samples[i].start;
@@ -278,6 +292,8 @@ double residual(struct est *e, uint32_t k)
 		const struct span *sp = &e->spans[i];
 		double pred;
 
+		if (isnan(sp->energy))
+			continue;
 		lane_halves(e, sp, from, to);
 		pred = predicted(e, sp, from, to);
 		r += (sp->energy - pred) * (sp->energy - pred);
