@@ -13,6 +13,9 @@
 # counter, energy-package-0-uJ: per rank it must equal that rank's own
 # --node-peer export, per host the node's energy once (not once per rank),
 # and a host's ranks must not take the other host's ranks as peers.
+# Then two ranks recorded with -g on t2130's fake node meter: the same per
+# rank, the node once within t2130's 5%, energy per rank and function in
+# perf report.
 . "$(dirname "$0")/lib.sh"
 
 PROFILE=$BUILD/sampler-profile
@@ -155,6 +158,54 @@ test_expect_success 'what the merge cannot divide is left out with one warning l
 	expect_eq 1 "$(wc -l <stdin.err)" "warning lines, stdin" &&
 	expect_grep "(- is not a file" stdin.err &&
 	expect_no_grep "energy-package-0-uJ" stdin.csv
+'
+
+# Recorded ranks, as t2130 records them: two ranks of examples/phases with
+# -g on one fake RAPL package (1 ms updates) that counts both (real maps,
+# the ranks' one binary at two addresses, call stacks, a loaded machine).
+. "$ROOT/tests/pmu/pmu-lib.sh"
+. "$ROOT/tests/pmu/energy-lib.sh"
+unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
+	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS SLURM_STEP_NUM_TASKS
+$METER state state.0 state.1
+$RT $METER rapl rapl state.0 state.1 >>fakes.out 2>&1 &
+FAKE_PIDS="$FAKE_PIDS $!"
+export SAMPLER_SYSFS_ROOT=$TRASH/rapl
+for i in $(seq 100); do
+	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
+	sleep 0.05
+done
+
+test_expect_success 'two recorded ranks of one node (-g): each its --node-peer export, the node once' '
+	RUNS=1 &&
+	record_ranks rec 1000 5 20 rapl -g &&
+	node=$(cat rec.1.0.truth rec.1.1.truth |
+		awk "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); s += kv[2] } } END { printf \"%.0f\", s * 1e6 }") &&
+	"$EXPORT" --format csv -o rec.csv rec.1.0.prof rec.1.1.prof &&
+	csv_energy rec.csv energy-package-0-uJ >rec.ranks &&
+	cat rec.ranks &&
+	expect_eq 2 "$(wc -l <rec.ranks)" "ranks with energy" &&
+	for p in "0 1" "1 0"; do
+		set -- $p &&
+		"$EXPORT" --format csv --node-peer rec.1.$2.prof -o rown$1.csv rec.1.$1.prof &&
+		own=$(csv_energy rown$1.csv package-0 | awk "{ print \$2 }") &&
+		echo "rank $1: merged $(rank_of rec.ranks $1) uJ, own --node-peer export $own uJ" &&
+		expect_near "$own" "$(rank_of rec.ranks $1)" 1 "rank $1 energy (uJ)" || return 1
+	done &&
+	got=$(awk "{ s += \$2 } END { printf \"%.0f\", s }" rec.ranks) &&
+	echo "ranks $got uJ, node truth $node uJ" &&
+	# (t2130: the ranks of one run within 5% of the node)
+	expect_near $node $got $(awk -v n=$node "BEGIN { print 0.05 * n }") "the ranks energy (uJ)"
+'
+
+test_expect_success PERF 'perf report of the merged -g ranks: energy per rank and function' '
+	"$EXPORT" -o rec.data rec.1.0.prof rec.1.1.prof &&
+	perf report -i rec.data --stdio --no-children --sort comm,sym -F comm,sym,period >rec.txt 2>rec.err &&
+	expect_eq "" "$(cat rec.err)" "perf report stderr" &&
+	awk "/^# Samples:/ { ev = \$NF } ev == \"'"'"'energy-package-0-uJ'"'"'\" && /\\[\\.\\] beta/" rec.txt >rec.beta &&
+	cat rec.beta &&
+	expect_grep "phases\\[rank 0\\]" rec.beta &&
+	expect_grep "phases\\[rank 1\\]" rec.beta
 '
 
 test_done
