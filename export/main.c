@@ -297,7 +297,7 @@ static int merge_inputs(char *const *paths, size_t n, struct export_options *opt
 				 "write the output to a writable directory");
 	}
 	close(fd);
-	if (merge_profiles(paths, n, merge_tmp, err) < 0)
+	if (merge_profiles(paths, n, merge_tmp, opt, err) < 0)
 		return -1;
 	opt->input = merge_tmp;
 	return 0;

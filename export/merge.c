@@ -12,15 +12,31 @@
  * already leaves out of its deltas what happened outside its own windows;
  * the merge writes every thread's cumulative values as the sums of those
  * deltas, so that the merged profile's reader gives them back unchanged
- * (an input that is off while another is on counts nothing). */
+ * (an input that is off while another is on counts nothing).
+ *
+ * Energy.  A per-sample channel is a node reading that the ranks of a host
+ * each record whole, so it cannot be merged as a reading.  Before the
+ * merge, each input with energy or power channels is divided by the
+ * estimator (attribution.h) with the other inputs of its host (same host
+ * name) as --node-peer profiles: its rows get their part of its own
+ * readings, as sampler-report's job report adds them (each rank's part
+ * comes from its own readings, so ranks that start or end apart still add
+ * up; one rank's readings given to all would miss the others' time outside
+ * its run).  The merge then writes each thread's part as a per-thread
+ * counter, "energy-CHANNEL-uJ", cumulative microjoules rounded from the
+ * exact running sum, so that every format shows it: perf.data as the event
+ * of that name, as a single profile's export names its energy event.
+ * Inputs of different hosts are separate nodes, each its own meter. */
 #include "merge.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/grow.h"
 #include "../common/idmap.h"
@@ -39,6 +55,15 @@ struct input {
 	int64_t shift;		/* add to its times: the first profile's clock */
 	uint32_t base;		/* its ids: base | id */
 	bool off;		/* its last window record switched sampling off */
+	/* its energy rows (microjoules), from the estimator: */
+	uint32_t nen;		/* its energy and power channels */
+	uint32_t en_k[PROFILE_MAX_CHANNELS];	/* ... as per-sample channel index */
+	uint32_t en_slot[PROFILE_MAX_CHANNELS];	/* ... the merged channel (after the counters) */
+	double en_to_uj[PROFILE_MAX_CHANNELS];	/* ... channel unit to uJ */
+	size_t nsamples;	/* samples the estimator saw */
+	size_t *row0;		/* [sample]: its first row; [nsamples]: the rows */
+	double *uj;		/* [row * nen + j] */
+	size_t index;		/* samples merged so far */
 };
 
 struct merge {
@@ -51,7 +76,15 @@ struct merge {
 	size_t frames_cap;
 	struct profile_stats stats;
 	uint32_t ncounters;	/* per-thread channels (the same in every input) */
-	struct idmap sums;	/* merged tid -> cpu ns, then ncounters counts */
+	uint32_t nenergy;	/* energy channels written after them (per-thread) */
+	struct channel_desc energy[PROFILE_MAX_CHANNELS];
+	/* merged tid -> cpu ns, ncounters counts, nenergy uJ counts, then
+	 * nenergy doubles: the exact uJ sums they are rounded from */
+	struct idmap sums;
+	uint64_t *counters;	/* one sample's cumulative per-thread values */
+	size_t counters_cap;
+	double *shares;		/* one sample's energy per thread and channel */
+	size_t shares_cap;
 	size_t on;		/* inputs sampling now (not switched off) */
 };
 
@@ -151,11 +184,16 @@ static void rename_comm(const struct input *in, size_t i, char comm[PROFILE_COMM
 }
 
 /* Thread tid's cumulative values in the merge: the sums of its deltas (see
- * the top), written over cpu and counters (the reader's copies). */
+ * the top), written over cpu and counters (ncounters + nenergy of them).
+ * uj: the thread's energy in this row per energy channel (NULL: none); the
+ * counter is the exact running sum rounded, so a thread's total is off by
+ * half a microjoule at most. */
 static int sum_deltas(struct merge *m, uint32_t tid, uint64_t cpu_delta, const uint64_t *deltas,
-		      uint64_t *cpu, uint64_t *counters, struct error *err)
+		      const double *uj, uint64_t *cpu, uint64_t *counters, struct error *err)
 {
 	uint64_t *sum = idmap_get(&m->sums, tid, NULL);
+	uint64_t *en;
+	double *exact;
 
 	if (!sum)
 		return error_set(err, "out of memory");
@@ -164,6 +202,20 @@ static int sum_deltas(struct merge *m, uint32_t tid, uint64_t cpu_delta, const u
 	for (uint32_t j = 0; j < m->ncounters; j++) {
 		sum[1 + j] += deltas[j];
 		counters[j] = sum[1 + j];
+	}
+	en = sum + 1 + m->ncounters;
+	exact = (double *)(en + m->nenergy);
+	for (uint32_t j = 0; j < m->nenergy; j++) {
+		uint64_t v;
+
+		if (uj && isfinite(uj[j]))
+			exact[j] += uj[j];
+		v = exact[j] > 0 ? (uint64_t)llround(exact[j]) : 0;
+		if (v < en[j])
+			v = en[j];	/* a cumulative count never goes back */
+		m->stats.channel_totals[m->ncounters + j] += (double)(v - en[j]);
+		en[j] = v;
+		counters[m->ncounters + j] = v;
 	}
 	return 0;
 }
@@ -174,8 +226,8 @@ static int write_exit(struct merge *m, struct input *in, struct profile_exit *e,
 	e->tid = id_of(in, e->tid);
 	e->pid = id_of(in, e->pid);
 	e->time_ns = shifted(in, e->time_ns);
-	if (e->final && sum_deltas(m, e->tid, e->cpu_delta_ns, e->counter_deltas, &e->cpu_ns,
-				   e->counters, err) < 0)
+	if (e->final && sum_deltas(m, e->tid, e->cpu_delta_ns, e->counter_deltas, NULL,
+				   &e->cpu_ns, e->counters, err) < 0)
 		return -1;
 	idmap_remove(&m->sums, e->tid);	/* as the writer forgets it: a reused tid starts afresh */
 	return profile_write_exit(m->w, e, err);
@@ -213,24 +265,68 @@ static int expand_stack(struct merge *m, const struct input *in, struct profile_
 	return 0;
 }
 
+/* m->shares[thread * nenergy + slot]: the uJ of each thread of the index-th
+ * sample of in; past what the estimator saw, an energy channel's reading
+ * by the end rule (as perf.data's export does), a power channel's none. */
+static int sample_energy(struct merge *m, struct input *in, const struct profile_sample *s,
+			 struct error *err)
+{
+	size_t index = in->index++;
+	size_t need = (size_t)s->nthreads * (m->nenergy + 1) + 1;
+
+	if (!m->nenergy)
+		return 0;
+	if (GROW_ARRAY(m->shares, m->shares_cap, need) < 0)
+		return error_set(err, "out of memory");
+	memset(m->shares, 0, need * sizeof(double));
+	if (!in->nen)
+		return 0;
+	if (index < in->nsamples && in->row0[index + 1] - in->row0[index] == s->nthreads) {
+		const double *row = in->uj + in->row0[index] * in->nen;
+
+		for (uint32_t t = 0; t < s->nthreads; t++)
+			for (uint32_t j = 0; j < in->nen; j++)
+				m->shares[t * m->nenergy + in->en_slot[j]] = row[t * in->nen + j];
+		return 0;
+	}
+	for (uint32_t j = 0; j < in->nen; j++) {
+		const struct channel_desc *c =
+			&in->info->channels[in->info->sample_channel[in->en_k[j]]];
+		double *part = m->shares + (size_t)s->nthreads * m->nenergy;
+
+		if (c->kind != CHANNEL_ENERGY)
+			continue;
+		attribute_energy(s, s->values[in->en_k[j]], part);
+		for (uint32_t t = 0; t < s->nthreads; t++)
+			m->shares[t * m->nenergy + in->en_slot[j]] = part[t] * in->en_to_uj[j];
+	}
+	return 0;
+}
+
 static int write_sample(struct merge *m, struct input *in, struct profile_sample *s,
 			struct error *err)
 {
 	struct profile_sample out = { .time_ns = shifted(in, s->time_ns), .nthreads = s->nthreads };
+	uint32_t per = m->ncounters + m->nenergy;
 	size_t used;
 
-	if (GROW_ARRAY(m->ts, m->ts_cap, s->nthreads) < 0)
+	if (GROW_ARRAY(m->ts, m->ts_cap, s->nthreads) < 0 ||
+	    GROW_ARRAY(m->counters, m->counters_cap, (size_t)s->nthreads * per + 1) < 0)
 		return error_set(err, "out of memory");
+	if (sample_energy(m, in, s, err) < 0)
+		return -1;
 	used = 0;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		m->ts[i] = s->threads[i];
+		m->ts[i].counters = m->counters + (size_t)i * per;
 		if (expand_stack(m, in, &m->ts[i], &used, err) < 0)
 			return -1;
 		m->ts[i].tid = id_of(in, s->threads[i].tid);
 		m->ts[i].pid = id_of(in, s->threads[i].pid);
 		if (sum_deltas(m, m->ts[i].tid, s->threads[i].cpu_delta_ns,
-			       s->threads[i].counter_deltas, &m->ts[i].cpu_ns, m->ts[i].counters,
-			       err) < 0)
+			       s->threads[i].counter_deltas,
+			       m->nenergy ? m->shares + (size_t)i * m->nenergy : NULL,
+			       &m->ts[i].cpu_ns, m->ts[i].counters, err) < 0)
 			return -1;
 	}
 	/* the pool may have moved while filled; without stacks there is none */
@@ -283,7 +379,8 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 	}
 }
 
-/* The first profile's facts, its per-thread channels only; the run starts
+/* The first profile's facts, its per-thread channels and the energy
+ * channels made of the inputs' per-sample ones; the run starts
  * with the earliest input (the ranks of a job start in any order), so that
  * no record comes before the start. */
 static void merged_info(const struct merge *m, struct profile_info *info)
@@ -300,6 +397,8 @@ static void merged_info(const struct merge *m, struct profile_info *info)
 	info->nchannels = 0;
 	for (uint32_t j = 0; j < first->nthread_channels; j++)
 		info->channels[info->nchannels++] = first->channels[first->thread_channel[j]];
+	for (uint32_t j = 0; j < m->nenergy; j++)
+		info->channels[info->nchannels++] = m->energy[j];
 	profile_info_index_channels(info);
 	for (size_t i = 1; i < m->n; i++)
 		info->stacks |= m->in[i].info->stacks;	/* with stacks if any input has them */
@@ -342,6 +441,169 @@ static int open_inputs(struct merge *m, char *const *paths, struct error *err)
 	return 0;
 }
 
+/* The merged channel of an input's energy channel c, added if new:
+ * "energy-NAME-uJ", a per-thread count (-1: no room left). */
+static int energy_slot(struct merge *m, const struct channel_desc *c)
+{
+	struct channel_desc d = { .scale = 1e-6, .kind = CHANNEL_COUNTER,
+				  .scope = CHANNEL_PER_THREAD };
+
+	snprintf(d.name, sizeof(d.name), "energy-%.*s-uJ", CHANNEL_NAME_MAX - 11, c->name);
+	snprintf(d.source, sizeof(d.source), "%s", c->source);
+	snprintf(d.unit, sizeof(d.unit), "uJ");
+	for (uint32_t j = 0; j < m->nenergy; j++)
+		if (strcmp(m->energy[j].name, d.name) == 0)
+			return (int)j;
+	if (m->in[0].info->nthread_channels + m->nenergy >= PROFILE_MAX_CHANNELS)
+		return -1;
+	m->energy[m->nenergy] = d;
+	return (int)m->nenergy++;
+}
+
+/* Keep the estimator's rows of in, in uJ, per energy channel of in. */
+static int keep_rows(struct input *in, const struct energy_estimate *est, struct error *err)
+{
+	size_t rows = est->row0[est->nsamples];
+	double *part = NULL;
+	size_t cap = 0;
+
+	in->row0 = malloc((est->nsamples + 1) * sizeof(*in->row0));
+	in->uj = calloc(rows * in->nen + 1, sizeof(*in->uj));
+	if (!in->row0 || !in->uj)
+		return error_set(err, "out of memory for the energy of %s", in->path);
+	memcpy(in->row0, est->row0, (est->nsamples + 1) * sizeof(*in->row0));
+	in->nsamples = est->nsamples;
+	for (size_t i = 0; i < est->nsamples; i++) {
+		uint32_t n = (uint32_t)(est->row0[i + 1] - est->row0[i]);
+
+		if (GROW_ARRAY(part, cap, (size_t)n + 1) < 0) {
+			free(part);
+			return error_set(err, "out of memory for the energy of %s", in->path);
+		}
+		for (uint32_t j = 0; j < in->nen; j++) {
+			if (!energy_estimate_row(est, i, in->en_k[j], n, part))
+				continue;
+			for (uint32_t t = 0; t < n; t++)
+				in->uj[(est->row0[i] + t) * in->nen + j] =
+					isfinite(part[t]) ? part[t] * in->en_to_uj[j] : 0;
+		}
+	}
+	free(part);
+	return 0;
+}
+
+static void drop_energy(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->in[i].row0);
+		free(m->in[i].uj);
+		m->in[i].row0 = NULL;
+		m->in[i].uj = NULL;
+		m->in[i].nen = 0;
+		m->in[i].nsamples = 0;
+	}
+	m->nenergy = 0;
+}
+
+/* Why energy cannot be kept (NULL: it can): one warning line then. */
+static const char *energy_obstacle(const struct merge *m, const struct export_options *opt,
+				   char *why, size_t size)
+{
+	struct stat st;
+
+	if (opt && opt->energy_rule != ENERGY_RULE_TRAPEZOID)
+		return "--energy-rule end would give each rank the node's whole reading";
+	for (size_t i = 0; i < m->n; i++) {
+		size_t peers = 0;
+
+		if (strcmp(m->in[i].path, "-") == 0 || stat(m->in[i].path, &st) < 0 ||
+		    !S_ISREG(st.st_mode)) {
+			snprintf(why, size, "%s is not a file (the estimator reads each profile twice)",
+				 m->in[i].path);
+			return why;
+		}
+		for (size_t j = 0; j < m->n; j++)
+			peers += j != i && strcmp(m->in[j].info->host.hostname,
+						  m->in[i].info->host.hostname) == 0;
+		if (peers > ENERGY_MAX_PEERS) {
+			snprintf(why, size, "host %s has %zu profiles, more than the %d the estimator divides a node among",
+				 m->in[i].info->host.hostname, peers + 1, ENERGY_MAX_PEERS + 1);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/* Each input's rows' energy, its host's other inputs as its node peers
+ * (see the top).  Where that cannot be done the per-sample channels are
+ * left out, as before, with one warning line. */
+static int divide_energy(struct merge *m, const struct export_options *opt, struct error *err)
+{
+	const char *peers[ENERGY_MAX_PEERS];
+	struct energy_estimate est;
+	const char *why = NULL;
+	char buf[512];
+	bool any = false;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct input *in = &m->in[i];
+		const struct profile_info *info = in->info;
+
+		for (uint32_t k = 0; k < info->nsample_channels; k++) {
+			const struct channel_desc *c = &info->channels[info->sample_channel[k]];
+			double scale = c->scale > 0 && isfinite(c->scale) ? c->scale :
+				       c->kind == CHANNEL_ENERGY ? 1e-6 : 1;	/* uJ, W: as perf.data */
+			int slot;
+
+			if (c->kind != CHANNEL_ENERGY && c->kind != CHANNEL_POWER)
+				continue;
+			any = true;
+			slot = energy_slot(m, c);
+			if (slot < 0) {
+				why = "the merged profile has no room for more channels";
+				goto drop;
+			}
+			in->en_k[in->nen] = k;
+			in->en_slot[in->nen] = (uint32_t)slot;
+			in->en_to_uj[in->nen++] = scale * 1e6;
+		}
+	}
+	if (!any)
+		return 0;
+	why = energy_obstacle(m, opt, buf, sizeof(buf));
+	if (why)
+		goto drop;
+	for (size_t i = 0; i < m->n; i++) {
+		struct input *in = &m->in[i];
+		uint32_t npeers = 0;
+		int built;
+
+		if (!in->nen)
+			continue;
+		for (size_t j = 0; j < m->n; j++)
+			if (j != i && strcmp(m->in[j].info->host.hostname, in->info->host.hostname) == 0)
+				peers[npeers++] = m->in[j].path;
+		built = energy_estimate_build(&est, in->path, peers, npeers, in->info,
+					      opt ? opt->meters : NULL, opt ? opt->nmeters : 0, err);
+		if (built < 0)
+			return error_prefix(err, "cannot divide the energy of %s", in->path);
+		if (built > 0) {
+			snprintf(buf, sizeof(buf), "%s is too large for the energy estimate", in->path);
+			why = buf;
+			goto drop;
+		}
+		built = keep_rows(in, &est, err);
+		energy_estimate_free(&est);
+		if (built < 0)
+			return -1;
+	}
+	return 0;
+drop:
+	warn_print(EXPORT_PROG, "the merge leaves the energy and power channels out (%s): sampler-report --by rank divides them", why);
+	drop_energy(m);
+	return 0;
+}
+
 static int run_merge(struct merge *m, const char *out, struct error *err)
 {
 	struct profile_info info;
@@ -350,9 +612,9 @@ static int run_merge(struct merge *m, const char *out, struct error *err)
 
 	merged_info(m, &info);
 	m->stats.nchannels = info.nchannels;
-	m->ncounters = info.nthread_channels;
+	m->ncounters = info.nthread_channels - m->nenergy;
 	m->on = m->n;
-	idmap_init(&m->sums, (1 + (size_t)m->ncounters) * sizeof(uint64_t));
+	idmap_init(&m->sums, (1 + (size_t)m->ncounters + 2 * (size_t)m->nenergy) * sizeof(uint64_t));
 	/* out is the caller's temporary file: replaced, no out.old left.
 	 * Until the writer has published its header under that name, the file
 	 * has a name of its own the caller does not know, so signals wait
@@ -394,7 +656,8 @@ out_abandon:
 	return -1;
 }
 
-int merge_profiles(char *const *paths, size_t n, const char *out, struct error *err)
+int merge_profiles(char *const *paths, size_t n, const char *out,
+		   const struct export_options *opt, struct error *err)
 {
 	struct merge m = { .n = n };
 	int ret = -1;
@@ -405,14 +668,17 @@ int merge_profiles(char *const *paths, size_t n, const char *out, struct error *
 	m.in = calloc(n, sizeof(*m.in));
 	if (!m.in)
 		return error_set(err, "out of memory");
-	if (open_inputs(&m, paths, err) == 0)
+	if (open_inputs(&m, paths, err) == 0 && divide_energy(&m, opt, err) == 0)
 		ret = run_merge(&m, out, err);	/* the writer is gone either way */
+	drop_energy(&m);
 	for (size_t i = 0; i < n; i++)
 		if (m.in[i].r)
 			profile_reader_close(m.in[i].r);
 	free(m.in);
 	free(m.ts);
 	free(m.frames);
+	free(m.counters);
+	free(m.shares);
 	idmap_free(&m.sums);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "../common/error.h"
+#include "export.h"
 
 /* Most profiles one merge takes: each gets its own range of process ids. */
 #define MERGE_MAX_INPUTS 256
@@ -14,12 +15,19 @@
  * order, on the first profile's clock (the others moved by their realtime
  * anchors), from the earliest profile's start.  Process and thread ids are made distinct (profile i's pid p
  * becomes i << 22 | p) and every process and thread name gets its rank,
- * as "app[rank 2]" (or "[#i]" without one).  Per-sample channels (energy,
- * power: node readings that several ranks of a host share) are left out;
- * per-thread counters are kept.  Each input counts only inside its own
+ * as "app[rank 2]" (or "[#i]" without one).  Per-thread counters are
+ * kept.  Per-sample energy and power channels (node readings that the
+ * ranks of a host share) are divided first, each input's rows getting
+ * their part of its readings with the other inputs of its host as node
+ * peers (the trapezoid rule, opt's meter options), and kept as per-thread
+ * counters "energy-CHANNEL-uJ"; with the end rule, an input that is not a
+ * file, too many inputs on a host or a profile too large for the estimate
+ * they are left out, with one warning line.  Other per-sample channels are
+ * left out.  Each input counts only inside its own
  * sampling windows; the merge's windows are off only where all inputs are
  * (see merge.c).  Profiles with different per-thread channels are
  * refused. */
-int merge_profiles(char *const *paths, size_t n, const char *out, struct error *err);
+int merge_profiles(char *const *paths, size_t n, const char *out,
+		   const struct export_options *opt, struct error *err);
 
 #endif
