@@ -307,10 +307,11 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 			continue;
 
 		measure_meter(&e, k, ch->kind, ch->source, m);
-		/* RAPL reads the package's own counter: no delay.  An external
-		 * meter's, unless given, is fitted (on a long profile: 0). */
-		m->delay_measured = isnan(m->delay_s) && ch->kind == CHANNEL_POWER &&
-				    e.nsamples <= FIT_DELAY_MAX;
+		/* RAPL reads the package's own counter: no delay.  A power
+		 * meter's or an external (scpi) energy meter's, unless given,
+		 * is fitted (on a long profile: 0). */
+		m->delay_measured = isnan(m->delay_s) && e.nsamples <= FIT_DELAY_MAX &&
+				    (ch->kind == CHANNEL_POWER || m->pipelined);
 		if (isnan(m->delay_s))
 			m->delay_s = 0;
 		if ((m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||

@@ -105,13 +105,20 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 	m->update_s = (lo + hi) / 2;
 }
 
-/* The window of the last update a reading at sample s saw: the last
- * min(update, interval) before the meters were read; one that fell while
- * the threads were held counted what they ran until the sample. */
-static void update_window(const struct est_sample *s, double update, double *lo, double *hi)
+/* The window of the last update the reading of sample i saw: the last
+ * min(update, interval) before the meter was read (reading_time; one that
+ * fell while the threads were held counted what they ran until the
+ * sample). */
+static void update_window(const struct est *e, size_t i, const struct meter_model *m,
+			  double *lo, double *hi)
 {
-	*hi = s->read;
-	*lo = s->read - fmin(update, s->time - s->start);
+	const struct est_sample *s = &e->samples[i];
+	double interval = s->time - s->start;
+
+	*hi = reading_time(e, i, m->pipelined);
+	if (m->pipelined && i && !s->brk)
+		interval = *hi - reading_time(e, i - 1, true);
+	*lo = *hi - fmin(m->update_s, interval);
 }
 
 /* When that update counted, on average. */
@@ -241,7 +248,7 @@ int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		 * figure for the interval: it stays a span of its own. */
 		if (isnan(v) || (kind == CHANNEL_ENERGY && v == 0))
 			continue;
-		update_window(s, m->update_s, &lo, &hi);
+		update_window(e, i, m, &lo, &hi);
 		t = fmax(update_time(s, lo, hi) - m->delay_s, prev_t);
 		hi = fmax(hi - m->delay_s, prev_hi);
 		lo = fmin(fmax(lo - m->delay_s, prev_hi), hi);
