@@ -15,6 +15,22 @@
 # (docs/ACCURACY.md; issue 22 keeps it open).  So: mean <= 20%, worst
 # <= 100%, coverage >= 50%; the end rule (54.6-72.6% mean, 147-214% worst,
 # 3-22% coverage) fails it.
+#
+# The same meter integrates too (MEAS:ENER?, the energy it counted until
+# its latest update, same clock and delay): read with unit=J, each sample
+# gets the energy since the previous count, so no update is lost between
+# samples, where a power reading held over a long interval misses some
+# (under two busy loops 10-65% of the updates reached no reading, and the
+# readings summed to 68-179% of the meter's energy, run by run; the counts
+# to 99.5-100.1%).  Its delay is given, as from the meter's manual (the
+# estimator fits a delay for power channels only).  10 runs each, 27 Nov,
+# on a 2-CPU VM other engineers also used: quiet (or nearly), 1.10-2.26%
+# mean absolute error, 3.62-7.72% worst, 100% coverage (4 sets); with two
+# busy loops competing (the sampler at 235-820 Hz) 1.12-3.16%, 4.48-13.06%,
+# 100% (6 sets: the issue's bar, 2% / 5%, held in three, not under the
+# heaviest load).  The power readings of the same runs: 2.5-9.0%, 5.6-27%,
+# 90-100% quiet; 9.0-25%, 30-158%, 80-100% loaded.  So: mean <= 5%, worst
+# <= 20%, coverage >= 90%, which every loaded power set failed.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -40,6 +56,26 @@ test_expect_success 'the end rule fails the same check on the same profiles' '
 	$CHECK --channel scpi --rule end $(runs s1k) >old &&
 	cat old &&
 	! passes old 20 100 50
+'
+
+test_expect_success 'an integrating meter (unit=J): the counts add up to the energy drawn' '
+	record e1k 1000 10 50 $SCPI,unit=J &&
+	for i in $(seq $RUNS); do
+		$PROFILE dump e1k.$i.prof >e1k.$i.dump &&
+		expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" e1k.$i.dump &&
+		awk -v got=$(sample_sum e1k.$i.dump 1) "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); t += kv[2] } }
+			END { printf \"%.4f\\n\", got / t }" e1k.$i.truth >>ratio || return 1
+	done &&
+	cat ratio &&
+	# the meter lags 10 ms: the last 10 ms of rest (5 W) are not counted yet
+	expect_ge 0.98 "$(sort -n ratio | head -1)" "lowest ratio of the counts to the energy drawn" &&
+	expect_le 1.01 "$(sort -n ratio | tail -1)" "highest ratio"
+'
+
+test_expect_success 'an integrating meter (unit=J), its delay given: error <= 5% (worst 20%), coverage >= 90%' '
+	$CHECK --channel scpi --rule trapezoid --report-arg=--meter-delay --report-arg=scpi=10 \
+		$(runs e1k) >energy &&
+	bar energy 5 20 90
 '
 
 test_done

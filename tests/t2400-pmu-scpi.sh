@@ -14,6 +14,12 @@ start_meter slow.port --tcp slow.port --value 9 --delay-ms 100
 start_meter mute2.port --tcp mute2.port --value 7 --silent-after 5
 start_meter count.port --tcp count.port --counting --extra
 start_meter drop.port --tcp drop.port --value 2 --drop-after 20 --log drop.log
+# integrating meters (unit=J): the first answer (the handshake's) is the
+# baseline; 9.91E37 is SCPI's NaN; 103 -> 1 is a reset
+start_meter joule.port --tcp joule.port --query MEAS:ENER? --log joule.log \
+	--values 100,100.5,101.5,9.91E37,103,1,1.25
+start_meter joule0.port --tcp joule0.port --query MEAS:ENER? --values 9.91E37,5,6.5
+start_meter jcount.port --tcp jcount.port --query MEAS:ENER? --counting
 TCP=tcp://127.0.0.1:$(cat tcp.port)
 PTY=$(cat pty.path)
 MUTE=tcp://127.0.0.1:$(cat mute.port)
@@ -87,6 +93,46 @@ test_expect_success 'a dropped connection: readings missing for a second, then r
 	expect_ge 1 "$missing" "missing readings while disconnected"
 '
 
+test_expect_success 'unit=J: an energy channel, the energy since the previous good count' '
+	$PROBE -n 9 -i 2 -p "scpi:tcp://127.0.0.1:$(cat joule.port),unit=J,timeout_ms=2000" >out 2>err &&
+	cat out err &&
+	expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample$" out &&
+	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out >got &&
+	# 100 -> 100.5 -> 101.5, NaN (missing; the baseline kept), 103 (the
+	# 1.5 J since 101.5), 1 (back: missing, the new baseline), 1.25, 1.25...
+	printf "%s\n" 0.5 1 nan 1.5 nan 0.25 0 0 0 >expect &&
+	diff expect got &&
+	expect_eq 3.25 "$(field out "total name=scpi " value)" "energy: 103 - 100 + 1.25 - 1" &&
+	expect_eq 2 "$(field out "total name=scpi " missing)" "missing readings" &&
+	expect_eq 1 "$(grep -c "^pmu-probe: warning: scpi: meter at tcp://127.0.0.1:[0-9]* answered 1 J to .MEAS:ENER?., less than the 103 J before; its energy counter went back (reset?): that reading is recorded as missing" err)" "reset warnings" &&
+	expect_eq 1 "$(grep -c . err)" "lines on stderr"
+'
+
+# Queried at the sample (not one sample early, as power is): the handshake
+# and one query per read, none left outstanding.
+test_expect_success 'unit=J: the count is asked for at each sample, not pipelined' '
+	for i in $(seq 400); do
+		[ "$(sed -n "s/^queries=\([0-9]*\).*/\1/p" joule.log)" -ge 10 ] 2>/dev/null && break
+		sleep 0.05
+	done &&
+	sleep 0.2 &&
+	expect_eq 10 "$(sed -n "s/^queries=\([0-9]*\).*/\1/p" joule.log)" "queries: the handshake and one per read"
+'
+
+test_expect_success 'unit=J: no count at the handshake (9.91E37): the first good count is the baseline' '
+	$PROBE -n 3 -i 2 -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=J,timeout_ms=2000" >out 2>err &&
+	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out >got &&
+	printf "%s\n" nan 1.5 0 >expect &&
+	diff expect got &&
+	test ! -s err
+'
+
+test_expect_success 'a bad unit names the four' '
+	run_status $PROBE -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=Wh" 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "scpi: bad unit .Wh. (use unit=W, unit=A or unit=V), or unit=J for a meter that counts energy$"
+'
+
 test_expect_success 'a meter answering garbage is refused at init, quoting the answer' '
 	run_status $PROBE -p scpi:tcp://127.0.0.1:$(cat junk.port) 2>err &&
 	expect_eq 125 $rc "exit status" &&
@@ -113,6 +159,14 @@ test_expect_success 'sampler -p scpi: every sample 12.5 W, none missing' '
 	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample" dump &&
 	expect_eq 12.5 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dump | sort -u)" "distinct sample values" &&
 	expect_eq 0 "$(field dump stats missing)" "stats missing"
+'
+test_expect_success 'sampler -p scpi,unit=J: an energy channel, each sample 1 J of a counting meter' '
+	$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat jcount.port),unit=J,timeout_ms=2000" -o profj -- sleep 0.2 &&
+	$PROFILE dump profj >dumpj &&
+	expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" dumpj &&
+	expect_eq 1 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dumpj | sort -u)" "distinct sample values (J)" &&
+	expect_ge 1 "$(field dumpj stats samples)" "samples" &&
+	expect_eq 0 "$(field dumpj stats missing)" "stats missing"
 '
 test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
 	$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 1 &&

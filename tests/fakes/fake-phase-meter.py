@@ -15,9 +15,14 @@ power while it runs).
       with the energy the workload's phases drew until that moment.
 
   fake-phase-meter.py scpi PORTFILE STATE... [--rate-hz 1000] [--delay-ms 5]
+                                             [--log FILE]
       An SCPI power meter on 127.0.0.1 (port -> PORTFILE): at rate-hz it
       updates its reading with the mean power of its last period, as it was
-      delay-ms earlier; MEAS:POW? answers the latest reading at once.
+      delay-ms earlier; MEAS:POW? answers the latest reading at once.  It
+      integrates too, as power analyzers do: MEAS:ENER? answers the energy
+      (J) counted until its latest update (the same clock and delay).
+      --log FILE: one line per update, "update T_NS ENERGY_J POWER_W"
+      (CLOCK_MONOTONIC, as the sampler's timestamps).
 
 Both run until killed (SIGTERM).  Several STATEs are several workloads
 on one node (two ranks): the meter counts the sum of their energies.
@@ -129,9 +134,10 @@ def scpi(args):
     delay = int(args.delay_ms * 1e6)
     poll = 200000  # ns: the energy is sampled this often, kept for the delay
     history = collections.deque()
-    reading = b"0\r\n"
+    reading = energy = b"0\r\n"
     last = next_poll = time.monotonic_ns()
     last_e = 0.0
+    log = open(args.log, "w", buffering=1) if args.log else None
     conns, bufs = [], {}
     while True:
         now = time.monotonic_ns()
@@ -141,8 +147,13 @@ def scpi(args):
             while len(history) > 2 and history[1][0] <= now - delay - 2 * period:
                 history.popleft()
         if now >= last + period:
-            e = energy_before(history, now - delay)
-            reading = b"%.6f\r\n" % ((e - last_e) / ((now - last) * 1e-9))
+            # (never back: the estimate between two logged changes may overshoot)
+            e = max(last_e, energy_before(history, now - delay))
+            power = (e - last_e) / ((now - last) * 1e-9)
+            reading = b"%.6f\r\n" % power
+            energy = b"%.9f\r\n" % e
+            if log:
+                log.write("update %d %.9f %.6f\n" % (now, e, power))
             last, last_e = now, e
         timeout = max(0.0, (min(next_poll, last + period) - time.monotonic_ns()) * 1e-9)
         ready, _, _ = select.select([srv] + conns, [], [], timeout)
@@ -165,9 +176,10 @@ def scpi(args):
             bufs[s] += data
             while b"\n" in bufs[s]:
                 line, bufs[s] = bufs[s].split(b"\n", 1)
-                if line.strip() == b"MEAS:POW?":
+                answer = {b"MEAS:POW?": reading, b"MEAS:ENER?": energy}.get(line.strip())
+                if answer:
                     try:
-                        s.sendall(reading)
+                        s.sendall(answer)
                     except OSError:
                         pass
 
@@ -187,6 +199,7 @@ def main():
     m.add_argument("state", nargs="+")
     m.add_argument("--rate-hz", type=float, default=1000)
     m.add_argument("--delay-ms", type=float, default=5)
+    m.add_argument("--log")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     {"state": make_state, "rapl": rapl, "scpi": scpi}[args.cmd](args)

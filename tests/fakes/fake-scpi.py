@@ -11,6 +11,8 @@ queues an error).  Options to misbehave:
   --garbage          answer "garbage" instead of a number
   --drop-after N     close the TCP connection after every N answers
   --counting         answer 1, 2, 3, ... (the answer's number)
+  --values A,B,...   answer A, then B, ... (as given: 9.91E37 is SCPI's NaN),
+                     the last one again and again
   --extra            send an unrequested line "extra" after every answer
   --garbage-after N  after N answers, answer bytes that are no number (control
                      characters, bytes >= 0x80, 100 bytes long)
@@ -61,6 +63,8 @@ class Meter:
                 time.sleep(self.args.delay_ms / 1000)
             self.answers += 1
             value = self.answers if self.args.counting else self.args.value
+            if self.args.values:
+                value = self.args.values[min(self.answers, len(self.args.values)) - 1]
             if self.args.garbage:
                 out += b"garbage\n"
             elif self.args.garbage_after is not None and self.answers > self.args.garbage_after:
@@ -157,6 +161,7 @@ def main():
     p.add_argument("--garbage", action="store_true")
     p.add_argument("--drop-after", type=int)
     p.add_argument("--counting", action="store_true")
+    p.add_argument("--values", type=lambda v: v.split(","))
     p.add_argument("--extra", action="store_true")
     p.add_argument("--garbage-after", type=int)
     p.add_argument("--stream-after", type=int)
