@@ -311,7 +311,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		 * meter's or an external (scpi) energy meter's, unless given,
 		 * is fitted (on a long profile: 0). */
 		m->delay_measured = isnan(m->delay_s) && e.nsamples <= FIT_DELAY_MAX &&
-				    (ch->kind == CHANNEL_POWER || m->pipelined);
+				    (ch->kind == CHANNEL_POWER || strcmp(ch->source, "scpi") == 0);
 		if (isnan(m->delay_s))
 			m->delay_s = 0;
 		if ((m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||

@@ -75,7 +75,9 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 	double last = NAN, lo = 0, hi = 0;
 
 	m->intervals = m->no_update = 0;
-	m->pipelined = strcmp(source, "scpi") == 0;
+	/* (the scpi plug-in asks for a power reading right after the previous
+	 * sample, for an energy count at the sample: docs/PLUGINS.md) */
+	m->pipelined = strcmp(source, "scpi") == 0 && kind == CHANNEL_POWER;
 	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k];
 
@@ -286,8 +288,8 @@ static double try_delay(struct est *e, uint32_t k, enum channel_kind kind,
 }
 
 /* An external meter's delay, not given: the shortest, 1 ms apart up to
- * 30 ms (meters lag 2-20 ms; and two sample intervals more: the scpi
- * plug-in's answer is read one interval after its query), whose spans the
+ * 30 ms and two sample intervals more (meters lag 2-20 ms; a pipelined
+ * reading is placed at its query already), whose spans the
  * fitted powers predict within 20% as well as the best (a periodic program
  * fits again a period later: t2120 picked 49.9 ms for 13 once), then
  * 0.1 ms apart around it.  Sampled slower than 100 Hz, the steps are a

@@ -5,32 +5,27 @@
 # at 500 Hz with the mean power of its last period as it was 10 ms earlier;
 # the scpi plug-in reads it at every sample.  10 runs of 1.2 s at 1 kHz.
 # The meter's delay is not given: the estimator fits it on the profile
-# (about 13 ms: the meter's 10, half its 2 ms period, and the plug-in's
-# query sent one sample early).  The bar is set to hold on a loaded
-# machine: quiet, 10 runs measured 2.7% mean absolute error, 10.7% worst,
-# 100% coverage; with two busy loops competing (the sampler at 420-810 Hz,
-# the target held stopped 38-64% of the time) 13.9%, 67% and 83% (one run
-# in ten fitted the delay at 5.2 ms), and again 6.4%, 21.5% and 73%: beta
-# lost 10-22% in six runs of ten, a bias the intervals do not cover
-# (docs/ACCURACY.md; issue 22 keeps it open).  So: mean <= 20%, worst
-# <= 100%, coverage >= 50%; the end rule (54.6-72.6% mean, 147-214% worst,
-# 3-22% coverage) fails it.
+# (about 10 ms: a reading is the mean of the meter's period before its
+# update, placed at the plug-in's query, sent right after the previous
+# sample).  A power reading stands for the meter's period, and the updates
+# a long interval hid are filled by the fitted powers (docs/ACCURACY.md,
+# step 5).  27 Nov, 10 runs a set: quiet 0.83% mean absolute error, 3.64%
+# worst, 100% coverage; two busy loops competing 3.06% / 10.6% / 100% and
+# 3.92% / 9.36% / 100%; a heavier load (the sampler at 300-500 Hz) 11.1% /
+# 30.6% / 80%.  Before that rule: quiet 2.2-2.7%, 4.6-10.7%, 100%; two busy
+# loops 14-18% mean, every function low.  So: mean <= 12%, worst <= 40%,
+# coverage >= 75%; the end rule (62-80% mean, 160-214% worst, 3-33%
+# coverage) fails it.
 #
 # The same meter integrates too (MEAS:ENER?, the energy it counted until
 # its latest update, same clock and delay): read with unit=J, each sample
 # gets the energy since the previous count, so no update is lost between
-# samples, where a power reading held over a long interval misses some
-# (under two busy loops 10-65% of the updates reached no reading, and the
-# readings summed to 68-179% of the meter's energy, run by run; the counts
-# to 99.5-100.1%).  Its delay is given, as from the meter's manual (the
-# estimator fits a delay for power channels only).  10 runs each, 27 Nov,
-# on a 2-CPU VM other engineers also used: quiet (or nearly), 1.10-2.26%
-# mean absolute error, 3.62-7.72% worst, 100% coverage (4 sets); with two
-# busy loops competing (the sampler at 235-820 Hz) 1.12-3.16%, 4.48-13.06%,
-# 100% (6 sets: the issue's bar, 2% / 5%, held in three, not under the
-# heaviest load).  The power readings of the same runs: 2.5-9.0%, 5.6-27%,
-# 90-100% quiet; 9.0-25%, 30-158%, 80-100% loaded.  So: mean <= 5%, worst
-# <= 20%, coverage >= 90%, which every loaded power set failed.
+# samples (under two busy loops 10-65% of the updates reached no power
+# reading; the counts add up to 99.5-100.1% of the energy drawn).  Its
+# delay is fitted too.  27 Nov, 10 runs a set: quiet 0.75% / 3.52% / 100%;
+# two busy loops 3.12% / 6.10% / 100% and 3.42% / 10.6% / 100%; with the
+# delay given (10 ms) under the heaviest load 3.16% / 13.1% / 100%.  So:
+# mean <= 5%, worst <= 20%, coverage >= 90%.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -44,18 +39,18 @@ for i in $(seq 100); do
 done
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
-test_expect_success 'trapezoid rule, delay fitted: error <= 20% (worst 100%), coverage >= 50%' '
+test_expect_success 'trapezoid rule, delay fitted: error <= 12% (worst 40%), coverage >= 75%' '
 	record s1k 1000 10 50 $SCPI &&
 	$CHECK --channel scpi --rule trapezoid $(runs s1k) >new &&
 	$PY "$ROOT/scripts/sampler-report" --accuracy s1k.1.prof >acc &&
 	cat acc &&
-	bar new 20 100 50
+	bar new 12 40 75
 '
 
 test_expect_success 'the end rule fails the same check on the same profiles' '
 	$CHECK --channel scpi --rule end $(runs s1k) >old &&
 	cat old &&
-	! passes old 20 100 50
+	! passes old 12 40 75
 '
 
 test_expect_success 'an integrating meter (unit=J): the counts add up to the energy drawn' '
@@ -72,9 +67,8 @@ test_expect_success 'an integrating meter (unit=J): the counts add up to the ene
 	expect_le 1.01 "$(sort -n ratio | tail -1)" "highest ratio"
 '
 
-test_expect_success 'an integrating meter (unit=J), its delay given: error <= 5% (worst 20%), coverage >= 90%' '
-	$CHECK --channel scpi --rule trapezoid --report-arg=--meter-delay --report-arg=scpi=10 \
-		$(runs e1k) >energy &&
+test_expect_success 'an integrating meter (unit=J), delay fitted: error <= 5% (worst 20%), coverage >= 90%' '
+	$CHECK --channel scpi --rule trapezoid $(runs e1k) >energy &&
 	bar energy 5 20 90
 '
 

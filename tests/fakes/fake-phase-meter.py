@@ -147,14 +147,18 @@ def scpi(args):
             while len(history) > 2 and history[1][0] <= now - delay - 2 * period:
                 history.popleft()
         if now >= last + period:
+            # on the meter's clock: every period on the dot, never drifting
+            # by what this loop was late (a late loop's update covers the
+            # periods it missed, as one)
+            tick = last + period * ((now - last) // period)
             # (never back: the estimate between two logged changes may overshoot)
-            e = max(last_e, energy_before(history, now - delay))
-            power = (e - last_e) / ((now - last) * 1e-9)
+            e = max(last_e, energy_before(history, tick - delay))
+            power = (e - last_e) / ((tick - last) * 1e-9)
             reading = b"%.6f\r\n" % power
             energy = b"%.9f\r\n" % e
             if log:
-                log.write("update %d %.9f %.6f\n" % (now, e, power))
-            last, last_e = now, e
+                log.write("update %d %.9f %.6f\n" % (tick, e, power))
+            last, last_e = tick, e
         timeout = max(0.0, (min(next_poll, last + period) - time.monotonic_ns()) * 1e-9)
         ready, _, _ = select.select([srv] + conns, [], [], timeout)
         for s in ready:
