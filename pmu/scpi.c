@@ -206,7 +206,7 @@ static int parse_unit(struct scpi *scpi, const char *unit, struct error *err)
 			return 0;
 		}
 	}
-	return error_set(err, "scpi: bad unit '%s' (use unit=W, unit=A or unit=V), or unit=J for a meter that counts energy", unit);
+	return error_set(err, "scpi: bad unit '%s' (use unit=W, unit=A, unit=V, or unit=J for a meter that counts energy)", unit);
 }
 
 static int parse_option(struct scpi *scpi, const char *item, struct error *err)

@@ -34,7 +34,7 @@ test_expect_success 'bad arguments of each plug-in are one error line each, nami
 	check "scpi:" "scpi: no meter address (use -p scpi:tcp://HOST:PORT" &&
 	check "scpi:ftp://x" "scpi: bad address .ftp://x. (use tcp://HOST:PORT or a serial device" &&
 	check "scpi:tcp://nohost" "scpi: bad address .tcp://nohost. (use tcp://HOST:PORT" &&
-	check "scpi:tcp://127.0.0.1:9,unit=K" "scpi: bad unit .K. (use unit=W, unit=A or unit=V)" &&
+	check "scpi:tcp://127.0.0.1:9,unit=K" "scpi: bad unit .K. (use unit=W, unit=A, unit=V, or unit=J for a meter that counts energy)" &&
 	check "scpi:tcp://127.0.0.1:9,timeout_ms=0" "scpi: bad value .0. for timeout_ms (use a whole number from 1 to 60000)" &&
 	check "scpi:tcp://127.0.0.1:9,color=red" "scpi: unknown option .color=red. (options: query=" &&
 	check "scpi:/dev/null@123" "scpi: unsupported baud rate 123 in ./dev/null@123." &&

@@ -130,7 +130,7 @@ test_expect_success 'unit=J: no count at the handshake (9.91E37): the first good
 test_expect_success 'a bad unit names the four' '
 	run_status $PROBE -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=Wh" 2>err &&
 	expect_eq 125 $rc "exit status" &&
-	one_error err "scpi: bad unit .Wh. (use unit=W, unit=A or unit=V), or unit=J for a meter that counts energy$"
+	one_error err "scpi: bad unit .Wh. (use unit=W, unit=A, unit=V, or unit=J for a meter that counts energy)$"
 '
 
 test_expect_success 'a meter answering garbage is refused at init, quoting the answer' '
