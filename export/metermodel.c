@@ -13,6 +13,9 @@
  * most parts); taken when every sample interval saw an update, so that
  * the profile cannot tell. */
 #define RAPL_UPDATE_S 0.000976
+/* Changes of the reading below which the meter's update interval is not
+ * measured (a power reading then holds since the one before). */
+#define MIN_UPDATES 20
 
 /* When the reading of sample i shows the meter: when the threads were let
  * go after the previous sample, for a pipelined meter (its query went
@@ -73,6 +76,7 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 		   struct meter_model *m)
 {
 	double last = NAN, lo = 0, hi = 0;
+	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
 	/* (the scpi plug-in asks for a power reading right after the previous
@@ -85,13 +89,21 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 			continue;
 		m->intervals++;
 		hi += e->samples[i].time - e->samples[i].start;
-		if (shows_update(kind, v, last) == 0)
+		switch (shows_update(kind, v, last)) {
+		case 0:
 			m->no_update++;
+			break;
+		case 1:
+			updates++;
+			break;
+		}
 		last = v;
 	}
 	if (!isnan(m->update_s))
 		return;
-	m->update_measured = m->no_update && m->no_update < m->intervals;
+	/* A reading that hardly ever changes (a meter of constant power, or
+	 * one slower than the run) cannot tell an update from none. */
+	m->update_measured = m->no_update && updates >= MIN_UPDATES;
 	if (!m->update_measured) {
 		m->update_s = strcmp(source, "rapl") == 0 ? RAPL_UPDATE_S : 0;
 		return;

@@ -131,14 +131,27 @@ test_expect_success 'the estimator alone (simulated exact meter): no bias, the e
 	expect_ge 20 "$(mean_signed sim.end 0xc)" "end rule: mean signed error of gamma (0xc, %)"
 '
 
-$METER state state
-$RT $METER rapl rapl state >>fakes.out 2>&1 &
-FAKE_PIDS="$FAKE_PIDS $!"
-export SAMPLER_SYSFS_ROOT=$TRASH/rapl
-for i in $(seq 100); do
-	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
-	sleep 0.05
-done
+# mean_abs FILE / worst FILE: over every (function, seed)
+mean_abs() {
+	awk '{ s += $2 < 0 ? -$2 : $2; n++ } END { if (n) printf "%.3f\n", s / n }' "$1"
+}
+worst() {
+	awk '{ a = $2 < 0 ? -$2 : $2; if (a > w) w = a } END { printf "%.3f\n", w }' "$1"
+}
+
+# The issue's bar (2% mean, 5% worst) on the estimator alone, over runs of
+# 3 s: a function's error is mostly where its phases began and ended,
+# unknown within a sample interval, so it shrinks as 1/sqrt(run length).
+# 27 Nov 2026, 10 seeds: 3 s 0.56% mean, 2.26% worst (1.2 s: 1.01%, 6.32%,
+# gamma, the least energy); the end rule 22.4%, 54.0%.
+test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5%; not the end rule' '
+	simulate long 10 --seconds 3 &&
+	expect_le 2 "$(mean_abs long.trapezoid)" "mean absolute error (%)" &&
+	expect_le 5 "$(worst long.trapezoid)" "worst absolute error (%)" &&
+	expect_ge 5 "$(worst long.end)" "end rule: worst absolute error (%)"
+'
+
+start_rapl state
 
 test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 6% (worst 25%), coverage >= 90%' '
 	record r1k 1000 5 20 rapl &&

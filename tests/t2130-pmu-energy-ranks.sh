@@ -23,17 +23,9 @@
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
 test_have_prereq NUMPY || { skip_all="missing $test_missing_"; test_done; }
-unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
-	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS SLURM_STEP_NUM_TASKS
+no_rank_env
 
-$METER state state.0 state.1
-$RT $METER rapl rapl state.0 state.1 >>fakes.out 2>&1 &
-FAKE_PIDS="$FAKE_PIDS $!"
-export SAMPLER_SYSFS_ROOT=$TRASH/rapl
-for i in $(seq 100); do
-	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
-	sleep 0.05
-done
+start_rapl state.0 state.1
 
 # truth_sum FILE...: the total of the "truth" lines' energies (J)
 truth_sum() {

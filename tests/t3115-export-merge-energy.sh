@@ -165,16 +165,8 @@ test_expect_success 'what the merge cannot divide is left out with one warning l
 # the ranks' one binary at two addresses, call stacks, a loaded machine).
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
-unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID OMPI_MCA_ess_base_jobid \
-	OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS SLURM_STEP_NUM_TASKS
-$METER state state.0 state.1
-$RT $METER rapl rapl state.0 state.1 >>fakes.out 2>&1 &
-FAKE_PIDS="$FAKE_PIDS $!"
-export SAMPLER_SYSFS_ROOT=$TRASH/rapl
-for i in $(seq 100); do
-	[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && break
-	sleep 0.05
-done
+no_rank_env
+start_rapl state.0 state.1
 
 test_expect_success 'two recorded ranks of one node (-g): each its --node-peer export, the node once' '
 	RUNS=1 &&

@@ -16,6 +16,30 @@ RUNS=${SAMPLER_ENERGY_RUNS:-10}
 RT=
 chrt -f 60 true 2>/dev/null && RT="chrt -f 60"
 
+# start_rapl STATE...: a fake RAPL package under $TRASH/rapl that counts
+# the workloads of the STATE files (made zeroed), SAMPLER_SYSFS_ROOT set to
+# it; at the top level only, as start_meter (pmu-lib.sh).
+start_rapl() {
+	$METER state "$@"
+	$RT $METER rapl rapl "$@" >>fakes.out 2>&1 &
+	FAKE_PIDS="$FAKE_PIDS $!"
+	export SAMPLER_SYSFS_ROOT=$TRASH/rapl
+	for i in $(seq 100); do
+		[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] && return 0
+		sleep 0.05
+	done
+	echo "fake RAPL did not start" >&2
+	return 1
+}
+
+# no_rank_env: this script is not a rank of a job (record_ranks sets the
+# variables of one, mpirun's, for each rank it starts)
+no_rank_env() {
+	unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID SLURM_JOB_ID \
+		OMPI_MCA_ess_base_jobid OMPI_COMM_WORLD_SIZE PMI_SIZE SLURM_NTASKS \
+		SLURM_STEP_NUM_TASKS
+}
+
 # record NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of 1.2 s of
 # phases MS long at HZ, with REST ms of rest (5 W) before and after, read
 # through PLUGIN, as NAME.1 ... NAME.RUNS (.prof and .truth).

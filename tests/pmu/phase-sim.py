@@ -4,10 +4,10 @@ with an exact meter, to test the energy estimator alone (t2110,
 docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
-               [--update-ms 1] TRUTH >PROFILE.txt
+               [--update-ms 1] [--seconds 1.2] TRUTH >PROFILE.txt
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
-gamma (8 W) in turn for 1.2 s of CPU time, each phase 0.5-1.5 x phase-ms,
+gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
 then rest again.  The sampler stops it at hz (each sample up to 5% of a
 period late) and holds it stopped hold-us, reading the meter at the end of
 the hold; the meter is a RAPL counter (integer uJ) that updates every
@@ -28,10 +28,10 @@ T0 = 1.0  # s: the recording's start
 class Phases:
     """What runs at each moment of the thread's CPU time, and the energy."""
 
-    def __init__(self, rng, phase_s):
+    def __init__(self, rng, phase_s, seconds):
         self.spans = [(0.0, 0.02, 0xd)]
         cpu, k = 0.02, 0
-        while cpu < 1.22:
+        while cpu < 0.02 + seconds:
             length = phase_s * rng.uniform(0.5, 1.5)
             self.spans.append((cpu, cpu + length, (0xa, 0xb, 0xc)[k % 3]))
             cpu, k = cpu + length, k + 1
@@ -58,10 +58,11 @@ def main():
     p.add_argument("--hold-us", type=float, default=30)
     p.add_argument("--phase-ms", type=float, default=5)
     p.add_argument("--update-ms", type=float, default=1)
+    p.add_argument("--seconds", type=float, default=1.2)
     p.add_argument("truth")
     args = p.parse_args()
     rng = random.Random(args.seed)
-    phases = Phases(rng, args.phase_ms * 1e-3)
+    phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
     period, hold, update = 1 / args.hz, args.hold_us * 1e-6, args.update_ms * 1e-3
 
     # The samples: (wall time of the stop, CPU time then); the thread runs
