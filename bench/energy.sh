@@ -7,7 +7,8 @@
 # profiles.  One markdown table row each: mean absolute and worst error of
 # the energy per (function, run) (alpha, beta, gamma), and the coverage of
 # the 95% intervals (all four; delta's alone).  Prints, never asserts.
-# ENERGY_RUNS (default 20) runs of ENERGY_SECONDS (3) each: the tests run
+# Arguments choose rows (below).  ENERGY_RUNS (default 20) runs of
+# ENERGY_SECONDS (3) each: the tests run
 # 10 of 1.2 s; the error of a function's energy is mostly where its
 # phases began and ended, unknown within a sample interval, so it shrinks
 # as 1/sqrt(seconds) (docs/ACCURACY.md).
@@ -103,16 +104,17 @@ ranks() {
 	table "RAPL node, 2 ranks" $1 $2 package-0 "--ranks 2" $runs
 }
 
+# the rows: "METER HZ MS [-g]" (row) or "ranks HZ MS"; arguments choose
+# some, as in sh bench/energy.sh "rapl 10000 2" "scpi:500:10 1000 20"
+[ $# -gt 0 ] || set -- "rapl 1000 0.5" "rapl 1000 2" "rapl 1000 5" "rapl 1000 20" \
+	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \
+	"scpi:500:10 1000 2" "scpi:500:10 1000 5" "scpi:500:10 1000 20" \
+	"scpi:100:20 1000 5" "scpi:1000:2 1000 5"
 echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage | delta's coverage |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for ms in 0.5 2 5 20; do
-	row rapl 1000 $ms
+for spec; do
+	case $spec in
+	ranks\ *) ranks ${spec#ranks } ;;
+	*) row $spec ;;
+	esac
 done
-row rapl 10000 5
-row rapl 1000 5 -g
-ranks 1000 5
-for ms in 2 5 20; do
-	row scpi:500:10 1000 $ms
-done
-row scpi:100:20 1000 5
-row scpi:1000:2 1000 5
