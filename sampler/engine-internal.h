@@ -24,6 +24,7 @@
 #include <sys/user.h>
 
 #include "engine.h"
+#include "preempt.h"
 #include "buildid.h"
 #include "signals.h"
 #include "tasks.h"
@@ -57,6 +58,7 @@ struct engine_cfg {
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: no thread is sampled without a stop */
 	bool carry_preempted;		/* --carry-preempted (quiet.h) */
+	enum engine_precise precise;	/* --precise-stops */
 	bool check_carried;		/* stop carried threads too, count wrong PCs */
 };
 
@@ -119,6 +121,9 @@ struct engine_loop {
 	sigset_t wait_set;		/* SIGCHLD and the signals we forward */
 	struct signal_relay relay;	/* pairs signals the command got too */
 	int cpu;			/* where the sampler is pinned now, or -1 */
+	struct preemptors *preempt;	/* preempt.h: NULL if not in use */
+	uint64_t judged_from;		/* --precise-stops=auto counts stops from here */
+	uint64_t judged_syscalls;	/* ...and the syscall_stops then */
 };
 
 struct engine {

@@ -33,6 +33,10 @@ uint64_t engine_period_ns(double hz);
 
 struct engine;
 
+/* --precise-stops: preemptors (preempt.h) always, never, or once stops of
+ * running threads land at system calls' returns (engine.c). */
+enum engine_precise { PRECISE_AUTO, PRECISE_ALWAYS, PRECISE_NEVER };
+
 struct engine_config {
 	pid_t root;			/* the target, held in its exec stop */
 	double hz;			/* samples per second (engine_period_ns) */
@@ -42,6 +46,7 @@ struct engine_config {
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: stop also threads that did not run */
 	bool carry_preempted;		/* --carry-preempted: nor those that wait for a CPU */
+	enum engine_precise precise;	/* --precise-stops: when to use preempt.h */
 	bool check_carried;		/* SAMPLER_TEST_CHECK_CARRIED: stop carried threads too */
 	/* --pid/--tid: the threads seized (running), instead of root; the
 	 * run ends when they are gone, on HUP, INT, QUIT or TERM, or when the
@@ -80,6 +85,11 @@ struct engine_stats {
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
 	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
 	bool tracers_refused;		/* --tracers asked, the sampler is not at real-time priority */
+	uint64_t running_stops;		/* stops that found a thread not blocked (read) */
+	uint64_t syscall_stops;		/* ...of them at a system call's return (regs.h) */
+	uint64_t precise_from;		/* preemptors on from this sample (1: the first) or 0 */
+	bool precise_refused;		/* wanted, but not at real-time priority or one CPU */
+	uint64_t precise_holds, precise_timeouts; /* preempt.h's counts */
 	struct error pmu_err;
 };
 

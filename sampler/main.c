@@ -46,6 +46,7 @@ struct options {
 	bool debug;
 	bool stop_all;
 	bool carry_preempted;
+	enum engine_precise precise;
 	int tracers;
 	enum profile_format format;
 	struct tune tune;
@@ -115,6 +116,12 @@ static void usage(FILE *out)
 		"                        their PC from the kernel's sample at their switch out\n"
 		"                        (many busy threads; needs root, CAP_PERFMON or\n"
 		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
+		"      --precise-stops auto|always|never  take each CPU that may run the\n"
+		"                        target with a thread of the sampler just before a\n"
+		"                        sample, so that a stop finds a thread where it was,\n"
+		"                        not at its next system call (real-time priority;\n"
+		"                        auto: at 2 kHz or slower, once 0.5%% of the stops\n"
+		"                        land at one; default)\n"
 		"      --tracers N|auto  share the command's threads among N tracing threads\n"
 		"                        (auto: one per CPU; default 1), which stop, read and\n"
 		"                        continue them in parallel (many cores; docs/SCALING.md)\n"
@@ -191,7 +198,7 @@ static int frequency_hint(int argc, char **argv, struct error *err)
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
        OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
-       OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS };
+       OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS, OPT_PRECISE };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
 static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
@@ -215,6 +222,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
 		{ "carry-preempted", no_argument, NULL, OPT_CARRY_PREEMPTED },
+		{ "precise-stops", required_argument, NULL, OPT_PRECISE },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "control", required_argument, NULL, OPT_CONTROL },
@@ -309,6 +317,17 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case OPT_CARRY_PREEMPTED:
 			opt->carry_preempted = true;
+			break;
+		case OPT_PRECISE:
+			if (!strcmp(optarg, "auto"))
+				opt->precise = PRECISE_AUTO;
+			else if (!strcmp(optarg, "always"))
+				opt->precise = PRECISE_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				opt->precise = PRECISE_NEVER;
+			else
+				return error_set(err, "bad --precise-stops '%s' (use auto, always or never)",
+						 optarg);
 			break;
 		case OPT_TRACERS:
 			if (tracers_parse(optarg, &opt->tracers, err) < 0)
@@ -470,6 +489,7 @@ static int run(struct context *ctx)
 		/* a stack needs the thread's registers: no thread is carried */
 		.stop_every = ctx->opt.stop_all,
 		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
+		.precise = ctx->opt.precise,
 		.tracers = ctx->opt.tracers,
 		.check_carried = getenv("SAMPLER_TEST_CHECK_CARRIED") != NULL,
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,

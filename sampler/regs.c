@@ -34,6 +34,21 @@ void regs_decode(const struct user_regs_struct *regs, size_t len, uint64_t *pc,
 #endif
 }
 
+bool regs_syscall_return(const struct user_regs_struct *regs, size_t len)
+{
+#if defined(__x86_64__)
+	if (len == sizeof(*regs))
+		return (int64_t)regs->orig_rax >= 0 &&
+		       !interrupted_syscall((int64_t)regs->rax, (int64_t)regs->orig_rax);
+	const int32_t *w = (const int32_t *)regs;
+
+	return w[11] >= 0 && !interrupted_syscall(w[6], w[11]);
+#else
+	(void)regs, (void)len;
+	return false;
+#endif
+}
+
 bool regs_restarting(const struct user_regs_struct *regs, size_t len, uint64_t pc,
 		     uint64_t blocked_pc)
 {

@@ -22,4 +22,10 @@ void regs_decode(const struct user_regs_struct *regs, size_t len, uint64_t *pc,
 bool regs_restarting(const struct user_regs_struct *regs, size_t len, uint64_t pc,
 		     uint64_t blocked_pc);
 
+/* Stopped on the way out of a system call that completed (not one that
+ * blocked and was interrupted): a thread stopped while it ran gets there
+ * when it made a call before the stop reached its CPU (preempt.h).  Not
+ * known on aarch64 (false). */
+bool regs_syscall_return(const struct user_regs_struct *regs, size_t len);
+
 #endif

@@ -370,6 +370,7 @@ static void stop_all(struct engine *e)
 	e->snap.npending = 0;
 	interrupt_on_cpu(e, &running, &on_cpu);
 	carry_rest(e, &running, &on_cpu);
+	preempt_release(e->loop.preempt);
 	wait_stops(e, running, on_cpu);
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->pending = false;
@@ -481,6 +482,10 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		read_cpu(e, t, &t->cpu_ns);
 		if (t->state == TASK_STOPPED)
 			quiet_stopped(&t->quiet);
+	}
+	if (regs_len && !blocked) {	/* a running thread, stopped: where? */
+		e->stats.running_stops++;
+		e->stats.syscall_stops += regs_syscall_return(rp, regs_len);
 	}
 	if (e->cfg.stacks && t->carried)
 		callstack_capture_carried(e->cfg.stacks, slot);
