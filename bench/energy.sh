@@ -18,6 +18,7 @@ BUILD=${BUILD:-$ROOT/build}
 PY=/usr/bin/python3
 RUNS=${ENERGY_RUNS:-20}
 SECONDS_=${ENERGY_SECONDS:-3}
+SAMPLER_OPTS=${ENERGY_SAMPLER_OPTS:-}	# more options for every recording
 METER="$PY $ROOT/tests/fakes/fake-phase-meter.py"
 CHECK="$PY $ROOT/tests/pmu/energy-check.py"
 export SAMPLER_BIN_DIR=$BUILD
@@ -66,7 +67,7 @@ row() {
 	esac
 	runs=
 	for i in $(seq $RUNS); do
-		env $env "$BUILD/sampler" $4 -f $2 -p $pmu -o r.$i.prof -- \
+		env $env "$BUILD/sampler" $SAMPLER_OPTS $4 -f $2 -p $pmu -o r.$i.prof -- \
 			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
@@ -94,7 +95,7 @@ ranks() {
 		for r in 0 1; do
 			env SAMPLER_SYSFS_ROOT=$tmp/node PHASES_STATE=$tmp/ranks.$r OMPI_COMM_WORLD_RANK=$r \
 				OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=$i \
-				"$BUILD/sampler" -f $1 -p rapl -o n.$i.%r.prof -- \
+				"$BUILD/sampler" $SAMPLER_OPTS -f $1 -p rapl -o n.$i.%r.prof -- \
 				"$BUILD/examples/phases" $SECONDS_ $2 20 >n.$i.$r.truth 2>/dev/null &
 			eval pid$r=\$!
 		done

@@ -120,7 +120,7 @@ static void usage(FILE *out)
 		"                        target with a thread of the sampler just before a\n"
 		"                        sample, so that a stop finds a thread where it was,\n"
 		"                        not at its next system call (real-time priority;\n"
-		"                        auto: at 2 kHz or slower, once 0.5%% of the stops\n"
+		"                        auto: at 2 kHz or slower, once 5%% of the stops\n"
 		"                        land at one; default)\n"
 		"      --tracers N|auto  share the command's threads among N tracing threads\n"
 		"                        (auto: one per CPU; default 1), which stop, read and\n"

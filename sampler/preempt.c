@@ -10,10 +10,11 @@
 /* A preemptor wakes this much before a sample is due: the sampler's own
  * wake-up comes later, so the CPUs are held when it sends the stops. */
 #define LEAD_NS 20000ull
-/* and holds its CPU until the sampler has sent the stops, late ones too
- * (the sampler still busy with the previous sample), but at most this
- * long: a sample skipped, or the sampler kept from its CPU. */
-#define HOLD_MAX_NS 300000ull
+/* and holds its CPU until the sampler has sent the stops, but at most
+ * this long: a sample skipped, or the sampler kept from its CPU (under
+ * load a quarter of the holds ran out at 300 us, a program kept from its
+ * CPU for nothing). */
+#define HOLD_MAX_NS 100000ull
 #define STACK_SIZE (64 * 1024)
 
 struct preemptors {
