@@ -31,10 +31,6 @@
  * load that made its samples late: 1 kHz on one thread costs 2-7% (20-65
  * us a sample), and two tracers on 2 CPUs took 3.1 s of CPU in 3 s. */
 #define OWN_SHARE_LIMIT 0.5
-/* Stops of running threads at a system call's return, beyond this share
- * of this many or more, without precise stops: a warning (preempt.h). */
-#define LATE_MIN_STOPS 100
-#define LATE_SHARE 0.05
 
 /* What the rate warning and -d report, from the engine's counts. */
 struct rate {
@@ -248,23 +244,6 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 			"refused (not at real-time priority, or one CPU)" : "off");
 }
 
-/* Stops at system calls' returns, late ones among them, and nothing to
- * correct them (a program that spends that share in system calls is
- * warned too: the sampler cannot tell the two apart). */
-static void warn_late_stops(const char *prog, const struct engine_stats *st)
-{
-	if (st->precise_from || st->running_stops < LATE_MIN_STOPS ||
-	    (double)st->syscall_stops < LATE_SHARE * (double)st->running_stops)
-		return;
-	warn_print(prog, "%.0f%% of the stops of running threads came at a system call's return, "
-		   "where a stop that reaches a thread's CPU late lands too, so some of those "
-		   "samples belong to the code before the call (README, Limitations); %s",
-		   100.0 * (double)st->syscall_stops / (double)st->running_stops,
-		   st->precise_refused ? "precise stops need the sampler at real-time priority "
-					 "(root) and two CPUs or more"
-				       : "--precise-stops=auto or always corrects this");
-}
-
 void summary_print(const char *prog, const struct summary_run *run,
 		   const struct engine_stats *st)
 {
@@ -280,7 +259,6 @@ void summary_print(const char *prog, const struct summary_run *run,
 			   "to another tracer runs untraced meanwhile, which only real-time priority keeps "
 			   "short enough");
 	warn_rate(prog, run, st);
-	warn_late_stops(prog, st);
 	if (run->debug)
 		print_debug(run, st);
 }
