@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
+
 /* A preemptor wakes this much before a sample is due: the sampler's own
  * wake-up comes later, so the CPUs are held when it sends the stops. */
 #define LEAD_NS 20000ull
@@ -26,14 +28,6 @@ struct preemptors {
 	uint64_t holds, timeouts;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static inline void relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -44,7 +38,7 @@ static inline void relax(void)
 static void *preemptor(void *arg)
 {
 	struct preemptors *p = arg;
-	uint64_t slot = (now_ns() - p->start_ns) / p->period_ns + 1;
+	uint64_t slot = (host_now_ns() - p->start_ns) / p->period_ns + 1;
 
 	for (;;) {
 		uint64_t due = p->start_ns + slot * p->period_ns - LEAD_NS, limit;
@@ -53,9 +47,9 @@ static void *preemptor(void *arg)
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);	/* cancelled here */
 		if (__atomic_load_n(&p->enabled, __ATOMIC_RELAXED)) {
 			/* a release since the wake-up was due is this sample's */
-			limit = now_ns() + p->hold_ns;
+			limit = host_now_ns() + p->hold_ns;
 			while (__atomic_load_n(&p->released_ns, __ATOMIC_ACQUIRE) < due) {
-				if (now_ns() > limit) {
+				if (host_now_ns() > limit) {
 					__atomic_fetch_add(&p->timeouts, 1, __ATOMIC_RELAXED);
 					break;
 				}
@@ -64,7 +58,7 @@ static void *preemptor(void *arg)
 			__atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
 		}
 		/* the next slot not yet begun: a late one is skipped, not chased */
-		slot = (now_ns() + LEAD_NS - p->start_ns) / p->period_ns + 1;
+		slot = (host_now_ns() + LEAD_NS - p->start_ns) / p->period_ns + 1;
 	}
 	return NULL;
 }
@@ -121,7 +115,7 @@ void preempt_enable(struct preemptors *p, bool on)
 void preempt_release(struct preemptors *p)
 {
 	if (p)
-		__atomic_store_n(&p->released_ns, now_ns(), __ATOMIC_RELEASE);
+		__atomic_store_n(&p->released_ns, host_now_ns(), __ATOMIC_RELEASE);
 }
 
 uint64_t preempt_holds(const struct preemptors *p)
