@@ -97,7 +97,7 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	}
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
-			hold = (double)rec.stats.latency_ns * 1e-9 / (double)rec.stats.samples;
+			hold = (double)rec.stats.hold_ns * 1e-9 / (double)rec.stats.samples;
 		if (rec.type == PROFILE_REC_MAP && rec.map.inode &&
 		    (rec.map.prot & PROT_EXEC)) {
 			struct est_map *m;

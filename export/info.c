@@ -208,10 +208,11 @@ static void print_summary(struct info_summary *s, const struct export_result *re
 		s->maps, plural(s->maps, "record", "records"));
 	print_channels(s);
 	if (s->have_stats) {
-		fprintf(f, "stats:      wall %.6f s, target stopped %.6f s, %" PRIu64
-			" missed slots, %" PRIu64 " missing readings, %" PRIu64
+		fprintf(f, "stats:      wall %.6f s, samples took %.6f s (threads held %.6f s after"
+			" them), %" PRIu64 " missed slots, %" PRIu64 " missing readings, %" PRIu64
 			" signals, exit status %" PRId32 "\n", s->stats.wall_ns / 1e9,
-			s->stats.latency_ns / 1e9, s->stats.missed_slots, s->stats.missing_readings,
+			s->stats.latency_ns / 1e9, s->stats.hold_ns / 1e9,
+			s->stats.missed_slots, s->stats.missing_readings,
 			s->stats.signals_delivered, s->stats.exit_status);
 	}
 	if (res && res->partial)

@@ -114,6 +114,7 @@ static int advance(struct merge *m, struct input *in, struct error *err)
 			if (s->wall_ns > m->stats.wall_ns)
 				m->stats.wall_ns = s->wall_ns;
 			m->stats.latency_ns += s->latency_ns;
+			m->stats.hold_ns += s->hold_ns;
 			m->stats.samples += s->samples;
 			m->stats.thread_samples += s->thread_samples;
 			m->stats.missed_slots += s->missed_slots;

@@ -384,6 +384,9 @@ static int read_stats(struct native_reader *nr, struct cursor *c, struct profile
 				      s->nchannels, PROFILE_MAX_CHANNELS);
 	for (uint32_t i = 0; i < s->nchannels; i++)
 		GET(c, cur_double, &s->channel_totals[i], "stats channel total");
+	s->hold_ns = s->latency_ns;	/* written since 0.9; the best guess before */
+	if (cursor_left(c))
+		GET(c, cur_varint, &s->hold_ns, "stats hold");
 	if (cursor_left(c))
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "record after the statistics record");
 	nr->stats_seen = true;

@@ -668,6 +668,7 @@ static void fill_stats(struct pperf_reader *pr, struct profile_stats *s)
 	memset(s, 0, sizeof(*s));
 	s->wall_ns = pr->wall_us * 1000;
 	s->latency_ns = pr->latency_us * 1000;
+	s->hold_ns = s->latency_ns;	/* the layout has no hold of its own */
 	s->samples = pr->samples_ok;
 	s->thread_samples = pr->thread_samples;
 	s->missing_readings = pr->missing;

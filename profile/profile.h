@@ -220,7 +220,9 @@ struct profile_window {
  * short (the reader then reports it as truncated). */
 struct profile_stats {
 	uint64_t wall_ns;		/* first to last sample-clock instant of the run */
-	uint64_t latency_ns;		/* total time the target was held stopped */
+	uint64_t latency_ns;		/* total time the samples took: stopping the
+					 * threads, reading them and the meters,
+					 * resuming them */
 	uint64_t samples;
 	uint64_t thread_samples;
 	uint64_t missed_slots;		/* schedule slots skipped because a sample was late */
@@ -233,6 +235,10 @@ struct profile_stats {
 	double channel_totals[PROFILE_MAX_CHANNELS]; /* per-sample channels: sum of
 					 * energy values (energy), or mean (others);
 					 * per-thread: sum of counts */
+	uint64_t hold_ns;		/* of latency_ns, the time from each sample's
+					 * instant (every thread stopped) to the
+					 * threads' resume; profiles that predate it
+					 * read back latency_ns */
 };
 
 /* Everything known before the first sample.  The writer takes it at open;

@@ -149,4 +149,5 @@ void textform_stats_fields(FILE *f, const struct profile_stats *s)
 		s->missing_readings, s->signals_delivered, s->threads_seen, s->processes_seen,
 		s->exit_status);
 	textform_doubles(f, "totals", s->channel_totals, n);
+	fprintf(f, " hold=%" PRIu64, s->hold_ns);
 }

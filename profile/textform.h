@@ -43,7 +43,7 @@ void textform_u64s(FILE *f, const char *key, const uint64_t *v, uint32_t n);
 /* The fields of the shared lines, each field preceded by one space:
  *   host     " hostname=.. os_release=.. ... target_hz=.."
  *   channel  " name=.. source=.. unit=.. scale=.. kind=.. scope=.."
- *   stats    " wall=.. latency=.. ... exit=.. totals=.."
+ *   stats    " wall=.. latency=.. ... exit=.. totals=.. hold=.."
  * (sampler-profile prints "host" + fields, CSV "# host" + fields.) */
 void textform_host_fields(FILE *f, const struct profile_host *h);
 void textform_channel_fields(FILE *f, const struct channel_desc *c);

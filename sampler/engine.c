@@ -139,10 +139,12 @@ static void take_sample(struct engine *e)
 {
 	uint64_t t0 = host_now_ns(), snap;
 	size_t n = snapshot_take(e, &snap);
+	uint64_t t1 = host_now_ns();
 	struct profile_sample s;
 	struct task *named;
 
-	e->stats.profile.latency_ns += host_now_ns() - t0;
+	e->stats.profile.latency_ns += t1 - t0;
+	e->stats.profile.hold_ns += t1 - snap;	/* what the threads spent stopped after it */
 	if (n == 0) {
 		/* a program held by job control is served; one whose threads
 		 * are all exiting has nothing left to sample */

@@ -52,6 +52,22 @@ test_expect_success 'exit records: final values as deltas since the last sample,
 		"$(grep "^exit tid=500 " rt.dump | cut -d" " -f5-)" "exit of 500"
 '
 
+# The hold (the time from a sample's instant to the threads' resume) came
+# after the stats record's other fields: a profile without it, written
+# before or in text, reads back its latency, the best guess it has.
+test_expect_success 'stats without a hold read back the latency as the hold' '
+	expect_eq "hold=98765" "$(grep "^stats " rt.dump | tr " " "\n" | grep "^hold=")" "the hold written" &&
+	grep -v "^stats " "$FIXTURES/roundtrip.txt" >nohold.txt &&
+	echo "stats wall=4243000 latency=123456 samples=6 thread_samples=13 missed=2 missing=1 signals=3 threads=4 processes=2 exit=139 totals=52345.75,2.5,11407006,88" >>nohold.txt &&
+	"$PROFILE" build nohold.prof <nohold.txt &&
+	expect_eq "latency=123456 hold=123456" \
+		"$("$PROFILE" dump nohold.prof | grep "^stats " | tr " " "\n" | grep "^latency=\|^hold=" | paste -sd" ")" \
+		"a text profile without a hold" &&
+	expect_eq "latency=4927906 hold=4927906" \
+		"$("$PROFILE" dump "$ROOT/fuzz/corpus/recorded-forkexec" | grep "^stats " | tr " " "\n" | grep "^latency=\|^hold=" | paste -sd" ")" \
+		"a profile recorded before the hold was written"
+'
+
 test_expect_success 'bzip2 output is compressed and reads back the same' '
 	"$PROFILE" build rt.prof.bz2 <"$FIXTURES/roundtrip.txt" &&
 	expect_eq BZh "$(head -c 3 rt.prof.bz2)" "magic" &&
@@ -76,7 +92,7 @@ long_text() {
 			for (t = 0; t < k; t++)
 				printf \"ts tid=%d pc=0x%x cpu=%d counters=%d\n\", 100 + t, 4198400 + (s * 31 + t * 17) % 256, s * 990000 + t, s * 3 + t
 		}
-		printf \"stats wall=%d latency=0 samples=%d thread_samples=0 missed=0 missing=0 signals=0 threads=3 processes=1 exit=0 totals=1\n\", n * 1000000, n
+		printf \"stats wall=%d latency=0 samples=%d thread_samples=0 missed=0 missing=0 signals=0 threads=3 processes=1 exit=0 totals=1 hold=0\n\", n * 1000000, n
 	}"
 }
 

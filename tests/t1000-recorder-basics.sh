@@ -154,4 +154,15 @@ test_expect_success '-d prints the run statistics' '
 	expect_grep "^sampler: profile: $(wc -c <dbg) bytes" err
 '
 
+# The energy estimator places what the threads ran after each sample's hold
+# (docs/ACCURACY.md, step 3): the hold starts once every thread is stopped,
+# so it is the latency less the time the stops took to land.
+test_expect_success 'the stats hold: part of the latency, from each sample on' '
+	hold=$(stat_of dbg.txt hold) && latency=$(stat_of dbg.txt latency) &&
+	echo "hold $hold ns, latency $latency ns, $(stat_of dbg.txt samples) samples" &&
+	expect_ge 1 "$hold" "hold (ns)" &&
+	expect_le "$latency" "$hold" "hold (ns): at most the latency" &&
+	expect_le "$((latency - 1))" "$hold" "hold (ns): less than the latency, which counts the stops"
+'
+
 test_done
