@@ -384,7 +384,7 @@ static int read_stats(struct native_reader *nr, struct cursor *c, struct profile
 				      s->nchannels, PROFILE_MAX_CHANNELS);
 	for (uint32_t i = 0; i < s->nchannels; i++)
 		GET(c, cur_double, &s->channel_totals[i], "stats channel total");
-	s->hold_ns = s->latency_ns;	/* written since 0.9; the best guess before */
+	s->hold_ns = s->latency_ns;	/* (a profile written before the hold: the best guess) */
 	if (cursor_left(c))
 		GET(c, cur_varint, &s->hold_ns, "stats hold");
 	if (cursor_left(c))
