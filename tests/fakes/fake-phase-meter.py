@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """fake-phase-meter.py - fake meters driven by the phase a workload is in
-(examples/phases.c logs its changes of phase into a shared STATE file, at
-its thread's CPU time; the energy at a moment comes from that log and the
-thread's CPU time then, /proc/PID/task/TID/schedstat: a function draws its
-power while it runs).
+(examples/phases.c logs its changes of phase into a shared STATE file, on
+its work clock, and the units of work it has done as it goes; the energy at
+a moment comes from that log and the work done then: a function draws its
+power while it runs, and only then).
 
   fake-phase-meter.py state STATE...
       Create each STATE (zeroed) for a workload's PHASES_STATE.
@@ -40,8 +40,8 @@ import sys
 import time
 
 ENTRIES = 4096
-ENTRY = struct.Struct("<Qdd")
-HEAD = 24
+ENTRY = struct.Struct("<Qddd")
+HEAD = 16
 SIZE = HEAD + ENTRIES * ENTRY.size
 WIDTH = 20
 
@@ -56,18 +56,17 @@ class Phases:
 
     def energy_now(self):
         """Joules drawn until now."""
-        count, pid, tid = struct.unpack_from("<QQQ", self.map, 0)
-        if not count:
-            return 0.0
-        cpu, energy, power = ENTRY.unpack_from(self.map, HEAD + ((count - 1) % ENTRIES) * ENTRY.size)
-        if not power:
-            return energy
-        try:
-            with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
-                now = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            return energy  # gone: its last change was its end
-        return energy + power * max(0, now - cpu) * 1e-9
+        while True:
+            count, done = struct.unpack_from("<QQ", self.map, 0)
+            if not count:
+                return 0.0
+            at, energy, power, ns_per_unit = ENTRY.unpack_from(
+                self.map, HEAD + ((count - 1) % ENTRIES) * ENTRY.size)
+            if struct.unpack_from("<Q", self.map, 0)[0] == count:
+                break  # (else a change came between: read it again)
+        # (not the thread's CPU time from /proc: that of a running thread
+        # moves only at a scheduler tick or when it leaves its CPU)
+        return energy + power * max(0, done - at) * ns_per_unit * 1e-9
 
 
 class Node:
