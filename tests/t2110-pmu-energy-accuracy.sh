@@ -9,14 +9,18 @@
 # simulated with an exact meter (tests/pmu/phase-sim.py).
 #
 # The bar: intervals covering the truth in >= 90% of the (function, run)
-# pairs; mean absolute error <= 6%, worst <= 25% at 1 kHz, flat and on call
-# paths, and <= 2%, 10% at 10 kHz (faster than the meter).  Measured 27 Nov
-# 2026 on this 2-CPU VM, quiet: 1.06%, 3.1% (-g 1.63%, 5.1%; 10 kHz 0.76%,
-# 1.8%), all covered, the end rule 21.9%, 51%; under two busy loops about
-# 1.5%, 6%; the sanitizer build under two busy loops 3.56%, 15.7% (gamma),
-# 97.5% covered, which a bar of 4% and 15% failed (docs/ACCURACY.md).  The old rule (--energy-rule end) must fail the bar on
-# the same profiles: its error is a bias, each function losing energy to
-# the one after it.
+# pairs; mean absolute error <= 3%, worst <= 12% at 1 kHz, flat and on call
+# paths, and <= 1.5%, 6% at 10 kHz (faster than the meter).  Measured 27
+# Nov 2026 on this 2-CPU VM since examples/phases keeps a work clock
+# (docs/ACCURACY.md): quiet 1.31%, 4.38% (-g 1.15%, 4.87%; 10 kHz 0.29%,
+# 0.97%); under two busy loops, three runs, 1.23-1.46%, 3.99-5.49% (-g
+# 1.05-1.66%, 2.65-4.54%; 10 kHz 0.26-0.47%, 0.71-1.52%), the sanitizer
+# build twice 1.11-1.27%, 3.59-6.09% (-g 1.53%, 3.91-4.31%; 10 kHz
+# 0.36-0.55%, 1.51-2.34%); all covered.
+# (Before the work clock the bar was 6% and 25%: under two busy loops the
+# sanitizer build had 3.56%, 15.7%.)  The old rule (--energy-rule end)
+# must fail the bar on the same profiles (18-20% mean, 47-56% worst): its
+# error is a bias, each function losing energy to the one after it.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -153,27 +157,27 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 
 start_rapl state
 
-test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 6% (worst 25%), coverage >= 90%' '
+test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 3% (worst 12%), coverage >= 90%' '
 	record r1k 1000 5 20 rapl &&
 	$CHECK --rule trapezoid $(runs r1k) >new &&
-	bar new 6 25
+	bar new 3 12
 '
 
 test_expect_success 'the end rule fails the same check on the same profiles (its bias)' '
 	$CHECK --rule end $(runs r1k) >old &&
 	cat old &&
-	! passes old 6 25 &&
+	! passes old 3 12 &&
 	# and the bias has its sign: gamma (8 W, after beta at 28 W) gains
 	expect_ge 3 "$(mean_error old gamma)" "mean error of gamma under the end rule (%)"
 '
 
-# (the worst of 30 pairs drifts with the load: 5.29% once at load 6, the
-# mean 1.27%; the issue's point is "no worse than 1 kHz", so that is held
-# with a point of margin, beside an absolute mean of 2%)
-test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than 1 kHz, error <= 2% (worst 10%)' '
+# (the issue's point is "no worse than 1 kHz", held with a point of
+# margin, beside an absolute bar: before the work clock the worst of 30
+# pairs drifted with the load, 5.29% once at load 6)
+test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than 1 kHz, error <= 1.5% (worst 6%)' '
 	record r10k 10000 5 20 rapl &&
 	$CHECK --rule trapezoid $(runs r10k) >fast &&
-	bar fast 2 10 &&
+	bar fast 1.5 6 &&
 	expect_le "$(awk -v m="$(field new summary mean_abs_err)" "BEGIN { print m + 1 }")" \
 		"$(field fast summary mean_abs_err)" "mean error at 10 kHz (%), 1 kHz + 1 point"
 '
@@ -181,7 +185,7 @@ test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than
 test_expect_success 'call paths (-g, --tree): the 1 kHz bar for the paths main;alpha ...' '
 	record rg 1000 5 20 rapl -g &&
 	$CHECK --tree --rule trapezoid $(runs rg) >tree &&
-	bar tree 6 25
+	bar tree 3 12
 '
 
 test_done

@@ -10,10 +10,12 @@
 # (both ranks').  Alone, a profile gives all of it to its own functions;
 # the job report exports each with the other as --node-peer, so that the
 # node's energy is divided among the threads of both once, by modelled
-# power, and energy per (rank, function) is held to the truth: worst
-# <= 25% and coverage >= 90% as t2110 at 1 kHz, the mean at 8%, not 6%:
-# two targets and two samplers share the 2-CPU VM with other jobs, and the
-# mean was 4.16% (4 runs), 4.61% (20 runs), 6.29% (2 runs) at load 4-5.
+# power, and energy per (rank, function) is held to the truth: mean <= 6%,
+# worst <= 25%, coverage >= 90%, looser than t2110's one rank: two targets
+# and two samplers share the 2-CPU VM.  27 Nov, 10 runs a set, since
+# examples/phases keeps a work clock (docs/ACCURACY.md): quiet 1.44%,
+# 4.60%; under two busy loops 2.63-3.54%, 9.45-14.5% (five sets, two on the
+# sanitizer build); all covered.  (Before it, at load 4-5: 4.16-6.29% mean.)
 # The ranks run one binary at different addresses (ASLR): the power is
 # fitted per code (file and offset), not per PC, or the split between the
 # ranks wanders (20 runs of two ranks, loaded VM: the ranks' totals off by
@@ -50,9 +52,9 @@ test_expect_success 'two ranks on one node: each profile reads the whole node' '
 	done
 '
 
-test_expect_success 'per (rank, function): the node divided once, error <= 8% (worst 25%), coverage >= 90%' '
+test_expect_success 'per (rank, function): the node divided once, error <= 6% (worst 25%), coverage >= 90%' '
 	$CHECK --ranks 2 --rule trapezoid $(runs two) >new &&
-	bar new 8 25
+	bar new 6 25
 '
 
 test_expect_success 'the ranks add up to the node once, not twice' '
@@ -79,7 +81,7 @@ test_expect_success 'a job'"'"'s call tree (-g, --tree): the node once, not once
 test_expect_success 'without the peers (the end rule: the CPU-time split) the same check fails' '
 	$CHECK --ranks 2 --rule end $(runs two) >old &&
 	cat old &&
-	! passes old 8 25
+	! passes old 6 25
 '
 
 test_expect_success 'a peer of another host is refused with one error line' '
