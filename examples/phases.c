@@ -154,6 +154,11 @@ __attribute__((noinline)) uint64_t rest(uint64_t end_ns)
 	return spin_until(end_ns);
 }
 
+__attribute__((noinline)) uint64_t delta(uint64_t end_ns)
+{
+	return spin_until(end_ns);
+}
+
 /* The clock's rate, before any state is shared (done starts at 0 after):
  * the fastest of a few rounds, those a tick or a page fault did not slow */
 static void calibrate(void)
@@ -190,11 +195,6 @@ static void sync_pace(void)
 	done0 = done;
 	clock_base_ns = now;
 	done_base = done;
-}
-
-__attribute__((noinline)) uint64_t delta(uint64_t end_ns)
-{
-	return spin_until(end_ns);
 }
 
 static uint64_t (*const run[NPHASES])(uint64_t) = { alpha, beta, gamma_, rest, delta };
