@@ -171,6 +171,29 @@ test_expect_success 'the end rule fails the same check on the same profiles (its
 	expect_ge 3 "$(mean_error old gamma)" "mean error of gamma under the end rule (%)"
 '
 
+# --accuracy lists how long each function runs at a time: examples/phases'
+# 5 ms phases are about 5 sampling intervals at 1 kHz (more when the
+# sampler is slowed: a run counts samples), 0.5 ms ones under 2: named
+# short, with the advice to sample faster (at 1 kHz they are 30% off).
+test_expect_success 'sampler-report --accuracy: runs per function, those under 2 intervals named short' '
+	$PY "$ROOT/scripts/sampler-report" --accuracy r1k.1.prof >runs5 &&
+	cat runs5 &&
+	for f in alpha beta gamma; do
+		expect_ge 2.5 "$(awk -v f=$f "\$1 == f { print \$5 }" runs5)" "$f: mean run at 5 ms phases (intervals)" ||
+		return 1
+	done &&
+	! grep -E "^(alpha|beta|gamma) .* short$" runs5 &&
+	(RUNS=1 && record fast 1000 0.5 20 rapl) &&
+	$PY "$ROOT/scripts/sampler-report" --accuracy fast.1.prof >runs05 &&
+	cat runs05 &&
+	for f in alpha beta gamma; do
+		expect_le 2 "$(awk -v f=$f "\$1 == f { print \$5 }" runs05)" "$f: mean run at 0.5 ms phases (intervals)" &&
+		expect_grep "^$f .* short$" runs05 ||
+		return 1
+	done &&
+	expect_grep "^# short: .*alpha.*record with a higher -f" runs05
+'
+
 # (the issue's point is "no worse than 1 kHz", held with a point of
 # margin, beside an absolute bar: before the work clock the worst of 30
 # pairs drifted with the load, 5.29% once at load 6)

@@ -8,12 +8,23 @@ intervals saw no update.  From those: how far from where it belongs the
 rule may place a reading's energy in time.  A misplacement of d seconds
 moves |P_a - P_b| * d joules at each change from code a to code b, i.e.
 a bias of about d / (the function's run length) of its energy.
+
+Beside the meters: how long each function runs at a time, in sampling
+intervals (a run: consecutive samples of one thread in it).  Where the
+code changes within an interval the rule knows only that it changed, not
+where; a function whose runs average under SHORT_RUN intervals has its
+energy mostly from such intervals, and no rule resolves it at that rate.
 """
+
+from __future__ import annotations
 
 import math
 from typing import Any, Sequence
 
 from . import colprof
+
+SHORT_RUN = 2.0  # sampling intervals: below, a function's energy is not resolved
+LISTED_SHARE = 1.0  # % of the samples: functions below it are not listed
 
 
 def meters(
@@ -59,6 +70,46 @@ def rows(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]]:
     return out
 
 
+def runs(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]] | None:
+    """Per function (dso, symbol): its samples, its runs and their mean
+    length in sampling intervals and in ms, most samples first; None for
+    a CSV without symbols (a PC changes at nearly every sample)."""
+    profile = colprof.open_profile(path, symbols=True, extra_args=extra_args)
+    fields, exit_kind = profile.key_fields, profile.exit_kind
+    if fields == ("pc",):
+        return None
+    last: dict[int, tuple] = {}  # tid -> its function at its last sample
+    seen: dict[tuple, list] = {}  # function -> [samples, runs, wall ns]
+    for arr in profile.blocks():
+        keys = list(zip(*(arr[f].tolist() for f in fields)))
+        kinds = arr["kind"].tolist() if exit_kind is not None else [None] * len(arr)
+        for tid, key, kind, wall in zip(
+            arr["tid"].tolist(), keys, kinds, arr["wall_delta_ns"].tolist()
+        ):
+            if exit_kind is not None and kind == exit_kind:
+                continue  # (a thread's tail after its last sample)
+            s = seen.setdefault(key, [0, 0, 0.0])
+            s[0] += 1
+            s[2] += wall
+            if last.get(tid) != key:
+                s[1] += 1
+                last[tid] = key
+    total = sum(s[0] for s in seen.values()) or 1
+    out = [
+        {
+            "dso": profile.key_names(key)[0],
+            "function": profile.key_names(key)[1],
+            "samples": s[0],
+            "share": 100.0 * s[0] / total,
+            "runs": s[1],
+            "mean_run": s[0] / s[1],
+            "mean_run_ms": s[2] * 1e-6 / s[1],
+        }
+        for key, s in seen.items()
+    ]
+    return sorted(out, key=lambda r: -r["samples"])
+
+
 def text(path: str, extra_args: Sequence[str] = ()) -> str:
     found = rows(path, extra_args)
     if not found:
@@ -80,4 +131,28 @@ def text(path: str, extra_args: Sequence[str] = ()) -> str:
         "# expected bias of a function's energy: about place_bias_ms (plus any error in "
         "delay_ms) / its run length in ms, times |P_before - P_after| / P"
     )
+    found_runs = runs(path, extra_args)
+    if found_runs is None:
+        lines.append("# runs per function: this CSV has no symbols (export it with --symbols)")
+        return "\n".join(lines) + "\n"
+    listed = [r for r in found_runs if r["share"] >= LISTED_SHARE]
+    lines.append(
+        "%-24s %9s %7s %8s %10s %12s"
+        % ("function", "samples", "share%", "runs", "mean_run", "mean_run_ms")
+    )
+    for r in listed:
+        lines.append(
+            "%-24s %9d %7.1f %8d %10.2f %12.3f%s"
+            % (r["function"], r["samples"], r["share"], r["runs"], r["mean_run"],
+               r["mean_run_ms"], "  short" if r["mean_run"] < SHORT_RUN else "")
+        )
+    short = [r["function"] for r in listed if r["mean_run"] < SHORT_RUN]
+    if short:
+        lines.append(
+            "# short: %s run%s under %g sampling intervals at a time: where in an interval "
+            "the code changed is unknown, so %s energy is not resolved at this rate; "
+            "record with a higher -f (docs/ACCURACY.md)"
+            % (", ".join(short), "s" if len(short) == 1 else "", SHORT_RUN,
+               "its" if len(short) == 1 else "their")
+        )
     return "\n".join(lines) + "\n"
