@@ -27,24 +27,12 @@ SHORT_RUN = 2.0  # sampling intervals: below, a function's energy is not resolve
 LISTED_SHARE = 1.0  # % of the samples: functions below it are not listed
 
 
-def meters(
-    path: str, extra_args: Sequence[str] = ()
-) -> tuple[dict[int, Any], list[dict[str, str]]]:
-    """(channels by index, the `# meter` lines' fields) of a profile."""
-    profile = colprof.open_profile(path, symbols=False, extra_args=extra_args)
-    try:
-        return {ch.index: ch for ch in profile.channels}, getattr(profile, "meters", [])
-    finally:
-        close = getattr(profile, "_close_quietly", None)
-        if close:
-            close()
-
-
-def rows(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """One dict per energy or power channel of the profile at path."""
-    channels, lines = meters(path, extra_args)
+def rows(profile: Any) -> list[dict[str, Any]]:
+    """One dict per energy or power channel of an open profile (its head's
+    `# meter` lines)."""
+    channels = {ch.index: ch for ch in profile.channels}
     out = []
-    for m in lines:
+    for m in getattr(profile, "meters", []):
         ch = channels.get(int(m.get("index", -1)))
         update = float(m.get("update_ms", "nan"))
         delay = float(m.get("delay_ms", "0"))
@@ -70,11 +58,11 @@ def rows(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]]:
     return out
 
 
-def runs(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]] | None:
-    """Per function (dso, symbol): its samples, its runs and their mean
-    length in sampling intervals and in ms, most samples first; None for
-    a CSV without symbols (a PC changes at nearly every sample)."""
-    profile = colprof.open_profile(path, symbols=True, extra_args=extra_args)
+def runs(profile: Any) -> list[dict[str, Any]] | None:
+    """Per function (dso, symbol) of an open profile, read to its end: its
+    samples, its runs and their mean length in sampling intervals and in
+    ms, most samples first; None for a CSV without symbols (a PC changes
+    at nearly every sample)."""
     fields, exit_kind = profile.key_fields, profile.exit_kind
     if fields == ("pc",):
         return None
@@ -95,23 +83,37 @@ def runs(path: str, extra_args: Sequence[str] = ()) -> list[dict[str, Any]] | No
                 s[1] += 1
                 last[tid] = key
     total = sum(s[0] for s in seen.values()) or 1
-    out = [
-        {
-            "dso": profile.key_names(key)[0],
-            "function": profile.key_names(key)[1],
-            "samples": s[0],
-            "share": 100.0 * s[0] / total,
-            "runs": s[1],
-            "mean_run": s[0] / s[1],
-            "mean_run_ms": s[2] * 1e-6 / s[1],
-        }
-        for key, s in seen.items()
-    ]
+    out = []
+    for key, (samples, count, wall) in seen.items():
+        dso, function = profile.key_names(key)
+        out.append(
+            {
+                "dso": dso,
+                "function": function,
+                "samples": samples,
+                "share": 100.0 * samples / total,
+                "runs": count,
+                "mean_run": samples / count,
+                "mean_run_ms": wall * 1e-6 / count,
+            }
+        )
     return sorted(out, key=lambda r: -r["samples"])
 
 
 def text(path: str, extra_args: Sequence[str] = ()) -> str:
-    found = rows(path, extra_args)
+    """The report of one profile, opened once: its meters from the head,
+    its functions' runs from the rows."""
+    profile = colprof.open_profile(path, symbols=True, extra_args=extra_args)
+    try:
+        return _text(path, profile)
+    finally:
+        close = getattr(profile, "_close_quietly", None)
+        if close:
+            close()
+
+
+def _text(path: str, profile: Any) -> str:
+    found = rows(profile)
     if not found:
         return "%s: no energy or power channel (record with -p rapl or another meter)\n" % path
     lines = [
@@ -131,7 +133,7 @@ def text(path: str, extra_args: Sequence[str] = ()) -> str:
         "# expected bias of a function's energy: about place_bias_ms (plus any error in "
         "delay_ms) / its run length in ms, times |P_before - P_after| / P"
     )
-    found_runs = runs(path, extra_args)
+    found_runs = runs(profile)
     if found_runs is None:
         lines.append("# runs per function: this CSV has no symbols (export it with --symbols)")
         return "\n".join(lines) + "\n"
