@@ -14,6 +14,11 @@ intervals (a run: consecutive samples of one thread in it).  Where the
 code changes within an interval the rule knows only that it changed, not
 where; a function whose runs average under SHORT_RUN intervals has its
 energy mostly from such intervals, and no rule resolves it at that rate.
+A function whose runs are shorter than a meter's update interval and
+under COARSE_RUN sampling intervals is marked coarse: a reading then covers
+several runs whose ends are each known to a sampling interval, and the
+powers fitted per code are pulled toward each other, its energy with them,
+beyond its interval (docs/ACCURACY.md).
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ from typing import Any, Sequence
 from . import colprof
 
 SHORT_RUN = 2.0  # sampling intervals: below, a function's energy is not resolved
+# sampling intervals: a run shorter than the meter's update and than this
+# has its fitted power pulled toward its neighbours' (simulated 0.5 ms
+# phases on a 1 ms RAPL: gamma +6-10% at 2.3 intervals a run, +2-3% at
+# 5.6, +0.4-1.8% at 12.6; docs/ACCURACY.md)
+COARSE_RUN = 10.0
 LISTED_SHARE = 1.0  # % of the samples: functions below it are not listed
 
 
@@ -138,23 +148,47 @@ def _text(path: str, profile: Any) -> str:
         lines.append("# runs per function: this CSV has no symbols (export it with --symbols)")
         return "\n".join(lines) + "\n"
     listed = [r for r in found_runs if r["share"] >= LISTED_SHARE]
+    update_ms = max((r["update_ms"] for r in found if r["update_ms"] > 0), default=0.0)
     lines.append(
         "%-24s %9s %7s %8s %10s %12s"
         % ("function", "samples", "share%", "runs", "mean_run", "mean_run_ms")
     )
+    short, coarse = [], []
     for r in listed:
+        flags = ""
+        if r["mean_run"] < SHORT_RUN:
+            short.append(r["function"])
+            flags += "  short"
+        if r["mean_run_ms"] < update_ms and r["mean_run"] < COARSE_RUN:
+            coarse.append(r["function"])
+            flags += "  coarse"
         lines.append(
             "%-24s %9d %7.1f %8d %10.2f %12.3f%s"
             % (r["function"], r["samples"], r["share"], r["runs"], r["mean_run"],
-               r["mean_run_ms"], "  short" if r["mean_run"] < SHORT_RUN else "")
+               r["mean_run_ms"], flags)
         )
-    short = [r["function"] for r in listed if r["mean_run"] < SHORT_RUN]
     if short:
         lines.append(
-            "# short: %s run%s under %g sampling intervals at a time: where in an interval "
+            "# short: %s %s under %g sampling intervals at a time: where in an interval "
             "the code changed is unknown, so %s energy is not resolved at this rate; "
             "record with a higher -f (docs/ACCURACY.md)"
-            % (", ".join(short), "s" if len(short) == 1 else "", SHORT_RUN,
-               "its" if len(short) == 1 else "their")
+            % (", ".join(short), _verb(short), SHORT_RUN, _their(short))
+        )
+    if coarse:
+        lines.append(
+            "# coarse: %s %s shorter than the meter's update (%.3f ms) and under %g "
+            "sampling intervals at a time: a reading covers several runs, the fitted "
+            "powers are pulled toward each other, and %s energy may be off by more than "
+            "%s interval; record with a higher -f or a faster meter (docs/ACCURACY.md)"
+            % (", ".join(coarse), _verb(coarse), update_ms, COARSE_RUN, _their(coarse),
+               _their(coarse))
         )
     return "\n".join(lines) + "\n"
+
+
+def _verb(names: list[str]) -> str:
+    return "runs" if len(names) == 1 else "run"
+
+
+def _their(names: list[str]) -> str:
+    return "its" if len(names) == 1 else "their"
