@@ -11,6 +11,7 @@
 
 #include "../common/grow.h"
 #include "export.h"
+#include "symbols.h"
 
 /* Samples up to which the delay is fitted (70 fits of FIT_ROUNDS rounds
  * each; a longer profile takes the given delay or 0). */
@@ -30,6 +31,27 @@ static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_
  * this many it is not built and the end rule serves (memory stays bounded,
  * about 20 MB, however long the recording). */
 #define ESTIMATE_MAX_ITEMS 200000
+
+static uint64_t hash_string(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001B3u;	/* FNV-1a */
+	return h;
+}
+
+/* The row's function, for its runs (runs.c): its file and symbol, or its
+ * PC where no map holds it; a thread still at its PC keeps it. */
+static uint64_t row_func(struct est *e, const struct est_row *row)
+{
+	const char *dso, *sym;
+
+	if (row->prev != NO_ROW && e->rows[row->prev].pc == row->pc)
+		return e->rows[row->prev].func;
+	symbolizer_lookup(e->symbols, row->pid, row->pc, &dso, &sym);
+	if (strcmp(dso, SYMBOL_UNKNOWN) == 0)
+		return row->pc | 1ull << 63;
+	return hash_string(hash_string(0xCBF29CE484222325u, dso), sym);
+}
 
 static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk,
 		      bool peer)
@@ -58,6 +80,7 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		row->sample = e->nsamples;
 		row->prev = brk || !e->nsamples ? NO_ROW :
 			    find_prev(e, &e->samples[e->nsamples - 1], row->tid, j);
+		row->func = row_func(e, row);
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
 	}
@@ -98,6 +121,12 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
 			hold = (double)rec.stats.hold_ns * 1e-9 / (double)rec.stats.samples;
+		if ((rec.type == PROFILE_REC_MAP && symbolizer_add_map(e->symbols, &rec.map) < 0) ||
+		    (rec.type == PROFILE_REC_PROCESS && rec.process.ppid &&
+		     symbolizer_fork(e->symbols, rec.process.pid, rec.process.ppid) < 0)) {
+			profile_reader_close(r);
+			return error_set(err, "out of memory for the maps of the energy estimate");
+		}
 		if (rec.type == PROFILE_REC_MAP && rec.map.inode &&
 		    (rec.map.prot & PROT_EXEC)) {
 			struct est_map *m;
@@ -213,7 +242,13 @@ static int alloc_halves(struct est *e)
 	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_overlap = calloc(2 * e->nsamples + 1, sizeof(double));
-	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap ? 0 : -1;
+	e->half_watts_q = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_energy_q = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_seconds_q = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->half_overlap_q = calloc(2 * e->nsamples + 1, sizeof(double));
+	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap &&
+	       e->half_watts_q && e->half_energy_q && e->half_seconds_q && e->half_overlap_q ?
+	       0 : -1;
 }
 
 /* The split of each interval between a thread's two PCs, when they
@@ -249,6 +284,11 @@ static void est_free(struct est *e)
 	free(e->half_energy);
 	free(e->half_seconds);
 	free(e->half_overlap);
+	free(e->half_watts_q);
+	free(e->half_energy_q);
+	free(e->half_seconds_q);
+	free(e->half_overlap_q);
+	symbolizer_free(e->symbols);
 	free(e->first);
 	free(e->second);
 	free(e->maps);
@@ -274,6 +314,8 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	if (npeers > ENERGY_MAX_PEERS)
 		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
 				 ENERGY_MAX_PEERS);
+	if (!(e.symbols = symbolizer_new()))
+		return error_set(err, "out of memory for the energy estimate's symbols");
 	ret = collect(&e, input, false, err);
 	for (uint32_t i = 0; i < npeers && ret == 0; i++)
 		ret = collect(&e, peers[i], true, err);
@@ -287,7 +329,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		return ret;
 	}
 	ret = -1;
-	if (number_keys(&e) < 0 || alloc_halves(&e) < 0 ||
+	if (number_keys(&e) < 0 || shape_changes(&e) < 0 || alloc_halves(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||

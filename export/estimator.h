@@ -1,9 +1,10 @@
 /* estimator.h - the trapezoid estimator's state, shared by its
- * three rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
- * the result out (attribution.h), metermodel.c turns a channel's readings
- * into the spans of its meter's updates, spread.c fits each code's power
- * and gives the spans' energy to the halves of the sample intervals.
- * Nothing outside those three includes it. */
+ * four rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
+ * the result out (attribution.h), runs.c shapes each change of function
+ * by how long the functions' runs last, metermodel.c turns a channel's
+ * readings into the spans of its meter's updates, spread.c fits each
+ * code's power and gives the spans' energy to the halves of the sample
+ * intervals.  Nothing outside those four includes it. */
 #ifndef SAMPLER_EXPORT_ESTIMATOR_H
 #define SAMPLER_EXPORT_ESTIMATOR_H
 
@@ -36,6 +37,11 @@ struct est_row {
 	double cpu;			/* s */
 	size_t sample;
 	size_t prev;			/* the thread's row in the previous sample, or NO_ROW */
+	uint64_t func;			/* its function: (file, symbol), or its code where none */
+	/* Where in the interval this row closes its thread changed function:
+	 * the change point's density over the active part is
+	 * 1 + shape (2u - 1), u in [0, 1] (0: uniform; runs.c). */
+	double shape;
 };
 
 /* A mapping of a file, for est_code. */
@@ -75,12 +81,16 @@ struct est {
 	size_t nspans, spans_cap;
 	struct est_map *maps;
 	size_t nmaps, maps_cap;
+	struct symbolizer *symbols;	/* the functions of the rows (runs.c) */
 	uint32_t nkeys;
 	double *power, *num, *den;	/* per key */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once);
 	 * and its expected time in the span at hand (predicted) */
 	double *half_watts, *half_energy, *half_seconds, *half_overlap;
+	/* the same for the shape term of the change points (spread.c): the
+	 * expected time moved by a thread's shape, per unit of shape */
+	double *half_watts_q, *half_energy_q, *half_seconds_q, *half_overlap_q;
 	/* the last round: the energy given to each thread's slots of a
 	 * sample's interval, [own row], the first half's (at the thread's
 	 * previous PC) and the second's (at its PC now) */
@@ -96,6 +106,10 @@ void spread(struct est *e, uint32_t k, double *out);
 void fit_powers(struct est *e, uint32_t k);
 /* How far the spans' energies are from the fitted powers' prediction. */
 double residual(struct est *e, uint32_t k);
+
+/* runs.c: where in an interval a thread changed function, from how long
+ * the function's runs last (each row's shape) */
+int shape_changes(struct est *e);
 
 /* metermodel.c: a channel's meter and the spans of its updates */
 /* The meter's update interval and how many intervals saw no update. */

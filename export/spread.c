@@ -1,7 +1,15 @@
 /* spread.c - the trapezoid estimator's model of the sample intervals
  * (estimator.h): each interval in two halves, at its threads' PCs
  * before and after it; a span's energy given to the halves it overlaps by
- * each one's modelled power, and each code's power fitted on all spans. */
+ * each one's modelled power, and each code's power fitted on all spans.
+ *
+ * Where a thread changed function in an interval its change point has the
+ * density 1 + shape (2u - 1) over the active part (runs.c), so its PC
+ * before holds 1 - F(u) of each moment and its PC after F(u), with
+ * F(u) = u + shape (u^2 - u): the linear fade of a uniform change plus
+ * shape times the term q(u) = u^2 - u, negated for the half before.  Each
+ * half keeps both parts (the _q arrays, per unit of shape) and each thread
+ * weighs the second by its own shape. */
 #include "estimator.h"
 
 #include <math.h>
@@ -51,27 +59,42 @@ static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row,
 	return 1.0 / s->nthreads;
 }
 
+/* Thread j's shape in half h, with the half's sign (q is added to the
+ * half after the change, taken from the half before). */
+static double slot_shape(const struct est *e, size_t h, uint32_t j)
+{
+	double shape = e->rows[e->samples[h / 2].row0 + j].shape;
+
+	return h & 1 ? shape : -shape;
+}
+
 /* The modelled power over half h: what its threads' PCs draw per second
- * run, times the part of the time they ran (0: no thread takes energy). */
-static double half_power(const struct est *e, size_t h, uint32_t k)
+ * run, times the part of the time they ran (0: no thread takes energy);
+ * and that of the shape term (*q). */
+static double half_power(const struct est *e, size_t h, uint32_t k, double *q)
 {
 	const struct est_sample *s = &e->samples[h / 2];
 	double wp = 0;
 
+	*q = 0;
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		size_t row = slot_row(e, h, j);
+		double p = slot_weight(e, h, j, row, k) * e->power[e->rows[row].key];
 
-		wp += slot_weight(e, h, j, row, k) * e->power[e->rows[row].key];
+		wp += p;
+		*q += slot_shape(e, h, j) * p;
 	}
 	return wp;
 }
 
-/* Give energy, spread over overlap seconds of half h, to its threads by
- * modelled power; out (the last round) gets each row's part. */
-static void give_half(struct est *e, size_t h, uint32_t k, double energy, double overlap,
-		      double *out)
+/* Give half h's energy (spread over its overlap seconds, and the shape
+ * term's per watt over its seconds) to its threads by modelled power; out
+ * (the last round) gets each row's part. */
+static void give_half(struct est *e, size_t h, uint32_t k, double *out)
 {
 	const struct est_sample *s = &e->samples[h / 2];
+	double energy = e->half_energy[h], overlap = e->half_seconds[h];
+	double energy_q = e->half_energy_q[h], overlap_q = e->half_seconds_q[h];
 	double wp = 0, w = 0;
 
 	for (uint32_t j = 0; j < s->nthreads; j++) {
@@ -86,11 +109,11 @@ static void give_half(struct est *e, size_t h, uint32_t k, double energy, double
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		size_t row = slot_row(e, h, j);
 		double wj = slot_weight(e, h, j, row, k);
-		double part = wp > 0 ? energy * wj * e->power[e->rows[row].key] / wp :
-			      energy * wj / w;
+		double pj = wj * e->power[e->rows[row].key], q = slot_shape(e, h, j);
+		double part = (wp > 0 ? energy * pj / wp : energy * wj / w) + energy_q * q * pj;
 
 		e->num[e->rows[row].key] += part;
-		e->den[e->rows[row].key] += overlap * wj;
+		e->den[e->rows[row].key] += (overlap + overlap_q * q) * wj;
 		if (out) {
 			out[row * e->nsc + k] += part;
 			(h & 1 ? e->second : e->first)[s->row0 + j] += part;
@@ -120,14 +143,25 @@ static double half_weight(const struct est *e, size_t h, double x)
 	return h & 1 ? u : 1 - u;
 }
 
+/* The shape term at moment x of half h's interval: u^2 - u. */
+static double half_quad(const struct est *e, size_t h, double x)
+{
+	const struct est_sample *s = &e->samples[h / 2];
+	double u = (x - s->active) / (s->time - s->active);
+
+	return u * u - u;
+}
+
 /* The time of half h expected in span sp: the integral over the active
- * part of its PC's chance times the span's.  Between the span's corners
- * both are linear, so Simpson's rule is exact on each piece. */
-static double overlap_of(const struct est *e, size_t h, const struct span *sp)
+ * part of its PC's chance times the span's; *q that of the shape term.
+ * Between the span's corners the one is linear, the other quadratic, the
+ * span's chance linear: Simpson's rule is exact on each piece. */
+static double overlap_of(const struct est *e, size_t h, const struct span *sp, double *q)
 {
 	double lo = fmax(half_start(e, h), sp->a0), hi = fmin(half_end(e, h), sp->b);
-	double cut[4], ov = 0;
+	double cut[4], ov = 0, oq = 0;
 
+	*q = 0;
 	if (!(hi > lo))
 		return 0;
 	cut[0] = lo;
@@ -137,13 +171,22 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp)
 	for (int i = 0; i < 3; i++) {
 		double x0 = cut[i], x1 = cut[i + 1], mid = (x0 + x1) / 2;
 
-		if (x1 > x0)
-			ov += (x1 - x0) / 6 *
-			      (half_weight(e, h, x0) * membership(sp, x0, mid) +
-			       4 * half_weight(e, h, mid) * membership(sp, mid, mid) +
-			       half_weight(e, h, x1) * membership(sp, x1, mid));
+		double m0, mm, m1;
+
+		if (!(x1 > x0))
+			continue;
+		m0 = membership(sp, x0, mid);
+		mm = membership(sp, mid, mid);
+		m1 = membership(sp, x1, mid);
+		ov += (x1 - x0) / 6 * (half_weight(e, h, x0) * m0 + 4 * half_weight(e, h, mid) * mm +
+				       half_weight(e, h, x1) * m1);
+		oq += (x1 - x0) / 6 * (half_quad(e, h, x0) * m0 + 4 * half_quad(e, h, mid) * mm +
+				       half_quad(e, h, x1) * m1);
 	}
-	return ov > 0 ? ov : 0;
+	if (!(ov > 0))
+		return 0;
+	*q = oq;
+	return ov;
 }
 
 /* Every half's modelled power under the current powers: a span meets
@@ -151,7 +194,7 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp)
 static void model_halves(struct est *e, uint32_t k)
 {
 	for (size_t h = 0; h < 2 * e->nsamples; h++)
-		e->half_watts[h] = half_power(e, h, k);
+		e->half_watts[h] = half_power(e, h, k, &e->half_watts_q[h]);
 }
 
 /* The halves of each lane that span sp may overlap: [from[l], to[l]),
@@ -170,8 +213,9 @@ static void lane_halves(const struct est *e, const struct span *sp, size_t *from
 }
 
 /* The modelled energy (model_halves) of the halves [from, to) of every
- * lane within sp; each half's time in sp is kept in half_overlap, for
- * spread to hand the energy out by (overlap_of is the costly part). */
+ * lane within sp; each half's time in sp is kept in half_overlap (and
+ * half_overlap_q), for spread to hand the energy out by (overlap_of is
+ * the costly part). */
 static double predicted(struct est *e, const struct span *sp, const size_t *from,
 			const size_t *to)
 {
@@ -179,8 +223,9 @@ static double predicted(struct est *e, const struct span *sp, const size_t *from
 
 	for (uint32_t l = 0; l < e->nlanes; l++)
 		for (size_t g = from[l]; g < to[l]; g++) {
-			e->half_overlap[g] = overlap_of(e, g, sp);
-			total += e->half_overlap[g] * e->half_watts[g];
+			e->half_overlap[g] = overlap_of(e, g, sp, &e->half_overlap_q[g]);
+			total += e->half_overlap[g] * e->half_watts[g] +
+				 e->half_overlap_q[g] * e->half_watts_q[g];
 		}
 	return total;
 }
@@ -205,6 +250,8 @@ void spread(struct est *e, uint32_t k, double *out)
 	memset(e->den, 0, e->nkeys * sizeof(double));
 	memset(e->half_energy, 0, nh * sizeof(double));
 	memset(e->half_seconds, 0, nh * sizeof(double));
+	memset(e->half_energy_q, 0, nh * sizeof(double));
+	memset(e->half_seconds_q, 0, nh * sizeof(double));
 	model_halves(e, k);
 	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
@@ -223,6 +270,8 @@ void spread(struct est *e, uint32_t k, double *out)
 						e->half_energy[g] += e->half_overlap[g] *
 								     e->half_watts[g];
 						e->half_seconds[g] += e->half_overlap[g];
+						e->half_energy_q[g] += e->half_overlap_q[g];
+						e->half_seconds_q[g] += e->half_overlap_q[g];
 					}
 			continue;
 		}
@@ -242,12 +291,14 @@ void spread(struct est *e, uint32_t k, double *out)
 				if (ov > 0) {
 					e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
 					e->half_seconds[g] += ov;
+					e->half_energy_q[g] += sp->energy * e->half_overlap_q[g] / total;
+					e->half_seconds_q[g] += e->half_overlap_q[g];
 				}
 			}
 	}
 	for (size_t g = 0; g < nh; g++)
 		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
-			give_half(e, g, k, e->half_energy[g], e->half_seconds[g], out);
+			give_half(e, g, k, out);
 }
 
 double mean_interval(const struct est *e)

@@ -30,9 +30,10 @@ from . import colprof
 
 SHORT_RUN = 2.0  # sampling intervals: below, a function's energy is not resolved
 # sampling intervals: a run shorter than the meter's update and than this
-# has its fitted power pulled toward its neighbours' (simulated 0.5 ms
-# phases on a 1 ms RAPL: gamma +6-10% at 2.3 intervals a run, +2-3% at
-# 5.6, +0.4-1.8% at 12.6; docs/ACCURACY.md)
+# may have its fitted power pulled toward its neighbours' (simulated 0.5 ms
+# phases on a 1 ms RAPL, the change points shaped: gamma +4.8% at 2.3
+# intervals a run, +2.4% at 5.5; docs/ACCURACY.md, "Runs of a few
+# intervals")
 COARSE_RUN = 10.0
 LISTED_SHARE = 1.0  # % of the samples: functions below it are not listed
 

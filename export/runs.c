@@ -1,0 +1,130 @@
+/* runs.c - where in an interval a thread changed function (estimator.h).
+ *
+ * A run is a thread's consecutive samples in one function.  Sampled every
+ * T, a run of length L shows n = floor(L/T) or ceil(L/T) samples, so n
+ * tells L only to within about one interval, and the uniform change point
+ * of the rule (a run of n samples taken as n intervals long) leaves every
+ * run's length off by that rounding.  Where the runs are a few intervals
+ * long those errors are not noise: a run seen as 1 sample was longer than
+ * one interval on average and one seen as 3 shorter (regression to the
+ * mean), and the fit of the powers, which takes the modelled times as
+ * exact, pulls the powers toward each other (docs/ACCURACY.md, "Runs of
+ * a few intervals").
+ *
+ * The expected length given n, by linear shrinkage: the rounding adds a
+ * variance of about 1/6 interval^2 to the runs' own, so
+ * E[L/T | n] = m + (1 - rho) (n - m), rho = (1/6) / var(n), with m and
+ * var(n) the function's mean and variance of n over its whole runs.  The
+ * difference from n, split between the run's two ends, moves the mean of
+ * each change point: the function before a change gets mu of the
+ * interval, mu = 1/2 + (delta_before - delta_after) / 2, as a change-point
+ * density 1 + shape (2u - 1) with shape = 6 (mu - 1/2), kept in [-1, 1]. */
+#include "estimator.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Whole runs (a change seen at both ends) a function needs before its
+ * runs' spread is trusted. */
+#define MIN_RUNS 20
+/* The variance of n about L/T from the rounding alone: f (1 - f) for a
+ * fraction f of an interval, 1/6 on average over a uniform f. */
+#define ROUNDING_VAR (1.0 / 6)
+
+struct run_stats {
+	double count, sum, sum_sq;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t func_index(const uint64_t *funcs, size_t n, uint64_t f)
+{
+	const uint64_t *p = bsearch(&f, funcs, n, sizeof(*funcs), cmp_u64);
+
+	return (uint32_t)(p - funcs);
+}
+
+/* Whether the thread changed function between its previous row and r. */
+static bool changed(const struct est *e, size_t r)
+{
+	size_t p = e->rows[r].prev;
+
+	return p != NO_ROW && e->rows[p].func != e->rows[r].func;
+}
+
+int shape_changes(struct est *e)
+{
+	size_t *start = malloc((e->nrows + 1) * sizeof(*start));
+	uint32_t *len = calloc(e->nrows + 1, sizeof(*len));
+	bool *closed = calloc(e->nrows + 1, sizeof(*closed));
+	uint64_t *funcs = malloc((e->nrows + 1) * sizeof(*funcs));
+	struct run_stats *st = NULL;
+	double *delta = NULL;
+	size_t nf = 0;
+	int ret = -1;
+
+	if (!start || !len || !closed || !funcs)
+		goto out;
+	for (size_t r = 0; r < e->nrows; r++) {
+		size_t p = e->rows[r].prev;
+
+		e->rows[r].shape = 0;
+		start[r] = p == NO_ROW || changed(e, r) ? r : start[p];
+		len[start[r]]++;
+		if (p != NO_ROW && changed(e, r))
+			closed[start[p]] = true;	/* a change ends p's run */
+		funcs[r] = e->rows[r].func;
+	}
+	qsort(funcs, e->nrows, sizeof(*funcs), cmp_u64);
+	for (size_t r = 0; r < e->nrows; r++)
+		if (!nf || funcs[nf - 1] != funcs[r])
+			funcs[nf++] = funcs[r];
+	if (!(st = calloc(nf + 1, sizeof(*st))) || !(delta = calloc(e->nrows + 1, sizeof(*delta))))
+		goto out;
+	/* each function's whole runs: opened and closed by a change */
+	for (size_t r = 0; r < e->nrows; r++)
+		if (start[r] == r && changed(e, r) && closed[r]) {
+			struct run_stats *s = &st[func_index(funcs, nf, e->rows[r].func)];
+
+			s->count++;
+			s->sum += len[r];
+			s->sum_sq += (double)len[r] * len[r];
+		}
+	for (size_t r = 0; r < e->nrows; r++) {
+		const struct run_stats *s;
+		double m, var, rho;
+
+		if (start[r] != r || !changed(e, r) || !closed[r])
+			continue;	/* (a run cut by a window or the thread's life: unknown) */
+		s = &st[func_index(funcs, nf, e->rows[r].func)];
+		if (s->count < MIN_RUNS)
+			continue;
+		m = s->sum / s->count;
+		var = s->sum_sq / s->count - m * m;
+		rho = var > ROUNDING_VAR ? ROUNDING_VAR / var : 1;
+		delta[r] = rho * (m - len[r]);
+	}
+	for (size_t r = 0; r < e->nrows; r++) {
+		size_t p = e->rows[r].prev;
+		double mu;
+
+		if (!changed(e, r))
+			continue;
+		mu = 0.5 + (delta[start[p]] - delta[r]) / 2;
+		e->rows[r].shape = fmin(1, fmax(-1, 6 * (mu - 0.5)));
+	}
+	ret = 0;
+out:
+	free(start);
+	free(len);
+	free(closed);
+	free(funcs);
+	free(st);
+	free(delta);
+	return ret;
+}
