@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 
 /* ---- writing ----------------------------------------------------------- */
 
@@ -174,7 +175,15 @@ void read_cpu(struct engine *e, const struct task *t, uint64_t *cpu)
 static void read_final(struct engine *e, struct task *t, struct profile_exit *rec)
 {
 	uint64_t cpu = t->cpu_ns;
+	unsigned long msg;
 
+	/* The stop is reported before the thread is off its CPU, and schedstat
+	 * is brought up to date only when it leaves (or at a tick), the counter
+	 * at every read: read before then, the CPU time lacked what ran since
+	 * the last tick, the counter did not.  A ptrace request returns once
+	 * the thread is off CPU (the kernel waits for it); then both stand
+	 * still, at the same moment. */
+	tptrace(e, t, PTRACE_GETEVENTMSG, 0, &msg);
 	read_cpu(e, t, &cpu);
 	rec->final = true;
 	if (cpu < t->cpu_ns)	/* nothing less than we had */
