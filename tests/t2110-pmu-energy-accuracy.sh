@@ -3,24 +3,31 @@
 # runs alpha (13 W), beta (28 W) and gamma (8 W) in turn (a short delta,
 # 10 W, after every twelfth gamma), phases of 2.5 to 7.5 ms, and drives a
 # fake RAPL domain that updates every 1 ms (+-0.1 ms) with the energy its
-# phases drew; the workload prints each function's true energy.  10 runs of 1.2 s each: the report's energy per
-# function against the truth, and whether its 95% interval of the energy
-# share holds the true share.  Before them, the rule alone on profiles
-# simulated with an exact meter (tests/pmu/phase-sim.py).
+# phases drew; the workload prints each function's true energy.  10 runs
+# of 3 s each (PHASE_SECONDS; the hand-made and simulated tests and the
+# --accuracy ones 1.2 s): the report's energy per function against the
+# truth, and whether its 95% interval of the energy share holds the true
+# share.  Before them, the rule alone on profiles simulated with an exact
+# meter (tests/pmu/phase-sim.py).
 #
 # The bar: intervals covering the truth in >= 90% of the (function, run)
-# pairs; mean absolute error <= 3%, worst <= 12% at 1 kHz, flat and on call
-# paths, and <= 1.5%, 6% at 10 kHz (faster than the meter).  Measured 27
-# Nov 2026 on this 2-CPU VM since examples/phases keeps a work clock
-# (docs/ACCURACY.md): quiet 1.31%, 4.38% (-g 1.15%, 4.87%; 10 kHz 0.29%,
-# 0.97%); under two busy loops, three runs, 1.23-1.46%, 3.99-5.49% (-g
-# 1.05-1.66%, 2.65-4.54%; 10 kHz 0.26-0.47%, 0.71-1.52%), the sanitizer
-# build twice 1.11-1.27%, 3.59-6.09% (-g 1.53%, 3.91-4.31%; 10 kHz
-# 0.36-0.55%, 1.51-2.34%); all covered.
-# (Before the work clock the bar was 6% and 25%: under two busy loops the
-# sanitizer build had 3.56%, 15.7%.)  The old rule (--energy-rule end)
-# must fail the bar on the same profiles (18-20% mean, 47-56% worst): its
-# error is a bias, each function losing energy to the one after it.
+# pairs, mean absolute error <= 3%, worst <= 7% at 1 kHz, flat and on call
+# paths; <= 1%, 3% at 10 kHz (faster than the meter).  The issue's 2% and
+# 5% hold in make bench (quiet: 0.83%, 2.59%); a loaded machine adds a
+# lean of about a point that longer runs do not shrink (3 s runs under
+# load below: 1.19-1.88% mean; 1.2 s quiet: 1.31%), so the bar keeps that
+# margin.  A
+# function's sampling error, where its phases began and ended, shrinks as
+# 1/sqrt(run length): 3 s runs, where 1.2 s ones needed 12% worst.
+# Measured 27 Nov 2026 on this 2-CPU VM with 3 s runs, at load 4-15 (a
+# make check with two busy loops and a second test run beside it), three
+# times: 1.20%, 4.81%; 1.19%, 3.18%; 1.88%, 4.65% (-g 1.17%, 3.31%; 1.56%,
+# 4.44%; 0.85%, 3.28%; 10 kHz 0.18%, 0.73%; 0.21%, 0.63%; 0.14%, 0.50%);
+# 97.5-100% covered.  (1.2 s runs the same day: quiet 1.31%, 4.38%;
+# under two busy loops up to 1.46%, 6.09% on the sanitizer build.)  The
+# old rule (--energy-rule end) must fail the bar on the same profiles
+# (18-20% mean, 47-56% worst): its error is a bias, each function losing
+# energy to the one after it.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
@@ -157,16 +164,16 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 
 start_rapl state
 
-test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 3% (worst 12%), coverage >= 90%' '
-	record r1k 1000 5 20 rapl &&
+test_expect_success 'trapezoid rule, 1 kHz, 1 ms RAPL: error <= 3% (worst 7%), coverage >= 90%' '
+	(PHASE_SECONDS=3 && record r1k 1000 5 20 rapl) &&
 	$CHECK --rule trapezoid $(runs r1k) >new &&
-	bar new 3 12
+	bar new 3 7
 '
 
 test_expect_success 'the end rule fails the same check on the same profiles (its bias)' '
 	$CHECK --rule end $(runs r1k) >old &&
 	cat old &&
-	! passes old 3 12 &&
+	! passes old 3 7 &&
 	# and the bias has its sign: gamma (8 W, after beta at 28 W) gains
 	expect_ge 3 "$(mean_error old gamma)" "mean error of gamma under the end rule (%)"
 '
@@ -197,10 +204,10 @@ test_expect_success 'sampler-report --accuracy: runs per function, those under 2
 # (the issue's point is "no worse than 1 kHz", held with a point of
 # margin, beside an absolute bar: before the work clock the worst of 30
 # pairs drifted with the load, 5.29% once at load 6)
-test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than 1 kHz, error <= 1.5% (worst 6%)' '
-	record r10k 10000 5 20 rapl &&
+test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than 1 kHz, error <= 1% (worst 3%)' '
+	(PHASE_SECONDS=3 && record r10k 10000 5 20 rapl) &&
 	$CHECK --rule trapezoid $(runs r10k) >fast &&
-	bar fast 1.5 6 &&
+	bar fast 1 3 &&
 	expect_le "$(awk -v m="$(field new summary mean_abs_err)" "BEGIN { print m + 1 }")" \
 		"$(field fast summary mean_abs_err)" "mean error at 10 kHz (%), 1 kHz + 1 point"
 '
@@ -234,9 +241,9 @@ test_expect_success 'sampler-report --accuracy: runs shorter than the meter upda
 '
 
 test_expect_success 'call paths (-g, --tree): the 1 kHz bar for the paths main;alpha ...' '
-	record rg 1000 5 20 rapl -g &&
+	(PHASE_SECONDS=3 && record rg 1000 5 20 rapl -g) &&
 	$CHECK --tree --rule trapezoid $(runs rg) >tree &&
-	bar tree 3 12
+	bar tree 3 7
 '
 
 test_done

@@ -71,31 +71,35 @@ def rows(profile: Any) -> list[dict[str, Any]]:
 
 def runs(profile: Any) -> list[dict[str, Any]] | None:
     """Per function (dso, symbol) of an open profile, read to its end: its
-    samples, its runs and their mean length in sampling intervals and in
-    ms, most samples first; None for a CSV without symbols (a PC changes
-    at nearly every sample)."""
+    samples, its runs and their mean length in sampling intervals in which
+    the thread ran (a thread that waits for a CPU is sampled at its PC,
+    and those samples resolve nothing) and in ms of wall time, most
+    samples first; None for a CSV without symbols (a PC changes at nearly
+    every sample)."""
     fields, exit_kind = profile.key_fields, profile.exit_kind
     if fields == ("pc",):
         return None
     last: dict[int, tuple] = {}  # tid -> its function at its last sample
-    seen: dict[tuple, list] = {}  # function -> [samples, runs, wall ns]
+    seen: dict[tuple, list] = {}  # function -> [samples, runs, wall ns, samples it ran]
     for arr in profile.blocks():
         keys = list(zip(*(arr[f].tolist() for f in fields)))
         kinds = arr["kind"].tolist() if exit_kind is not None else [None] * len(arr)
-        for tid, key, kind, wall in zip(
-            arr["tid"].tolist(), keys, kinds, arr["wall_delta_ns"].tolist()
+        for tid, key, kind, wall, cpu in zip(
+            arr["tid"].tolist(), keys, kinds, arr["wall_delta_ns"].tolist(),
+            arr["cpu_delta_ns"].tolist()
         ):
             if exit_kind is not None and kind == exit_kind:
                 continue  # (a thread's tail after its last sample)
-            s = seen.setdefault(key, [0, 0, 0.0])
+            s = seen.setdefault(key, [0, 0, 0.0, 0])
             s[0] += 1
             s[2] += wall
+            s[3] += cpu > 0
             if last.get(tid) != key:
                 s[1] += 1
                 last[tid] = key
     total = sum(s[0] for s in seen.values()) or 1
     out = []
-    for key, (samples, count, wall) in seen.items():
+    for key, (samples, count, wall, ran) in seen.items():
         dso, function = profile.key_names(key)
         out.append(
             {
@@ -104,7 +108,7 @@ def runs(profile: Any) -> list[dict[str, Any]] | None:
                 "samples": samples,
                 "share": 100.0 * samples / total,
                 "runs": count,
-                "mean_run": samples / count,
+                "mean_run": ran / count,
                 "mean_run_ms": wall * 1e-6 / count,
             }
         )

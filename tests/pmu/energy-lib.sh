@@ -40,21 +40,21 @@ no_rank_env() {
 		SLURM_STEP_NUM_TASKS
 }
 
-# record NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of 1.2 s of
-# phases MS long at HZ, with REST ms of rest (5 W) before and after, read
+# record NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of
+# PHASE_SECONDS (1.2) s of phases MS long at HZ, with REST ms of rest (5 W) before and after, read
 # through PLUGIN, as NAME.1 ... NAME.RUNS (.prof and .truth).
 record() {
 	name=$1 hz=$2 ms=$3 rest=$4 plugin=$5
 	shift 5
 	for i in $(seq $RUNS); do
 		PHASES_STATE=$TRASH/state $SAMPLER "$@" -f $hz -p $plugin -o $name.$i.prof -- \
-			"$EXAMPLES/phases" 1.2 $ms $rest >$name.$i.truth 2>>$name.err || return 1
+			"$EXAMPLES/phases" ${PHASE_SECONDS:-1.2} $ms $rest >$name.$i.truth 2>>$name.err || return 1
 	done
 }
 
 # record_ranks NAME HZ MS REST PLUGIN [SAMPLER OPTIONS]: RUNS runs of two ranks of one job
 # (the rank variables set as mpirun sets them) on this node side by side,
-# each examples/phases 1.2 s with its own state file ($TRASH/state.0 and
+# each examples/phases PHASE_SECONDS (1.2) s with its own state file ($TRASH/state.0 and
 # .1, both counted by the one fake meter), as NAME.RUN.RANK.prof/.truth.
 record_ranks() {
 	name=$1 hz=$2 ms=$3 rest=$4 plugin=$5
@@ -63,7 +63,7 @@ record_ranks() {
 		for r in 0 1; do
 			OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=2 OMPI_MCA_ess_base_jobid=$i \
 			PHASES_STATE=$TRASH/state.$r $SAMPLER "$@" -f $hz -p $plugin -o $name.$i.%r.prof -- \
-				"$EXAMPLES/phases" 1.2 $ms $rest >$name.$i.$r.truth 2>>$name.err &
+				"$EXAMPLES/phases" ${PHASE_SECONDS:-1.2} $ms $rest >$name.$i.$r.truth 2>>$name.err &
 			eval pid$r=\$!
 		done
 		wait $pid0 || return 1
