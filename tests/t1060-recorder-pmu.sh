@@ -9,10 +9,12 @@
 # thread was on it (CONFIG_PARAVIRT_TIME_ACCOUNTING).  In a VM task-clock is
 # larger by that steal: in a 2-CPU Firecracker guest, over 341 s, a spinning
 # thread's task-clock exceeded its CPU time by 0.052% while /proc/stat
-# counted 0.056% steal; a busy host gave 10.6 ms over 113 ms (9%), past
-# 5% + 2 ms.  So task-clock may exceed the CPU time by the steal counted
-# over the run too, plus one tick of it (counted in whole ticks, each CPU's
-# at its next tick); below the CPU time nothing more is allowed.
+# counted 0.056% steal; a fresh-clone check on a loaded VM once saw
+# 10.6 ms over 113 ms (9%), past 5% + 2 ms, steal the likely cause (not
+# reproduced in 350 runs).  So task-clock may exceed the CPU time by the
+# steal counted over the run too, plus one tick of it (counted in whole
+# ticks, each CPU's at its next tick); below the CPU time nothing more is
+# allowed.
 
 # steal_ns: the steal time of all CPUs so far, in ns (0 without /proc/stat).
 steal_ns() {
