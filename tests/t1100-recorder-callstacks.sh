@@ -56,8 +56,16 @@ test_expect_success 'dwarf: qsort frames between the caller and the comparator, 
 	expect_ge 99 "$(more handler_ok)" "% of the handler'"'"'s weight under signal_thread;[outside;]__restore_rt"
 '
 
-test_expect_success PLAIN_BUILD 'dwarf: the signal handler'"'"'s share of its thread within 5 points of its own' '
-	expect_near "$(sed -n "s/^signal handler=//p" out)" "$(more handler)" 5 "handler share of the signal thread (%)"
+# (10 points, not 5: on this VM a stop that arrives while a thread runs
+# lands at its next system call, and the handler makes three, its two
+# CPU-clock reads and rt_sigreturn, where its frame is gone; the program's
+# measure and the profile both move with where the stops land.  27 Nov
+# 2026, about 12 runs, idle and under load: three missed 5 points, by
+# 5.1, 5.4 and 8.4; measuring the handler by its work instead (no clock
+# read) missed by 5-7 points in 2 of 3 runs.  A handler the stacks lose
+# is 27-60 points off.)
+test_expect_success PLAIN_BUILD 'dwarf: the signal handler'"'"'s share of its thread within 10 points of its own' '
+	expect_near "$(sed -n "s/^signal handler=//p" out)" "$(more handler)" 10 "handler share of the signal thread (%)"
 '
 
 test_expect_success 'dwarf, program without frame pointers (as Debian builds libc): the comparator and the handler under their callers' '
