@@ -202,32 +202,59 @@ static uint64_t est_code(const struct est *e, uint32_t pid, uint64_t pc)
 	return pc | 1ull << 63;
 }
 
-/* Number the distinct codes: the power is fitted per code (est_code). */
+/* Number the distinct values among vals[0..n), in order: out[i] is the
+ * number of vals[i]; returns how many there are, or -1 (out of memory). */
+static long number_values(const uint64_t *vals, size_t n, uint32_t *out)
+{
+	uint64_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	size_t m = 0;
+
+	if (!sorted)
+		return -1;
+	memcpy(sorted, vals, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!m || sorted[m - 1] != sorted[i])
+			sorted[m++] = sorted[i];
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint32_t)((const uint64_t *)bsearch(&vals[i], sorted, m, sizeof(*sorted),
+							   cmp_u64) - sorted);
+	free(sorted);
+	return (long)m;
+}
+
+/* Number the distinct codes (the power is fitted per code, est_code) and
+ * the distinct functions (their runs: runs.c). */
 static int number_keys(struct est *e)
 {
-	uint64_t *pcs = malloc((e->nrows + 1) * sizeof(*pcs));
-	size_t n = 0;
+	uint64_t *vals = malloc((e->nrows + 1) * sizeof(*vals));
+	uint32_t *ids = malloc((e->nrows + 1) * sizeof(*ids));
+	long n = -1, nf = -1;
 
-	if (!pcs)
+	if (vals && ids) {
+		for (size_t i = 0; i < e->nrows; i++) {
+			/* (a thread keeps its code from one sample to the next) */
+			size_t p = e->rows[i].prev;
+
+			e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
+					  e->rows[p].code :
+					  est_code(e, e->rows[i].pid, e->rows[i].pc);
+			vals[i] = e->rows[i].code;
+		}
+		if ((n = number_values(vals, e->nrows, ids)) >= 0)
+			for (size_t i = 0; i < e->nrows; i++)
+				e->rows[i].key = ids[i];
+		for (size_t i = 0; i < e->nrows; i++)
+			vals[i] = e->rows[i].func;
+		if (n >= 0 && (nf = number_values(vals, e->nrows, ids)) >= 0)
+			for (size_t i = 0; i < e->nrows; i++)
+				e->rows[i].func_id = ids[i];
+	}
+	free(vals);
+	free(ids);
+	if (nf < 0)
 		return -1;
-	for (size_t i = 0; i < e->nrows; i++) {
-		/* (a thread keeps its code from one sample to the next) */
-		size_t p = e->rows[i].prev;
-
-		e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
-				  e->rows[p].code : est_code(e, e->rows[i].pid, e->rows[i].pc);
-		pcs[i] = e->rows[i].code;
-	}
-	qsort(pcs, e->nrows, sizeof(*pcs), cmp_u64);
-	for (size_t i = 0; i < e->nrows; i++)
-		if (!n || pcs[n - 1] != pcs[i])
-			pcs[n++] = pcs[i];
-	for (size_t i = 0; i < e->nrows; i++) {
-		const uint64_t *p = bsearch(&e->rows[i].code, pcs, n, sizeof(*pcs), cmp_u64);
-
-		e->rows[i].key = (uint32_t)(p - pcs);
-	}
-	free(pcs);
+	e->nfuncs = (uint32_t)nf;
 	e->nkeys = (uint32_t)n;
 	e->power = calloc(n + 1, sizeof(double));
 	e->num = calloc(n + 1, sizeof(double));

@@ -37,7 +37,8 @@ struct est_row {
 	double cpu;			/* s */
 	size_t sample;
 	size_t prev;			/* the thread's row in the previous sample, or NO_ROW */
-	uint64_t func;			/* its function: (file, symbol), or its code where none */
+	uint64_t func;			/* its function: (file, symbol), or its PC where none */
+	uint32_t func_id;		/* index of its function among the distinct ones */
 	/* Where in the interval this row closes its thread changed function:
 	 * the change point's density over the active part is
 	 * 1 + shape (2u - 1), u in [0, 1] (0: uniform; runs.c). */
@@ -82,7 +83,7 @@ struct est {
 	struct est_map *maps;
 	size_t nmaps, maps_cap;
 	struct symbolizer *symbols;	/* the functions of the rows (runs.c) */
-	uint32_t nkeys;
+	uint32_t nkeys, nfuncs;
 	double *power, *num, *den;	/* per key */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once);

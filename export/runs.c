@@ -35,26 +35,12 @@ struct run_stats {
 	double count, sum, sum_sq;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint32_t func_index(const uint64_t *funcs, size_t n, uint64_t f)
-{
-	const uint64_t *p = bsearch(&f, funcs, n, sizeof(*funcs), cmp_u64);
-
-	return (uint32_t)(p - funcs);
-}
-
 /* Whether the thread changed function between its previous row and r. */
 static bool changed(const struct est *e, size_t r)
 {
 	size_t p = e->rows[r].prev;
 
-	return p != NO_ROW && e->rows[p].func != e->rows[r].func;
+	return p != NO_ROW && e->rows[p].func_id != e->rows[r].func_id;
 }
 
 int shape_changes(struct est *e)
@@ -62,13 +48,11 @@ int shape_changes(struct est *e)
 	size_t *start = malloc((e->nrows + 1) * sizeof(*start));
 	uint32_t *len = calloc(e->nrows + 1, sizeof(*len));
 	bool *closed = calloc(e->nrows + 1, sizeof(*closed));
-	uint64_t *funcs = malloc((e->nrows + 1) * sizeof(*funcs));
-	struct run_stats *st = NULL;
-	double *delta = NULL;
-	size_t nf = 0;
+	struct run_stats *st = calloc(e->nfuncs + 1, sizeof(*st));
+	double *delta = calloc(e->nrows + 1, sizeof(*delta));
 	int ret = -1;
 
-	if (!start || !len || !closed || !funcs)
+	if (!start || !len || !closed || !st || !delta)
 		goto out;
 	for (size_t r = 0; r < e->nrows; r++) {
 		size_t p = e->rows[r].prev;
@@ -78,18 +62,11 @@ int shape_changes(struct est *e)
 		len[start[r]]++;
 		if (p != NO_ROW && changed(e, r))
 			closed[start[p]] = true;	/* a change ends p's run */
-		funcs[r] = e->rows[r].func;
 	}
-	qsort(funcs, e->nrows, sizeof(*funcs), cmp_u64);
-	for (size_t r = 0; r < e->nrows; r++)
-		if (!nf || funcs[nf - 1] != funcs[r])
-			funcs[nf++] = funcs[r];
-	if (!(st = calloc(nf + 1, sizeof(*st))) || !(delta = calloc(e->nrows + 1, sizeof(*delta))))
-		goto out;
 	/* each function's whole runs: opened and closed by a change */
 	for (size_t r = 0; r < e->nrows; r++)
 		if (start[r] == r && changed(e, r) && closed[r]) {
-			struct run_stats *s = &st[func_index(funcs, nf, e->rows[r].func)];
+			struct run_stats *s = &st[e->rows[r].func_id];
 
 			s->count++;
 			s->sum += len[r];
@@ -101,7 +78,7 @@ int shape_changes(struct est *e)
 
 		if (start[r] != r || !changed(e, r) || !closed[r])
 			continue;	/* (a run cut by a window or the thread's life: unknown) */
-		s = &st[func_index(funcs, nf, e->rows[r].func)];
+		s = &st[e->rows[r].func_id];
 		if (s->count < MIN_RUNS)
 			continue;
 		m = s->sum / s->count;
@@ -123,7 +100,6 @@ out:
 	free(start);
 	free(len);
 	free(closed);
-	free(funcs);
 	free(st);
 	free(delta);
 	return ret;
