@@ -285,6 +285,13 @@ expect_no_grep() {	# pattern file
 	return 1
 }
 
+# without_tip FILE: a perf report without the random tip perf prints in
+# its header ("# (Tip: ...)"), which differs from run to run and may even
+# hold a "%".
+without_tip() {
+	grep -v "^# (Tip:" "$1"
+}
+
 # wait_exec PID PROGRAM: until process PID runs PROGRAM (at most 20 s).  A
 # process started with & is a copy of the shell until it has exec'd: a
 # signal sent before then reaches the shell, not the program.

@@ -101,7 +101,7 @@ test_expect_success PERF 'pipe mode gives the same report as file mode' '
 	expect_eq PERFILE2 "$(head -c 8 pipe.data)" magic &&
 	perf report -i - --stdio --sort symbol <pipe.data >pipe-report.txt 2>pipe.err &&
 	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
-	diff <(grep -v "^# (Tip:" report.txt) <(grep -v "^# (Tip:" pipe-report.txt) &&
+	diff <(without_tip report.txt) <(without_tip pipe-report.txt) &&
 	"$EXPORT" --energy-rule end -o - p.prof | perf script -i - -F event 2>/dev/null | wc -l >pipe-count.txt &&
 	expect_eq 14400 "$(cat pipe-count.txt)" "perf script lines (pipe)"
 '

@@ -147,7 +147,7 @@ test_expect_success LIBC_DEBUG 'local functions of a stripped libc come from its
 test_expect_success PERF 'pipe mode: same report as file mode' '
 	"$EXPORT" --energy-rule end -o - p.prof | perf report -i - --stdio --sort symbol >pipe.txt 2>pipe.err &&
 	expect_eq "" "$(cat pipe.err)" "stderr" &&
-	diff <(grep -v "^# (Tip:" report.txt) <(grep -v "^# (Tip:" pipe.txt)
+	diff <(without_tip report.txt) <(without_tip pipe.txt)
 '
 
 test_expect_success PERF 'a reused tid is a new thread for perf (FORK again after EXIT)' '

@@ -61,7 +61,7 @@ test_expect_success PERF 'a fork+exec recording: both programs, no warning, pipe
 	expect_grep "% *busy" comm.txt &&
 	"$EXPORT" -o - fe.prof | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
 	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
-	diff <(grep -v "^# (Tip:" comm.txt) <(grep -v "^# (Tip:" pipe.txt)
+	diff <(without_tip comm.txt) <(without_tip pipe.txt)
 '
 
 test_expect_success PERF 'a 16-thread recording: every thread of the profile in perf report' '
