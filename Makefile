@@ -115,8 +115,12 @@ check: deps
 	echo "*** the C tests again on the sanitizer build ($(ASAN_BUILD)/)"; \
 	$(ASAN_ENV) tests/run '$(ASAN_TESTS)' | tee $(BUILD)/check-asan.log; \
 	cat $(BUILD)/check-plain.log $(BUILD)/check-asan.log | awk ' \
+		/^failed in:/ { again = 0 } \
+		again { tails = tails $$0 "\n" } \
+		/^\*\*\* the failures again/ { again = 1; tails = tails "*** failures of the " (runs ? "sanitizer" : "plain") " pass:\n" } \
 		/^[0-9]+ passed, [0-9]+ failed$$/ { runs++; p += $$1; f += $$3 } \
-		END { if (runs != 2) { print "make check: a test pass did not finish"; f++ } \
+		END { printf "%s", tails; \
+		      if (runs != 2) { print "make check: a test pass did not finish"; f++ } \
 		      print "plain and sanitizer passes together:"; \
 		      print p " passed, " f " failed"; exit (f > 0) }'
 
