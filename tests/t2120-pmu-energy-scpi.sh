@@ -58,23 +58,48 @@ test_expect_success 'the end rule fails the same check on the same profiles' '
 	! passes old 15 60 80
 '
 
+# counts_add_up NAME: each run's energy counts against the energy its
+# phases drew (the truth), as ratios in NAME.ratio
+counts_add_up() {
+	for i in $(seq $RUNS); do
+		$PROFILE dump $1.$i.prof >$1.$i.dump &&
+		expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" $1.$i.dump &&
+		awk -v got=$(sample_sum $1.$i.dump 1) "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); t += kv[2] } }
+			END { printf \"%.4f\\n\", got / t }" $1.$i.truth >>$1.ratio || return 1
+	done &&
+	cat $1.ratio &&
+	# the meter lags 10 ms: the last 10 ms of rest (5 W) are not counted yet
+	expect_ge 0.98 "$(sort -n $1.ratio | head -1)" "lowest ratio of the counts to the energy drawn" &&
+	expect_le 1.01 "$(sort -n $1.ratio | tail -1)" "highest ratio"
+}
+
 test_expect_success 'an integrating meter (unit=J): the counts add up to the energy drawn' '
 	record e1k 1000 10 50 $SCPI,unit=J &&
-	for i in $(seq $RUNS); do
-		$PROFILE dump e1k.$i.prof >e1k.$i.dump &&
-		expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" e1k.$i.dump &&
-		awk -v got=$(sample_sum e1k.$i.dump 1) "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); t += kv[2] } }
-			END { printf \"%.4f\\n\", got / t }" e1k.$i.truth >>ratio || return 1
-	done &&
-	cat ratio &&
-	# the meter lags 10 ms: the last 10 ms of rest (5 W) are not counted yet
-	expect_ge 0.98 "$(sort -n ratio | head -1)" "lowest ratio of the counts to the energy drawn" &&
-	expect_le 1.01 "$(sort -n ratio | tail -1)" "highest ratio"
+	counts_add_up e1k
 '
 
 test_expect_success 'an integrating meter (unit=J), delay fitted: error <= 4% (worst 15%), coverage >= 90%' '
 	$CHECK --channel scpi --rule trapezoid $(runs e1k) >energy &&
 	bar energy 4 15 90
+'
+
+# poll_hz=: the plug-in's thread polls the power meter twice per update
+# and counts each update's power times the meter's period, so the channel
+# counts energy as unit=J does and no update is lost to a long interval.
+# 27 Nov, 10 runs a set: quiet 0.67% / 2.25% / 100% (and 0.86% / 4.14%);
+# under two busy loops 1.36% / 3.57% / 100%, where the same meter read at
+# each sample gave 3.79% / 10.7% and counting itself (unit=J) 2.06% /
+# 6.28%.  (Holding each reading over the time after it, as a first try
+# did, leaned 2.2% from beta to gamma even when quiet.)  So the RAPL bar:
+# mean <= 3%, worst <= 7%, coverage >= 90%.
+test_expect_success 'a power meter polled (poll_hz=1000): the counts add up to the energy drawn' '
+	record p1k 1000 10 50 $SCPI,poll_hz=1000 &&
+	counts_add_up p1k
+'
+
+test_expect_success 'a power meter polled (poll_hz=1000), delay fitted: error <= 3% (worst 7%), coverage >= 90%' '
+	$CHECK --channel scpi --rule trapezoid $(runs p1k) >polled &&
+	bar polled 3 7 90
 '
 
 test_done

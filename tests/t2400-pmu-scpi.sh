@@ -20,6 +20,9 @@ start_meter joule.port --tcp joule.port --query MEAS:ENER? --log joule.log \
 	--values 100,100.5,101.5,9.91E37,103,1,1.25
 start_meter joule0.port --tcp joule0.port --query MEAS:ENER? --values 9.91E37,5,6.5
 start_meter jcount.port --tcp jcount.port --query MEAS:ENER? --counting
+# a power meter updating every 2 ms (4 W, 6 W, ...: 5 W on average) that
+# stops answering after 150 answers, for poll_hz=
+start_meter alt.port --tcp alt.port --alternate 4,6 --period-ms 2 --silent-after 150 --log alt.log
 TCP=tcp://127.0.0.1:$(cat tcp.port)
 PTY=$(cat pty.path)
 MUTE=tcp://127.0.0.1:$(cat mute.port)
@@ -127,6 +130,34 @@ test_expect_success 'unit=J: no count at the handshake (9.91E37): the first good
 	test ! -s err
 '
 
+# poll_hz=: the plug-in's thread polls at 500 Hz, each read takes the
+# energy counted since the one before (5 W x 10 ms = 0.05 J), missing
+# after the meter went silent.
+test_expect_success 'poll_hz: a power meter counted as energy between reads, by a thread of its own' '
+	$PROBE -n 60 -i 10 -p "scpi:tcp://127.0.0.1:$(cat alt.port),timeout_ms=100,poll_hz=500" >out 2>err &&
+	cat out err alt.log &&
+	expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample$" out &&
+	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out >got &&
+	expect_eq 0 "$(head -1 got)" "the first read (counting starts)" &&
+	good=$(grep -vc -e nan -e "^0$" got) &&
+	expect_ge 20 "$good" "reads with energy (about 30 of the 0.3 s the meter answered)" &&
+	grep -v -e nan -e "^0$" got | sort -g | awk "{ v[NR] = \$1 } END { print v[int((NR + 1) / 2)] }" >median &&
+	expect_near 0.05 "$(cat median)" 0.01 "median energy of a read (J: 5 W for 10 ms)" &&
+	expect_ge 10 "$(tail -15 got | grep -c nan)" "missing reads of the last 15, the meter silent" &&
+	expect_eq "$(grep -c nan got)" "$(field out "total name=scpi " missing)" "missing readings" &&
+	expect_ge 100 "$(sed -n "s/.*answers=//p" alt.log)" "answers to 60 reads (polled, not asked per read)"
+'
+
+test_expect_success 'poll_hz: needs a power reading; 1 to 10000' '
+	run_status $PROBE -p "scpi:$TCP,unit=J,poll_hz=100" 2>err &&
+	expect_eq 125 $rc "exit status" &&
+	one_error err "scpi: poll_hz= integrates power readings: it needs unit=W (a meter that counts energy itself: unit=J, without poll_hz)$" &&
+	run_status $PROBE -p "scpi:$TCP,poll_hz=0" 2>err &&
+	expect_eq 125 $rc "exit status (poll_hz=0)" &&
+	one_error err "poll_hz" &&
+	cat err
+'
+
 test_expect_success 'a bad unit names the four' '
 	run_status $PROBE -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=Wh" 2>err &&
 	expect_eq 125 $rc "exit status" &&
@@ -167,6 +198,19 @@ test_expect_success 'sampler -p scpi,unit=J: an energy channel, each sample 1 J 
 	expect_eq 1 "$(sed -n "s/^sample .* values=\([^ ]*\).*/\1/p" dumpj | sort -u)" "distinct sample values (J)" &&
 	expect_ge 1 "$(field dumpj stats samples)" "samples" &&
 	expect_eq 0 "$(field dumpj stats missing)" "stats missing"
+'
+# A reading that never changes (no update seen, no period known) counts
+# from each poll to the next: 12.5 W for the time between the first
+# sample (the baseline) and the last.
+test_expect_success 'sampler -p scpi,poll_hz: an energy channel; a constant 12.5 W counted all along' '
+	$SAMPLER -f 200 -p "scpi:$TCP,timeout_ms=2000,poll_hz=1000" -o profp -- sleep 0.3 2>err &&
+	$PROFILE dump profp >dumpp &&
+	expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" dumpp &&
+	expect_eq 0 "$(sample_nan dumpp 1)" "missing readings" &&
+	expect_no_grep "warning" err &&
+	span=$(sed -n "s/^sample time=\([0-9]*\) .*/\1/p" dumpp | sed -n "1p;\$p" | paste -sd" " | awk "{ print (\$2 - \$1) * 1e-9 }") &&
+	expect_near 1 "$(awk -v e=$(sample_sum dumpp 1) -v s=$span "BEGIN { print e / (12.5 * s) }")" 0.03 \
+		"energy / (12.5 W x the time from the first sample to the last)"
 '
 test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
 	$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 1 &&

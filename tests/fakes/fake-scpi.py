@@ -11,6 +11,9 @@ queues an error).  Options to misbehave:
   --garbage          answer "garbage" instead of a number
   --drop-after N     close the TCP connection after every N answers
   --counting         answer 1, 2, 3, ... (the answer's number)
+  --alternate A,B    answer A in even periods of --period-ms (default 2) and B
+                     in odd ones, as a meter updating every period (mean power
+                     (A+B)/2)
   --values A,B,...   answer A, then B, ... (as given: 9.91E37 is SCPI's NaN),
                      the last one again and again
   --extra            send an unrequested line "extra" after every answer
@@ -63,6 +66,9 @@ class Meter:
                 time.sleep(self.args.delay_ms / 1000)
             self.answers += 1
             value = self.answers if self.args.counting else self.args.value
+            if self.args.alternate:
+                period = int(time.monotonic() * 1000 / self.args.period_ms)
+                value = self.args.alternate[period % 2]
             if self.args.values:
                 value = self.args.values[min(self.answers, len(self.args.values)) - 1]
             if self.args.garbage:
@@ -162,6 +168,8 @@ def main():
     p.add_argument("--drop-after", type=int)
     p.add_argument("--counting", action="store_true")
     p.add_argument("--values", type=lambda v: v.split(","))
+    p.add_argument("--alternate", type=lambda v: v.split(","))
+    p.add_argument("--period-ms", type=float, default=2)
     p.add_argument("--extra", action="store_true")
     p.add_argument("--garbage-after", type=int)
     p.add_argument("--stream-after", type=int)
