@@ -56,13 +56,17 @@ done
 
 # row METER HZ MS [-g]: record RUNS runs, then one table row per rule
 # (with -g, recorded with call stacks and checked per call path); METER
-# is rapl or scpi:RATE:DELAY
+# is rapl or scpi:RATE:DELAY, or scpi:RATE:DELAY:poll for the meter polled
+# at twice its rate and counted (poll_hz=)
 row() {
+	label=$1
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
 	scpi:*)
-		m=${1#scpi:}
-		pmu=scpi:tcp://127.0.0.1:$(cat scpi.$m.port),timeout_ms=200
+		m=${1#scpi:} poll=
+		case $m in *:poll) m=${m%:poll} poll=,poll_hz=$((2 * ${m%:*})) ;; esac
+		pmu=scpi:tcp://127.0.0.1:$(cat scpi.$m.port),timeout_ms=200$poll
+		label="scpi ${m%:*} Hz, ${m#*:} ms delay${poll:+, polled}"
 		env="PHASES_STATE=$tmp/scpi.$m.state" ch=scpi rest=50 ;;
 	esac
 	runs=
@@ -71,7 +75,6 @@ row() {
 			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
-	label=$(echo "$1" | sed 's/^scpi:\(.*\):\(.*\)/scpi \1 Hz, \2 ms delay/')
 	table "$label${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
 }
 
@@ -110,7 +113,7 @@ ranks() {
 [ $# -gt 0 ] || set -- "rapl 1000 0.5" "rapl 1000 2" "rapl 1000 5" "rapl 1000 20" \
 	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \
 	"scpi:500:10 1000 2" "scpi:500:10 1000 5" "scpi:500:10 1000 20" \
-	"scpi:100:20 1000 5" "scpi:1000:2 1000 5"
+	"scpi:100:20 1000 5" "scpi:1000:2 1000 5" "scpi:500:10:poll 1000 5" "scpi:100:20:poll 1000 5"
 echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage | delta's coverage |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for spec; do
