@@ -57,16 +57,17 @@ done
 # row METER HZ MS [-g]: record RUNS runs, then one table row per rule
 # (with -g, recorded with call stacks and checked per call path); METER
 # is rapl or scpi:RATE:DELAY, or scpi:RATE:DELAY:poll for the meter polled
-# at twice its rate and counted (poll_hz=)
+# at 1 kHz or twice its rate, the higher, and counted (poll_hz=)
 row() {
 	label=$1
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
 	scpi:*)
 		m=${1#scpi:} poll=
-		case $m in *:poll) m=${m%:poll} poll=,poll_hz=$((2 * ${m%:*})) ;; esac
+		case $m in *:poll) m=${m%:poll} poll_rate=$((2 * ${m%:*} > 1000 ? 2 * ${m%:*} : 1000))
+			poll=,poll_hz=$poll_rate ;; esac
 		pmu=scpi:tcp://127.0.0.1:$(cat scpi.$m.port),timeout_ms=200$poll
-		label="scpi ${m%:*} Hz, ${m#*:} ms delay${poll:+, polled}"
+		label="scpi ${m%:*} Hz, ${m#*:} ms delay${poll:+, polled at $poll_rate Hz}"
 		env="PHASES_STATE=$tmp/scpi.$m.state" ch=scpi rest=50 ;;
 	esac
 	runs=
