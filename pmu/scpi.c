@@ -83,6 +83,9 @@
  * most 255 bytes; a few unrequested lines may follow it). */
 #define SCPI_READ_BUDGET 4096
 #define SCPI_QUOTE_MAX 48		/* bytes of a bad answer a message quotes */
+/* poll_hz: the longest the poller waits before it looks whether the run
+ * has ended (an answer, a re-connection) */
+#define POLL_SLICE_MS 100
 
 /* take_line() and await_line(): the meter sent more than the budget. */
 #define SCPI_CHATTER (-2)
@@ -637,6 +640,20 @@ static void post_note(struct scpi *scpi, const char *msg)
 	pthread_mutex_unlock(&scpi->note_lock);
 }
 
+/* The answer to the query just sent, as await_line until timeout_ms, but
+ * in slices, so that the end of the run need not wait for a slow meter. */
+static int await_answer(struct scpi *scpi)
+{
+	long long deadline = now_ns() + (long long)scpi->timeout_ms * 1000000, slice;
+	int ret;
+
+	do {
+		slice = now_ns() + POLL_SLICE_MS * 1000000LL;
+		ret = await_line(scpi, slice < deadline ? slice : deadline);
+	} while (ret == 0 && now_ns() < deadline && !atomic_load(&scpi->stop));
+	return ret;
+}
+
 /* One poll: a query and its answer, fed to the integrator with the time
  * it came.  A connection lost or talking out of turn, or an answer that is
  * no power, makes the power unknown until the next good answer; one that
@@ -648,7 +665,8 @@ static void poll_once(struct scpi *scpi, struct error *err)
 
 	scpi->budget = SCPI_READ_BUDGET;
 	if (scpi->fd < 0 && (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
-			     scpi_connect(scpi, scpi->timeout_ms, NULL) < 0))
+			     scpi_connect(scpi, scpi->timeout_ms < POLL_SLICE_MS ? scpi->timeout_ms
+										  : POLL_SLICE_MS, NULL) < 0))
 		return;
 	if (scpi->outstanding && (ret = take_line(scpi)) == 0)
 		return;		/* the late answer has not come yet */
@@ -657,7 +675,7 @@ static void poll_once(struct scpi *scpi, struct error *err)
 		ret = drain(scpi);
 		if (ret == 0 && send_query(scpi) < 0)
 			ret = -1;
-		if (ret == 0 && (ret = await_line(scpi, now_ns() + (long long)scpi->timeout_ms * 1000000)) == 0) {
+		if (ret == 0 && (ret = await_answer(scpi)) == 0) {
 			power_count_feed(scpi->count, NAN, now_ns());	/* no answer in time */
 			return;
 		}

@@ -12,6 +12,7 @@ start_meter mute.port --tcp mute.port --value 7 --silent-after 11 --log mute.log
 start_meter junk.port --tcp junk.port --garbage
 start_meter slow.port --tcp slow.port --value 9 --delay-ms 100
 start_meter mute2.port --tcp mute2.port --value 7 --silent-after 5
+start_meter mute3.port --tcp mute3.port --value 7 --silent-after 5
 start_meter count.port --tcp count.port --counting --extra
 start_meter drop.port --tcp drop.port --value 2 --drop-after 20 --log drop.log
 # integrating meters (unit=J): the first answer (the handshake's) is the
@@ -211,6 +212,16 @@ test_expect_success 'sampler -p scpi,poll_hz: an energy channel; a constant 12.5
 	span=$(sed -n "s/^sample time=\([0-9]*\) .*/\1/p" dumpp | sed -n "1p;\$p" | paste -sd" " | awk "{ print (\$2 - \$1) * 1e-9 }") &&
 	expect_near 1 "$(awk -v e=$(sample_sum dumpp 1) -v s=$span "BEGIN { print e / (12.5 * s) }")" 0.03 \
 		"energy / (12.5 W x the time from the first sample to the last)"
+'
+# The poller waits for an answer in slices of 100 ms: the end of the run
+# does not wait for timeout_ms (30 s here) of a meter gone silent.
+test_expect_success 'sampler -p scpi,poll_hz with a silent meter and timeout_ms=30000: the run ends with its command' '
+	run_status timeout 20 $SAMPLER -f 100 -p "scpi:tcp://127.0.0.1:$(cat mute3.port),timeout_ms=30000,poll_hz=100" \
+		-o profs -- sleep 0.5 2>err &&
+	cat err &&
+	expect_eq 0 $rc "exit status (124: still waiting for the meter after 20 s)" &&
+	$PROFILE dump profs >dumps &&
+	expect_ge 1 "$(field dumps stats samples)" "samples"
 '
 test_expect_success 'sampler -p scpi with a silent meter: the run completes, missing readings counted' '
 	$SAMPLER -f 200 -p "scpi:tcp://127.0.0.1:$(cat mute2.port),timeout_ms=20" -o prof2 -- sleep 1 &&
