@@ -1,14 +1,18 @@
 /* powercount.c - power readings counted as energy, update by update
  * (powercount.h).
  *
- * An update is a reading that differs from the one before.  It counts its
- * power times the meter's period; when the time since the last update is
- * several periods (a reading that stayed the same, or updates missed),
- * times as many periods.  The period is the median of the last spacings
- * between updates: a spacing is the period give or take the time between
- * two polls, and a median ignores the few that spanned two periods.  Until
- * three spacings are seen (and for a reading that never changes) each
- * reading counts from its poll to the next. */
+ * An update is a reading that differs from the one before; it counts its
+ * power for the time since the last update, which is the meter's period
+ * give or take the time between two polls.  So the counted time is the
+ * time itself, whatever the polls' jitter, and the run's count adds up.
+ * (A first try counted each update as its power times the meter's period
+ * as estimated: where the estimate came out long, an update seen one poll
+ * after the one before counted a whole period, and a loaded run came out
+ * 1.7% over.)  A reading that stays the same longer than one and a half
+ * periods (the median of the last spacings of updates) was updated again
+ * unseen: its whole periods are counted then.  Until three spacings are
+ * seen, and for a reading that never changes, each reading counts from
+ * its poll to the next. */
 #include "powercount.h"
 
 #include <math.h>
@@ -18,18 +22,17 @@
 #include <string.h>
 
 #define SPACINGS 15	/* spacings the period is the median of */
-/* Spacings before the period is trusted (until then each reading is held
- * until the next): the first one may span a long constant reading (0 W
- * before the workload started). */
+/* Spacings before the period is trusted (until then a reading that stays
+ * the same counts from poll to poll). */
 #define MIN_SPACINGS 3
 
 struct power_count {
 	pthread_mutex_t lock;
 	long long gap_ns;
-	double count;		/* J until the last update */
+	double count;		/* J until counted_ns */
 	double watts;		/* the last reading; NaN: none */
-	long long update_ns;	/* the last update (the counted time ends there) */
-	long long change_ns;	/* the last change of the reading */
+	long long counted_ns;	/* the counted time ends there */
+	long long change_ns;	/* the last change of the reading; 0: none yet */
 	long long answer_ns;	/* the last answer of any value */
 	long long spacing[SPACINGS];
 	unsigned nspacing, next_spacing;
@@ -82,20 +85,11 @@ static void add_spacing(struct power_count *c, long long ns)
 	c->period_ns = sorted[c->nspacing / 2];
 }
 
-/* Count the reading for the periods since the last update: at a new
- * update (at t_ns) the nearest whole number of them, at least one; for the
- * same reading seen again (no update), those surely over, and the last
- * update moves on by them. */
-static void count_periods(struct power_count *c, long long t_ns, bool update)
+/* Count the reading from the end of the counted time to t_ns. */
+static void count_until(struct power_count *c, long long t_ns)
 {
-	long long since = t_ns - c->update_ns;
-	long long periods = update ? (since + c->period_ns / 2) / c->period_ns
-				   : since / c->period_ns;
-
-	if (update && periods < 1)
-		periods = 1;
-	c->count += c->watts * (double)(periods * c->period_ns) * 1e-9;
-	c->update_ns = update ? t_ns : c->update_ns + periods * c->period_ns;
+	c->count += c->watts * (double)(t_ns - c->counted_ns) * 1e-9;
+	c->counted_ns = t_ns;
 }
 
 void power_count_feed(struct power_count *c, double watts, long long t_ns)
@@ -113,22 +107,19 @@ void power_count_feed(struct power_count *c, double watts, long long t_ns)
 	c->answer_ns = t_ns;
 	if (isnan(c->watts)) {		/* the first reading: its period began unseen */
 		c->watts = watts;
-		c->update_ns = c->change_ns = t_ns;
-	} else if (c->nspacing < MIN_SPACINGS) {
-		/* the period not known yet: each reading held until the next */
-		c->count += c->watts * (double)(t_ns - c->update_ns) * 1e-9;
-		c->update_ns = t_ns;
-		if (watts != c->watts) {
+		c->counted_ns = t_ns;
+		c->change_ns = 0;
+	} else if (watts != c->watts) {	/* an update: the power since the last one */
+		if (c->change_ns)
 			add_spacing(c, t_ns - c->change_ns);
-			c->change_ns = t_ns;
-			c->watts = watts;
-		}
-	} else if (watts != c->watts) {	/* an update: the power of the period before it */
-		add_spacing(c, t_ns - c->update_ns);
+		c->change_ns = t_ns;
 		c->watts = watts;
-		count_periods(c, t_ns, true);
-	} else if (t_ns - c->update_ns >= c->period_ns * 3 / 2) {
-		count_periods(c, t_ns, false);	/* the same power, updated again */
+		count_until(c, t_ns);
+	} else if (c->nspacing < MIN_SPACINGS) {
+		count_until(c, t_ns);	/* no period known: from poll to poll */
+	} else if (t_ns - c->counted_ns >= c->period_ns * 3 / 2) {
+		/* the same power, updated again unseen: its whole periods */
+		count_until(c, c->counted_ns + (t_ns - c->counted_ns) / c->period_ns * c->period_ns);
 	}
 	pthread_mutex_unlock(&c->lock);
 }

@@ -4,12 +4,11 @@
  *
  * A power meter's reading is the mean power of its last period, so each
  * update stands for the energy of the period before it: the count grows
- * at each update (a change of the reading) by the reading times the
- * meter's period, as measured from the updates seen.  Holding a reading
- * over the time after it instead would blur every change of power by a
- * period, a bias towards the next function (2% on t2120's phases).  One
- * thread feeds readings, another takes the count; every call is safe from
- * either. */
+ * at each update (a change of the reading) by the reading times the time
+ * since the update before.  Holding a reading over the time after it
+ * instead would blur every change of power by a period, a bias towards
+ * the next function (2% on t2120's phases).  One thread feeds readings,
+ * another takes the count; every call is safe from either. */
 #ifndef SAMPLER_POWERCOUNT_H
 #define SAMPLER_POWERCOUNT_H
 
