@@ -24,18 +24,33 @@ test_expect_success 'setup: a stripped executable at a fixed address, recorded' 
 	expect_ge 3 "$(wc -l <ours)" "distinct addresses"
 '
 
+# A sample in the PLT (a call to clock_gettime caught on its way, as a
+# late stop under load does) is named for its entry, clock_gettime@plt;
+# perf 6.1 shows its address.  Both are left out of the comparison.
 test_expect_success 'CSV: the addresses relative to the file (0x1xxx), not linked (0x401xxx)' '
 	expect_no_grep "^0x40" ours &&
-	expect_eq "$(wc -l <ours)" "$(grep -c "^0x1[0-9a-f][0-9a-f][0-9a-f]\$" ours)" "addresses in the code at offset 0x1000"
+	grep -v "@plt\$" ours >ours.code &&
+	expect_eq "$(wc -l <ours.code)" "$(grep -c "^0x1[0-9a-f][0-9a-f][0-9a-f]\$" ours.code)" "addresses in the code at offset 0x1000"
 '
+
+# outside_plt: the addresses (stdin) outside the PLT's file range
+outside_plt() {
+	local off size a
+	read -r off size <<-EOF
+	$(readelf -SW "$EXAMPLES/$BIN" | sed "s/^ *\[ *[0-9]*\] *//" | awk "\$1 == \".plt\" { print \$4, \$5 }")
+	EOF
+	while read -r a; do
+		[ $((a)) -ge $((0x$off)) ] && [ $((a)) -lt $((0x$off + 0x$size)) ] || echo "$a"
+	done
+}
 
 test_expect_success PERF 'perf report of the export gives the same addresses' '
 	"$EXPORT" -o p.data p.prof &&
 	perf report -i p.data --stdio --sort dso,symbol -g none 2>/dev/null |
 		awk -v bin="$BIN" "\$2 == bin && \$3 == \"[.]\" { print \$4 }" |
-		sed "s/^0x0*/0x/" | sort -u >perfs &&
+		sed "s/^0x0*/0x/" | sort -u | outside_plt >perfs &&
 	expect_ge 3 "$(wc -l <perfs)" "distinct addresses in perf report" &&
-	diff perfs ours
+	diff perfs ours.code
 '
 
 test_expect_success 'folded: the frame outside every symbol is the file name, as perf stackcollapse writes it' '
