@@ -60,6 +60,9 @@ struct meter_model {
 	/* measured on the profile (per-sample energy and power channels) */
 	uint64_t intervals;		/* sample intervals with a reading */
 	uint64_t no_update;		/* ... in which the meter did not update */
+	double missed;			/* a power meter's updates no reading saw (an
+					 * interval longer than update_s holds several
+					 * and shows the last): their share */
 	bool update_measured;		/* update_s from the profile, not given */
 	bool delay_measured;		/* delay_s fitted on the profile, not given */
 	bool pipelined;			/* a reading answers the query sent at the

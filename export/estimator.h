@@ -113,7 +113,8 @@ double residual(struct est *e, uint32_t k);
 int shape_changes(struct est *e);
 
 /* metermodel.c: a channel's meter and the spans of its updates */
-/* The meter's update interval and how many intervals saw no update. */
+/* The meter's update interval, how many intervals saw no update and (a
+ * power meter) the share of its updates no reading saw. */
 void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
 		   struct meter_model *m);
 /* Channel k's readings as spans under m (-1: out of memory). */

@@ -65,6 +65,26 @@ static double expected_no_update(const struct est *e, uint32_t k, enum channel_k
 	return n;
 }
 
+/* The share of a power meter of period T's updates that no reading saw:
+ * an interval of length L holds about L/T of them, and its reading shows
+ * only the last. */
+static double missed_updates(const struct est *e, uint32_t k, double T, bool pipelined)
+{
+	double held = 0, missed = 0;
+
+	for (size_t i = 0; i < e->nown; i++) {
+		const struct est_sample *s = &e->samples[i];
+		double L = i && !s->brk ? reading_time(e, i, pipelined) -
+					  reading_time(e, i - 1, pipelined) : s->time - s->start;
+
+		if (isnan(e->values[i * e->nsc + k]))
+			continue;
+		held += L / T;
+		missed += fmax(0, L / T - 1);
+	}
+	return held > 0 ? missed / held : 0;
+}
+
 /* The meter's update interval, when some intervals saw no update: the T
  * whose expected count of such intervals is the count seen (it grows with
  * T: bisection).  The mean time between the updates seen would count as
@@ -72,13 +92,14 @@ static double expected_no_update(const struct est *e, uint32_t k, enum channel_k
  * power meter's 2 ms came out 3.5).  When every interval saw an update, T
  * is at most the sampling interval, and only RAPL's known period (or an
  * option) can tell more. */
-void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
-		   struct meter_model *m)
+static void measure_update(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+			   struct meter_model *m)
 {
 	double last = NAN, lo = 0, hi = 0;
 	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
+	m->missed = 0;
 	/* (the scpi plug-in asks for a power reading right after the previous
 	 * sample, for an energy count at the sample: docs/PLUGINS.md) */
 	m->pipelined = strcmp(source, "scpi") == 0 && kind == CHANNEL_POWER;
@@ -117,6 +138,14 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 			hi = mid;
 	}
 	m->update_s = (lo + hi) / 2;
+}
+
+void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+		   struct meter_model *m)
+{
+	measure_update(e, k, kind, source, m);
+	if (kind == CHANNEL_POWER && m->update_s > 0)
+		m->missed = missed_updates(e, k, m->update_s, m->pipelined);
 }
 
 /* The window of the last update the reading of sample i saw: the last

@@ -44,6 +44,41 @@ for i in $(seq 100); do
 done
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
+# A power meter updating every 2 ms, made by hand: 100 samples 1 ms apart
+# whose reading changes every other sample (so the update is measured as
+# 2 ms), then 50 samples 6 ms apart, each interval holding 3 updates of
+# which its reading shows the last.  Missed: 50 x 2 of the 100 x 0.5 +
+# 50 x 3 updates, 50%, and sampler-report --accuracy says to poll.
+test_expect_success 'sampler-report --accuracy: the share of a power meter'"'"'s updates no reading saw' '
+	{
+	echo "host hostname=t os_release=6.1 os_version=1 arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=t realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=1000"
+	echo "channel name=meter source=test unit=W scale=1 kind=power scope=sample"
+	echo "process pid=100 ppid=0 time=1000000000"
+	echo "thread tid=100 pid=100 time=1000000000"
+	t=1000000000
+	for j in $(seq 150); do
+		if [ $j -le 100 ]; then
+			t=$((t + 1000000)) v=$((10 + 2 * ((j - 1) / 2 % 2)))
+		else
+			t=$((t + 6000000)) v=$((10 + 2 * ((j + 1) % 2)))
+		fi
+		echo "sample time=$t nthreads=1 values=$v"
+		echo "ts tid=100 pid=100 pc=0xa cpu=$((t - 1000000000))"
+	done
+	echo "exit tid=100 pid=100 time=$t whole=1"
+	echo "stats wall=$((t - 1000000000)) latency=0 samples=150 thread_samples=150 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals=1650"
+	} >missed.txt &&
+	$PROFILE build missed.prof <missed.txt &&
+	$EXPORT --format csv -o missed.csv missed.prof &&
+	grep "^# meter" missed.csv &&
+	expect_near 2 "$(sed -n "s/^# meter .* update_ms=\([^ ]*\) .*/\1/p" missed.csv)" 0.01 "update (ms)" &&
+	expect_near 0.5 "$(sed -n "s/^# meter .* missed=\([^ ]*\).*/\1/p" missed.csv)" 0.001 "share of the updates missed" &&
+	$PY "$ROOT/scripts/sampler-report" --accuracy missed.prof >acc.missed &&
+	cat acc.missed &&
+	expect_grep "^meter .* 50\.0\$" acc.missed &&
+	expect_grep "^# missed: 50.0% of meter.s updates reached no reading .* poll the meter (-p scpi:...,poll_hz=N" acc.missed
+'
+
 test_expect_success 'trapezoid rule, delay fitted: error <= 15% (worst 60%), coverage >= 80%' '
 	record s1k 1000 10 50 $SCPI &&
 	$CHECK --channel scpi --rule trapezoid $(runs s1k) >new &&
