@@ -38,13 +38,13 @@
  * poll_hz=N: for a meter that reports power only.  A thread of the
  * plug-in's own asks the meter N times a second, from the first sample on
  * (so it runs at the sampler's real-time priority), and counts each
- * update's energy, its power times the meter's period (powercount.h).
- * The channel then counts energy (J), as with unit=J: no update between
- * two samples is lost however long an interval lasts, where one power
- * reading per sample misses the meter's updates in between (under two
- * busy loops the sampler got 4-7 ms intervals and only 35-90% of a 500 Hz
- * meter's updates).  Poll faster than the meter updates (twice is good);
- * each poll is a round trip.
+ * update's energy, its power times the time since the update before
+ * (powercount.h).  The channel then counts energy (J), as with unit=J: no
+ * update between two samples is lost however long an interval lasts,
+ * where one power reading per sample misses the meter's updates in
+ * between (under two busy loops the sampler got 4-7 ms intervals and only
+ * 35-90% of a 500 Hz meter's updates).  Poll at least twice as fast as
+ * the meter updates; each poll is a round trip.
  */
 #include "pmu.h"
 #include "args.h"
