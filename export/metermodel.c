@@ -41,6 +41,15 @@ static int shows_update(enum channel_kind kind, double v, double last)
 	return v != last;
 }
 
+/* The time from the reading before (or the window's start) to reading i. */
+static double reading_gap(const struct est *e, size_t i, bool pipelined)
+{
+	const struct est_sample *s = &e->samples[i];
+
+	return i && !s->brk ? reading_time(e, i, pipelined) - reading_time(e, i - 1, pipelined)
+			    : s->time - s->start;
+}
+
 /* The readings of lane 0's channel k that a meter of period T is
  * expected to show without an update, of those that tell: one L after
  * the reading before (reading_time) shows none with chance 1 - L/T when
@@ -51,10 +60,7 @@ static double expected_no_update(const struct est *e, uint32_t k, enum channel_k
 	double n = 0, last = NAN;
 
 	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
-		double v = e->values[i * e->nsc + k];
-		double L = i && !s->brk ? reading_time(e, i, pipelined) -
-					  reading_time(e, i - 1, pipelined) : s->time - s->start;
+		double v = e->values[i * e->nsc + k], L = reading_gap(e, i, pipelined);
 
 		if (isnan(v))
 			continue;
@@ -73,9 +79,7 @@ static double missed_updates(const struct est *e, uint32_t k, double T, bool pip
 	double held = 0, missed = 0;
 
 	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
-		double L = i && !s->brk ? reading_time(e, i, pipelined) -
-					  reading_time(e, i - 1, pipelined) : s->time - s->start;
+		double L = reading_gap(e, i, pipelined);
 
 		if (isnan(e->values[i * e->nsc + k]))
 			continue;
