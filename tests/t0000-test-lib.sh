@@ -235,6 +235,10 @@ test_expect_success 'tests/run: adds up, names the failing scripts and the direc
 	rm -f proj/tests/t9004-typo.sh proj/tests/t9006-atexit.sh proj/tests/t9007-dies.sh proj/tests/t9008-when-finished.sh &&
 	run_status proj/tests/run >run.out 2>&1 &&
 	expect_eq 1 "$rc" "status" &&
+	# the failed test again at the end, with its output (CI keeps the end)
+	sed -n "/^\*\*\* the failures again/,\$p" run.out >again &&
+	expect_grep "^t9001-fails.sh: not ok 2 - fails$" again &&
+	expect_grep "^#   expected the answer .1., got .2.$" again &&
 	expect_grep "^failed in: t9001-fails.sh$" run.out &&
 	expect_grep "^trash directories kept:$" run.out &&
 	expect_grep "^  $TRASH/tmp/sampler-test.t9001-fails\." run.out &&
