@@ -3,6 +3,7 @@
 #include "dso.h"
 
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,17 @@
 
 #include "../common/error.h"
 #include "../common/fdio.h"
+#include "../common/grow.h"
 #include "export.h"
 #include "plt.h"
+
+#define ADDR_NAME_MAX 24
+#define NAME_CHUNK 65536
+
+struct addr_name {
+	uint64_t addr;
+	char *name;
+};
 
 struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen)
 {
@@ -28,6 +38,7 @@ struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen)
 		free(d);
 		return NULL;
 	}
+	idmap_init(&d->addr_names, sizeof(struct addr_name));
 	return d;
 }
 
@@ -36,14 +47,55 @@ void dso_free(struct dso *d)
 	for (size_t i = 0; d->demangled && i < d->table.nsymbols; i++)
 		free(d->demangled[i]);
 	free(d->demangled);
-	for (size_t i = 0; i < d->naddr_names; i++)
-		free(d->addr_names[i]);
-	free(d->addr_names);
+	idmap_free(&d->addr_names);
+	for (size_t i = 0; i < d->nname_chunks; i++)
+		free(d->name_chunks[i]);
+	free(d->name_chunks);
 	free(d->table.segments);
 	free(d->table.symbols);
 	free(d->table.names);
 	free(d->path);
 	free(d);
+}
+
+/* Room for len bytes in d's name chunks, which never move. */
+static char *chunk_room(struct dso *d, size_t len)
+{
+	if (!d->nname_chunks || d->chunk_used + len > NAME_CHUNK) {
+		if (GROW_ARRAY(d->name_chunks, d->name_chunks_cap, d->nname_chunks + 1) < 0)
+			return NULL;
+		d->name_chunks[d->nname_chunks] = malloc(NAME_CHUNK);
+		if (!d->name_chunks[d->nname_chunks])
+			return NULL;
+		d->nname_chunks++;
+		d->chunk_used = 0;
+	}
+	d->chunk_used += len;
+	return d->name_chunks[d->nname_chunks - 1] + d->chunk_used - len;
+}
+
+const char *dso_address_name(struct dso *d, uint64_t addr)
+{
+	char text[ADDR_NAME_MAX], *name;
+	bool created;
+	struct addr_name *an = idmap_get(&d->addr_names, (uint32_t)addr, &created);
+	int len;
+
+	if (an && !created && an->addr == addr)
+		return an->name;
+	len = snprintf(text, sizeof(text), "0x%" PRIx64, addr);
+	name = chunk_room(d, (size_t)len + 1);
+	if (!name) {
+		if (an && created)
+			idmap_remove(&d->addr_names, (uint32_t)addr);
+		return SYMBOL_UNKNOWN;
+	}
+	memcpy(name, text, (size_t)len + 1);
+	if (an && created) {
+		an->addr = addr;
+		an->name = name;
+	}
+	return name;
 }
 
 static size_t leading_underscores(const char *name)

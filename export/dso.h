@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../common/buildid.h"
+#include "../common/idmap.h"
 #include "symtab.h"
 
 struct dso {
@@ -27,9 +28,13 @@ struct dso {
 	/* the demangled names of the symbols, made as they are first shown
 	 * (table.nsymbols entries, NULL: not yet, or not mangled) */
 	char **demangled;
-	/* "0x..." names made for addresses no symbol covers, freed with the dso */
-	char **addr_names;
-	size_t naddr_names, addr_names_cap;
+	/* "0x..." names of addresses no symbol covers (dso_address_name):
+	 * one per address, found by its low 32 bits (a file over 4 GiB may
+	 * have two addresses with the same: the second is not kept, its name
+	 * made again when asked), the text in chunks that never move */
+	struct idmap addr_names;
+	char **name_chunks;
+	size_t nname_chunks, name_chunks_cap, chunk_used;
 	struct dso *next;
 };
 
@@ -37,6 +42,12 @@ struct dso {
  * none), not yet read; NULL when out of memory. */
 struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen);
 void dso_free(struct dso *d);
+
+/* The name of file offset addr where no symbol covers it, "0x<addr>" as
+ * perf prints it: made once per address and freed with d, so that an
+ * export's memory grows with the addresses it meets, not with its
+ * samples; SYMBOL_UNKNOWN when out of memory. */
+const char *dso_address_name(struct dso *d, uint64_t addr);
 
 /* The file to read d's symbols from: d->path while it is the file the
  * profile recorded (same build ID), else the build-id cache's copy (in

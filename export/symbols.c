@@ -18,7 +18,6 @@
 #include "symcache.h"
 
 #define PC_CACHE_SLOTS 65536		/* power of two */
-#define ADDR_NAME_MAX 24
 
 struct mapping {
 	uint64_t start;
@@ -239,20 +238,6 @@ static const struct elf_symbol *find_symbol(const struct symbol_table *t, uint64
 	return NULL;
 }
 
-static const char *address_name(struct dso *d, uint64_t addr)
-{
-	char *name;
-
-	if (GROW_ARRAY(d->addr_names, d->addr_names_cap, d->naddr_names + 1) < 0)
-		return SYMBOL_UNKNOWN;
-	name = malloc(ADDR_NAME_MAX);
-	if (!name)
-		return SYMBOL_UNKNOWN;
-	snprintf(name, ADDR_NAME_MAX, "0x%" PRIx64, addr);
-	d->addr_names[d->naddr_names++] = name;
-	return name;
-}
-
 /* The name sym is shown by: demangled once, kept with the dso. */
 static const char *shown_name(struct dso *d, const struct elf_symbol *sym, bool demangled)
 {
@@ -289,7 +274,7 @@ static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *c
 		sym = find_symbol(&d->table, addr);
 		/* no symbol: the address as perf prints it, relative to the
 		 * file (pc - map start + pgoff), not the link-time address */
-		return sym ? shown_name(d, sym, demangled) : address_name(d, file_offset);
+		return sym ? shown_name(d, sym, demangled) : dso_address_name(d, file_offset);
 	}
 	return SYMBOL_UNKNOWN;
 }

@@ -4,6 +4,7 @@
 # examples/busy-nopie-stripped is linked at 0x400000 and stripped, so the
 # two differ by 0x400000 (the issue's python3: ours 0x5a6e34, perf's 0x1a6e34).
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/hardening/hardening-lib.sh"
 
 BIN=busy-nopie-stripped
 
@@ -56,6 +57,46 @@ test_expect_success PERF 'perf report of the export gives the same addresses' '
 test_expect_success 'folded: the frame outside every symbol is the file name, as perf stackcollapse writes it' '
 	"$EXPORT" --format folded p.prof >p.folded &&
 	expect_grep "\[$BIN\] " p.folded
+'
+
+# many_addresses SAMPLES: a profile, in text form, of one thread sampled
+# SAMPLES times in Debian's python3 (stripped: its .dynsym names about a
+# sixth of its code), cycling over 200000 addresses of its code, more than
+# the exporter's cache of looked-up PCs holds (65536)
+many_addresses() {
+	awk -v n=$1 -v bin="$python" -v off=$text_off -v size=$text_size '
+	BEGIN {
+		base = 268435456 + off	# (the map at 0x10000000 + its offset)
+		print "host hostname=h os_release=6.1 os_version=1 arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=t realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=1000"
+		print "process pid=100 ppid=0 time=1000000000"
+		print "thread tid=100 pid=100 time=1000000000"
+		printf "map pid=100 time=1000000000 start=0x%x len=0x%x pgoff=0x%x dev=08:01 inode=5 prot=r-x path=%s\n", base, size, off, bin
+		for (i = 1; i <= n; i++)
+			printf "sample time=%d nthreads=1\nts tid=100 pid=100 pc=0x%x cpu=%d\n", 1000000000 + i * 1000000, base + (i * 7) % 200000, i * 1000000
+		printf "stats wall=%d latency=0 samples=%d thread_samples=%d missed=0 missing=0 signals=0 threads=1 processes=1 exit=0\n", n * 1000000, n, n
+	}'
+}
+
+# Each address no symbol covers was named anew at every lookup the cache
+# missed, so the export's memory grew with the samples: here 12.6 MB for
+# 200000 samples and 42.0 MB for a million; named once per address (dso.c)
+# 22.9 MB and 22.7 MB.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0"
+test_expect_success 'addresses no symbol covers: memory follows the addresses, not the samples' '
+	python=$(readlink -f /usr/bin/python3) &&
+	read -r text_off text_size <<-EOF &&
+	$(readelf -lW "$python" | awk "/LOAD/ && / E / { print \$2, \$5 }")
+	EOF
+	text_off=$((text_off)) text_size=$((text_size)) &&
+	expect_ge 200000 $text_size "bytes of code in $python" &&
+	many_addresses 200000 | "$BUILD/sampler-profile" build once.prof &&
+	many_addresses 1000000 | "$BUILD/sampler-profile" build five.prof &&
+	"$HW/hw-maxrss" "$EXPORT" --format csv --symbols -o once.csv once.prof >rss1 &&
+	"$HW/hw-maxrss" "$EXPORT" --format csv --symbols -o five.csv five.prof >rss5 &&
+	once=$(sed -n "s/^maxrss_kib=//p" rss1) five=$(sed -n "s/^maxrss_kib=//p" rss5) &&
+	echo "peak: $once KiB for 200000 samples, $five KiB for 1000000" &&
+	expect_ge 100000 "$(grep -c ",0x[0-9a-f]*\$" once.csv)" "rows named by their address" &&
+	expect_le $((once + once / 5)) $five "peak resident KiB, five times the samples"
 '
 
 test_done
