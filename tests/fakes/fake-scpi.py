@@ -114,12 +114,13 @@ def serve_tcp(meter, portfile):
                 out = meter.answer(data)
                 if out:
                     conn.sendall(out)
-                if meter.args.drop_after and meter.answers - served >= meter.args.drop_after:
+                done = meter.answers - served
+                if meter.args.drop_after and done >= meter.args.drop_after:
                     break
-                if meter.args.stream_after is not None and meter.answers - served >= meter.args.stream_after:
+                if meter.args.stream_after is not None and done >= meter.args.stream_after:
                     stream(meter, conn, b"12.5\r\n" * 1000)
                     break
-                if meter.args.endless_after is not None and meter.answers - served >= meter.args.endless_after:
+                if meter.args.endless_after is not None and done >= meter.args.endless_after:
                     stream(meter, conn, b"1" * 8192)
                     break
         except OSError:

@@ -33,7 +33,7 @@ def new(parent_back, frames):
 
 def sample(code, first=False):
     """One sample of thread 7: PC delta 0, CPU delta 0, then code."""
-    tids = b"" if not first else varint(1) + varint(14)	# count 1, zigzag(7)
+    tids = b"" if not first else varint(1) + varint(14)  # count 1, zigzag(7)
     tag = 6 if first else 6 | 0x10				# same threads after
     return bytes([tag]) + varint(0) + tids + varint(0) + varint(0) + code
 

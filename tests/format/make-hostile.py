@@ -56,7 +56,8 @@ def main():
           bz2.compress(START + struct.pack("<II", 60 << 20, 0) + b"\0" * (2 << 20)))
     # pperf: counts of 2^63 samples and 2^32-1 maps over a few bytes
     head = struct.pack("<IQQQII", 3, 1, 1, 1 << 63, 8, 0xFFFFFFFF)
-    write(out, "counts.pperf", head + struct.pack("<QdI", 5, 1.0, 1) + struct.pack("<IQQ", 7, 8, 9))
+    write(out, "counts.pperf",
+          head + struct.pack("<QdI", 5, 1.0, 1) + struct.pack("<IQQ", 7, 8, 9))
     write(out, "pthreads.pperf", struct.pack("<IQQQII", 3, 1, 1, 1, 8, 0) +
           struct.pack("<QdI", 5, 1.0, 0xFFFFFFFF) + b"\0" * 40)
     write(out, "maps.pperf.bz2", bz2.compress(struct.pack("<IQQQII", 0, 1, 1, 0, 8, 0xFFFFFFFF) +

@@ -60,7 +60,7 @@ def info_with(first, hostname_len=None, channels=None):
     """The seed's info record with the hostname length or channel count replaced."""
     assert first[0] == 8
     if hostname_len is not None:
-        n, used = first[1], 1	# the seed's hostname is short: one length byte
+        n, used = first[1], 1  # the seed's hostname is short: one length byte
         assert n < 0x80
         return bytes([8]) + hostname_len + first[1 + used + n:]
     # channel count: the seed has none; it is the byte before the end
@@ -78,23 +78,31 @@ def main():
     files["chunk-over"] = head + struct.pack("<II", 0xFFFFFFFF, 0) + b"\x06" * 100
     files["string-max"] = MAGIC + chunk(info_with(info, hostname_len=b"\xff" * 9 + b"\x01"))
     files["varint-long"] = MAGIC + chunk(info_with(info, hostname_len=b"\xff" * 10 + b"\x01"))
-    chan = b"".join(varint(len(s)) + s for s in (b"c", b"src", b"W")) + struct.pack("<d", 1) + b"\x01\x00"
+    chan = (b"".join(varint(len(s)) + s for s in (b"c", b"src", b"W"))
+            + struct.pack("<d", 1) + b"\x01\x00")
     files["channels-over"] = MAGIC + chunk(info_with(info, channels=65) + chan * 65)
     proc = bytes([1]) + varint(10) + varint(0) + varint(1000)
     files["nthreads-max"] = head + chunk(proc + bytes([6, 0]) + varint(65536) + b"\x02" * 20)
-    files["nthreads-over"] = head + chunk(proc + bytes([6, 0]) + varint(65537) + b"\x02" * 65537 * 3)
-    threads = b"".join(bytes([3]) + varint(100000 + i) + varint(10) + varint(1000) for i in range(65537))
+    files["nthreads-over"] = head + chunk(
+        proc + bytes([6, 0]) + varint(65537) + b"\x02" * 65537 * 3)
+    threads = b"".join(
+        bytes([3]) + varint(100000 + i) + varint(10) + varint(1000) for i in range(65537))
     files["live-threads"] = head + chunk(proc + threads)
     exe = bytes([2]) + varint(10) + varint(1000) + varint(16) + b"x" * 16 + varint(1) + b"x"
     files["comm-over"] = head + chunk(proc + exe)
-    files["zero-chunk-bomb.bz2"] = bz2.compress(head + struct.pack("<II", 64 << 20, 0) + bytes(64 << 20))
+    files["zero-chunk-bomb.bz2"] = bz2.compress(
+        head + struct.pack("<II", 64 << 20, 0) + bytes(64 << 20))
     pp = struct.pack("<IQQQII", 3, 1000, 10, 1, 8, 0)
     sample = struct.pack("<Qd", 100, 1.5)
     thread = struct.pack("<IQQ", 10, 0x400000, 1000)
-    files["pperf-maps-max"] = struct.pack("<IQQQII", 3, 1000, 10, 1, 8, 0xFFFFFFFF) + sample + struct.pack("<I", 1) + thread
-    files["pperf-samples-max"] = struct.pack("<IQQQII", 3, 1000, 10, 2**64 - 1, 8, 0) + sample + struct.pack("<I", 1) + thread
+    one = struct.pack("<I", 1)
+    files["pperf-maps-max"] = (
+        struct.pack("<IQQQII", 3, 1000, 10, 1, 8, 0xFFFFFFFF) + sample + one + thread)
+    files["pperf-samples-max"] = (
+        struct.pack("<IQQQII", 3, 1000, 10, 2**64 - 1, 8, 0) + sample + one + thread)
     files["pperf-threads-max"] = pp + sample + struct.pack("<I", 0xFFFFFFFF) + thread * 3
-    files["pperf-valsize-max"] = struct.pack("<IQQQII", 3, 1000, 10, 1, 0xFFFFFFFF, 0) + sample + struct.pack("<I", 1) + thread
+    files["pperf-valsize-max"] = (
+        struct.pack("<IQQQII", 3, 1000, 10, 1, 0xFFFFFFFF, 0) + sample + one + thread)
     for name, data in files.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)

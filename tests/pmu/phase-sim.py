@@ -115,8 +115,8 @@ def main():
               "threads=1 processes=1 exit=0 totals=%d\n"
               % ((end - T0) * 1e9, hold * 1e9 * len(samples), len(samples), len(samples), total))
     with open(args.truth, "w") as f:
-        f.write("truth " + " ".join("0x%x=%.6f" % (pc, j) for pc, j in sorted(phases.truth.items()))
-                + "\n")
+        pairs = ("0x%x=%.6f" % (pc, j) for pc, j in sorted(phases.truth.items()))
+        f.write("truth " + " ".join(pairs) + "\n")
 
 
 if __name__ == "__main__":
