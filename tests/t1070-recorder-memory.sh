@@ -5,19 +5,10 @@
 . "$ROOT/tests/recorder-lib.sh"
 . "$ROOT/tests/hardening/hardening-lib.sh"
 
-# peak_kib CMD...: CMD's peak resident size in KiB (tests/hardening/hw-maxrss)
-peak_kib() {
-	"$HW/hw-maxrss" "$@" | sed -n "s/^maxrss_kib=//p"
-}
-
 # execs N: a shell that runs /bin/true N times
 execs() {
 	echo "i=0; while [ \$i -lt $1 ]; do /bin/true; i=\$((i + 1)); done"
 }
-
-# A sanitizer build keeps freed memory in quarantine: let it go at once,
-# so that the resident size shows what the sampler keeps.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0"
 
 test_expect_success '1,000 processes: every one recorded' '
 	peak_kib "$SAMPLER" -f 100 -o p1k -- sh -c "$(execs 1000)" >rss1k &&

@@ -81,7 +81,6 @@ many_addresses() {
 # missed, so the export's memory grew with the samples: here 12.6 MB for
 # 200000 samples and 42.0 MB for a million; named once per address (dso.c)
 # 22.9 MB and 22.7 MB.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0"
 test_expect_success 'addresses no symbol covers: memory follows the addresses, not the samples' '
 	python=$(readlink -f /usr/bin/python3) &&
 	read -r text_off text_size <<-EOF &&
@@ -91,9 +90,8 @@ test_expect_success 'addresses no symbol covers: memory follows the addresses, n
 	expect_ge 200000 $text_size "bytes of code in $python" &&
 	many_addresses 200000 | "$BUILD/sampler-profile" build once.prof &&
 	many_addresses 1000000 | "$BUILD/sampler-profile" build five.prof &&
-	"$HW/hw-maxrss" "$EXPORT" --format csv --symbols -o once.csv once.prof >rss1 &&
-	"$HW/hw-maxrss" "$EXPORT" --format csv --symbols -o five.csv five.prof >rss5 &&
-	once=$(sed -n "s/^maxrss_kib=//p" rss1) five=$(sed -n "s/^maxrss_kib=//p" rss5) &&
+	once=$(peak_kib "$EXPORT" --format csv --symbols -o once.csv once.prof) &&
+	five=$(peak_kib "$EXPORT" --format csv --symbols -o five.csv five.prof) &&
 	echo "peak: $once KiB for 200000 samples, $five KiB for 1000000" &&
 	expect_ge 100000 "$(grep -c ",0x[0-9a-f]*\$" once.csv)" "rows named by their address" &&
 	expect_le $((once + once / 5)) $five "peak resident KiB, five times the samples"

@@ -3,6 +3,14 @@
 # Hardening workloads come from the plain build, like $EXAMPLES (lib.sh).
 HW=$(dirname "$EXAMPLES")/tests/hardening
 
+# peak_kib CMD...: CMD's peak resident size in KiB (hw-maxrss).  A
+# sanitizer build keeps freed memory in quarantine: let it go at once, so
+# that the size shows what CMD keeps.
+peak_kib() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=0" \
+		"$HW/hw-maxrss" "$@" | sed -n "s/^maxrss_kib=//p"
+}
+
 # wait_for_line PATTERN FILE: until a line of FILE matches (at most 20 s).
 wait_for_line() {
 	for i in $(seq 400); do
