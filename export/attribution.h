@@ -65,6 +65,9 @@ struct meter_model {
 					 * and shows the last): their share */
 	bool update_measured;		/* update_s from the profile, not given */
 	bool delay_measured;		/* delay_s fitted on the profile, not given */
+	uint32_t node_profiles;		/* the profiles whose readings of the node's
+					 * counter made the spans: 1, its own, or
+					 * with its --node-peer (nodespans.c) */
 	bool pipelined;			/* a reading answers the query sent at the
 					 * previous sample (scpi): it is the meter's
 					 * state then, not at its own sample */

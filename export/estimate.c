@@ -54,7 +54,7 @@ static uint64_t row_func(struct est *e, const struct est_row *row)
 }
 
 static int add_sample(struct est *e, const struct profile_sample *s, uint64_t prev_ns, bool brk,
-		      bool peer)
+		      const int *channel)
 {
 	uint64_t t0 = e->info->host.start_ns;
 	struct est_sample *es;
@@ -84,17 +84,35 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
 	}
-	if (peer)	/* its threads draw from the node whatever it read */
-		memset(e->values + e->nsamples * e->nsc, 0, e->nsc * sizeof(double));
-	else
-		memcpy(e->values + e->nsamples * e->nsc, s->values, e->nsc * sizeof(double));
+	for (uint32_t k = 0; k < e->nsc; k++)
+		e->values[e->nsamples * e->nsc + k] = channel[k] < 0 ? NAN : s->values[channel[k]];
 	e->nrows += s->nthreads;
 	e->nsamples++;
 	return 0;
 }
 
+/* Where a peer has each of lane 0's per-sample channels: the index of its
+ * own of the same name, source, unit and kind, or -1 (its readings of
+ * the node's counters: nodespans.c). */
+static void match_channels(const struct profile_info *own, const struct profile_info *peer,
+			   int *channel)
+{
+	for (uint32_t k = 0; k < own->nsample_channels; k++) {
+		const struct channel_desc *c = &own->channels[own->sample_channel[k]];
+
+		channel[k] = -1;
+		for (uint32_t j = 0; j < peer->nsample_channels; j++) {
+			const struct channel_desc *p = &peer->channels[peer->sample_channel[j]];
+
+			if (!strcmp(c->name, p->name) && !strcmp(c->source, p->source) &&
+			    !strcmp(c->unit, p->unit) && c->scale == p->scale && c->kind == p->kind)
+				channel[k] = (int)j;
+		}
+	}
+}
+
 /* Every sample of input, with the interval it closes as rows.c has it, as
- * the next lane; a peer's readings are not used (lane 0's count the node). */
+ * the next lane; a peer's readings are of lane 0's channels it has too. */
 static int collect(struct est *e, const char *input, bool peer, struct error *err)
 {
 	struct profile_record rec;
@@ -103,9 +121,12 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	size_t first = e->nsamples;
 	double hold = 0;
 	bool brk = true;
+	int channel[PROFILE_MAX_CHANNELS];
 
 	if (!r)
 		return -1;
+	for (uint32_t k = 0; k < e->nsc; k++)
+		channel[k] = (int)k;
 	if (peer) {
 		const struct profile_info *pi = profile_reader_info(r);
 
@@ -117,6 +138,7 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 			return -1;
 		}
 		prev = pi->host.start_ns;	/* (one host: one monotonic clock) */
+		match_channels(e->info, pi, channel);
 	}
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
@@ -151,7 +173,7 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 			profile_reader_close(r);
 			return 1;
 		}
-		if (add_sample(e, &rec.sample, prev, brk, peer) < 0) {
+		if (add_sample(e, &rec.sample, prev, brk, channel) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the energy estimate of %zu samples",
 					 e->nsamples);
@@ -389,6 +411,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 				  e.nsamples);
 			goto out;
 		}
+		m->node_profiles = e.span_lanes;
 		fit_powers(&e, k);
 		memset(e.first, 0, e.nrows * sizeof(double));
 		memset(e.second, 0, e.nrows * sizeof(double));

@@ -1,10 +1,11 @@
 /* estimator.h - the trapezoid estimator's state, shared by its
- * four rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
+ * five rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
  * the result out (attribution.h), runs.c shapes each change of function
  * by how long the functions' runs last, metermodel.c turns a channel's
- * readings into the spans of its meter's updates, spread.c fits each
- * code's power and gives the spans' energy to the halves of the sample
- * intervals.  Nothing outside those four includes it. */
+ * readings into the spans of its meter's updates, nodespans.c those of a
+ * node's counter read by several profiles, spread.c fits each code's
+ * power and gives the spans' energy to the halves of the sample
+ * intervals.  Nothing outside those five includes it. */
 #ifndef SAMPLER_EXPORT_ESTIMATOR_H
 #define SAMPLER_EXPORT_ESTIMATOR_H
 
@@ -65,7 +66,8 @@ struct span {
 
 /* The profile exported is lane 0; the other lanes are its node peers:
  * profiles of the same host whose threads draw from the node meter that
- * lane 0's readings count (attribution.h). */
+ * lane 0's readings count (attribution.h), and whose readings of it cut
+ * its spans too (nodespans.c). */
 struct est {
 	const struct profile_info *info;
 	uint32_t nsc;
@@ -76,10 +78,12 @@ struct est {
 	size_t lane_end[ENERGY_MAX_PEERS + 1];	/* [lane]: one past its last sample */
 	struct est_row *rows;
 	size_t nrows, rows_cap;
-	double *values;			/* [sample * nsc + k] */
+	double *values;			/* [sample * nsc + k]; a peer's: of its channel
+					 * like lane 0's k, NAN where it has none */
 	size_t values_cap;
 	struct span *spans;
 	size_t nspans, spans_cap;
+	uint32_t span_lanes;		/* the lanes whose readings made them */
 	struct est_map *maps;
 	size_t nmaps, maps_cap;
 	struct symbolizer *symbols;	/* the functions of the rows (runs.c) */
@@ -119,10 +123,16 @@ void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char
 		   struct meter_model *m);
 /* Channel k's readings as spans under m (-1: out of memory). */
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind, const struct meter_model *m);
+/* Append a span (-1: out of memory). */
+int add_span(struct est *e, double a0, double a, double b0, double b, double energy);
 /* An external meter's delay fitted on the profile (-1: out of memory). */
 int fit_delay(struct est *e, uint32_t k, enum channel_kind kind, struct meter_model *m);
 /* "[CHANNEL=]MS" into the meters it names; -1 (err set) when bad. */
 int apply_option(const struct profile_info *info, const struct meter_option *o,
 		 struct meter_model *meters, struct error *err);
+
+/* nodespans.c: an energy counter of the node read by every lane, as the
+ * spans of all their readings; 1 when they cannot be put together. */
+int build_node_spans(struct est *e, uint32_t k, const struct meter_model *m);
 
 #endif

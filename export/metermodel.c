@@ -178,7 +178,7 @@ static double update_time(const struct est_sample *s, double lo, double hi)
 	return ((s->time - lo) * (lo + s->time) / 2 + (hi - s->time) * s->time) / (hi - lo);
 }
 
-static int add_span(struct est *e, double a0, double a, double b0, double b, double energy)
+int add_span(struct est *e, double a0, double a, double b0, double b, double energy)
 {
 	if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
 		return -1;
@@ -277,8 +277,15 @@ static int build_power_spans(struct est *e, uint32_t k, const struct meter_model
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
+	e->span_lanes = 1;
 	if (kind == CHANNEL_POWER && m->update_s > 0)
 		return build_power_spans(e, k, m);
+	if (kind == CHANNEL_ENERGY && e->nlanes > 1) {
+		int node = build_node_spans(e, k, m);
+
+		if (node <= 0)
+			return node;
+	}
 	/* the previous update: its mean time and its window [prev_lo, prev_hi] */
 	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
 	double prev_lo = prev_t, prev_hi = prev_t;

@@ -1,7 +1,8 @@
 # sampler-export: profiles to perf.data, CSV, pperf and summaries.
 # The energy attribution (attribution.h), linked into sampler top too.
 ENERGY_OBJS := $(BUILD)/export/attribution.o $(BUILD)/export/estimate.o \
-	$(BUILD)/export/metermodel.o $(BUILD)/export/spread.o $(BUILD)/export/runs.o
+	$(BUILD)/export/metermodel.o $(BUILD)/export/spread.o $(BUILD)/export/runs.o \
+	$(BUILD)/export/nodespans.o
 EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/common/buildid.o \
 	$(BUILD)/export/features.o $(ENERGY_OBJS) $(BUILD)/export/csv.o \

@@ -45,14 +45,16 @@ static size_t slot_row(const struct est *e, size_t h, uint32_t j)
 
 /* A thread's share of the wall time of its sample's interval that it ran
  * (its CPU time / the interval; 1/nthreads each when none ran: they all
- * waited while the machine spent it); 0 for a row whose sample lacks the
- * reading (its cell stays empty, so it cannot carry energy). */
+ * waited while the machine spent it); 0 for a row of lane 0 whose sample
+ * lacks the reading (its cell stays empty, so it cannot carry energy; a
+ * peer's threads draw from the node whatever the peer read). */
 static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row, uint32_t k)
 {
 	const struct est_sample *s = &e->samples[h / 2];
 	double wall = s->time - s->active;
+	size_t sample = e->rows[row].sample;
 
-	if (isnan(e->values[e->rows[row].sample * e->nsc + k]))
+	if (sample < e->nown && isnan(e->values[sample * e->nsc + k]))
 		return 0;
 	if (s->cpu > 0 && wall > 0)
 		return fmin(1, e->rows[s->row0 + j].cpu / wall);
@@ -236,9 +238,17 @@ static void lanes_start(const struct est *e, size_t *from)
 		from[l] = l ? 2 * e->lane_end[l - 1] : 0;
 }
 
+/* Whether span sp meets lane 0's run (the peers' readings make spans
+ * before and after it too: nodespans.c). */
+static bool within_own_run(const struct est *e, const struct span *sp)
+{
+	return e->nown && sp->b > e->samples[0].start && sp->a0 < e->samples[e->nown - 1].time;
+}
+
 /* One round: every span's energy to the halves it overlaps, by overlap
  * times modelled power; a span that overlaps none (before the first
- * sample, or of no length) to the half it ends in or the next.  What a
+ * sample, or of no length) and meets lane 0's run to the half it ends in
+ * or the next.  What a
  * half receives is summed over the spans, then handed to its threads in
  * one pass (give_half is linear in both), so a round costs one pass over
  * the spans and one over the rows, however many spans meet a half. */
@@ -280,7 +290,7 @@ void spread(struct est *e, uint32_t k, double *out)
 
 			while (g + 1 < end && half_end(e, g) < sp->b)
 				g++;
-			if (end)
+			if (end && within_own_run(e, sp))
 				e->half_energy[g] += sp->energy;
 			continue;
 		}
