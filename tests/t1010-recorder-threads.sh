@@ -75,7 +75,13 @@ test_expect_success 'the main thread exits first: the process goes on without it
 	expect_grep "^exit tid=$other pid=$pid .*whole=1" leader.txt &&
 	after=$(awk -v leader="^exit tid=$pid " -v other="^ts tid=$other " \
 		"\$0 ~ leader { gone = 1 } gone && \$0 ~ other" leader.txt | wc -l) &&
-	expect_ge "$(($(records leader.txt sample) * 3 / 4))" "$after" "samples of the second thread after the leader exited" &&
+	samples_after=$(awk -v leader="^exit tid=$pid " \
+		"\$0 ~ leader { gone = 1 } gone && /^sample /" leader.txt | wc -l) &&
+	expect_eq "$samples_after" "$after" "samples after the leader exited that hold the second thread" &&
+	# (the leader'"'"'s pthread_exit loads libgcc_s to unwind, 1.5 ms of CPU;
+	# with three tracers on a busy VM it once took 58 ms of the 300 to get
+	# it, leaving 69% of the samples after it)
+	expect_ge "$(($(records leader.txt sample) / 2))" "$after" "samples of the second thread after the leader exited" &&
 	expect_schedule leader.txt &&
 	check_snapshots leader.txt
 '
