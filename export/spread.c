@@ -248,10 +248,10 @@ static bool within_own_run(const struct est *e, const struct span *sp)
 /* One round: every span's energy to the halves it overlaps, by overlap
  * times modelled power; a span that overlaps none (before the first
  * sample, or of no length) and meets lane 0's run to the half it ends in
- * or the next.  What a
- * half receives is summed over the spans, then handed to its threads in
- * one pass (give_half is linear in both), so a round costs one pass over
- * the spans and one over the rows, however many spans meet a half. */
+ * or the next.  What a half receives is summed over the spans, then
+ * handed to its threads in one pass (give_half is linear in both), so a
+ * round costs one pass over the spans and one over the rows, however
+ * many spans meet a half. */
 void spread(struct est *e, uint32_t k, double *out)
 {
 	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1], nh = 2 * e->nsamples;
