@@ -68,6 +68,11 @@ struct meter_model {
 	uint32_t node_profiles;		/* the profiles whose readings of the node's
 					 * counter made the spans: 1, its own, or
 					 * with its --node-peer (nodespans.c) */
+	uint64_t long_intervals;	/* the profile's long intervals (the recorder
+					 * got no CPU for a while: spread.c) */
+	double long_middle_s;		/* their middles' time, whose energy went to
+					 * the profile's mix of code */
+	double longest_s;		/* the longest sample interval */
 	bool pipelined;			/* a reading answers the query sent at the
 					 * previous sample (scpi): it is the meter's
 					 * state then, not at its own sample */

@@ -295,9 +295,11 @@ static int alloc_halves(struct est *e)
 	e->half_energy_q = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_seconds_q = calloc(2 * e->nsamples + 1, sizeof(double));
 	e->half_overlap_q = calloc(2 * e->nsamples + 1, sizeof(double));
+	e->mix_watts = calloc(e->nsamples + 1, sizeof(double));
+	e->mix_overlap = calloc(e->nsamples + 1, sizeof(double));
 	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap &&
-	       e->half_watts_q && e->half_energy_q && e->half_seconds_q && e->half_overlap_q ?
-	       0 : -1;
+	       e->half_watts_q && e->half_energy_q && e->half_seconds_q && e->half_overlap_q &&
+	       e->mix_watts && e->mix_overlap ? 0 : -1;
 }
 
 /* The split of each interval between a thread's two PCs, when they
@@ -337,6 +339,9 @@ static void est_free(struct est *e)
 	free(e->half_energy_q);
 	free(e->half_seconds_q);
 	free(e->half_overlap_q);
+	free(e->mix_watts);
+	free(e->mix_overlap);
+	free(e->func_run);
 	symbolizer_free(e->symbols);
 	free(e->first);
 	free(e->second);
@@ -378,7 +383,8 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		return ret;
 	}
 	ret = -1;
-	if (number_keys(&e) < 0 || shape_changes(&e) < 0 || alloc_halves(&e) < 0 ||
+	if (number_keys(&e) < 0 || shape_changes(&e) < 0 || set_fades(&e) < 0 ||
+	    alloc_halves(&e) < 0 ||
 	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
 	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||
@@ -412,6 +418,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 			goto out;
 		}
 		m->node_profiles = e.span_lanes;
+		measure_long(&e, m);
 		fit_powers(&e, k);
 		memset(e.first, 0, e.nrows * sizeof(double));
 		memset(e.second, 0, e.nrows * sizeof(double));

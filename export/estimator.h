@@ -24,6 +24,9 @@ struct est_sample {
 	double read;			/* when its meters were read: at the end of the
 					 * hold that follows it (the next one's active) */
 	double cpu_max;			/* the most CPU time one thread used in it */
+	double fade;			/* how far into the active part from either end
+					 * its threads' PCs there tell what ran: all of it,
+					 * but in a long interval (spread.c) */
 	size_t row0;
 	uint32_t nthreads;
 	double cpu;			/* its threads' CPU time in the interval, s */
@@ -88,6 +91,7 @@ struct est {
 	size_t nmaps, maps_cap;
 	struct symbolizer *symbols;	/* the functions of the rows (runs.c) */
 	uint32_t nkeys, nfuncs;
+	double *func_run;		/* per function: its mean run, in samples (runs.c) */
 	double *power, *num, *den;	/* per key */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once);
@@ -96,6 +100,11 @@ struct est {
 	/* the same for the shape term of the change points (spread.c): the
 	 * expected time moved by a thread's shape, per unit of shape */
 	double *half_watts_q, *half_energy_q, *half_seconds_q, *half_overlap_q;
+	/* per sample, the middle of a long interval (spread.c): its modelled
+	 * power and its expected time in the span at hand; per lane, the
+	 * energy the spans give the middles (handed to the lane's rows) */
+	double *mix_watts, *mix_overlap;
+	double lane_mix[ENERGY_MAX_PEERS + 1];
 	/* the last round: the energy given to each thread's slots of a
 	 * sample's interval, [own row], the first half's (at the thread's
 	 * previous PC) and the second's (at its PC now) */
@@ -104,6 +113,12 @@ struct est {
 
 /* spread.c: the model of the halves, one round of it, the fit */
 double mean_interval(const struct est *e);
+/* Each sample's fade (after shape_changes): where a long interval's ends
+ * stop telling what ran (-1: out of memory). */
+int set_fades(struct est *e);
+/* Lane 0's long intervals, their middles' time and its longest interval,
+ * into m. */
+void measure_long(const struct est *e, struct meter_model *m);
 /* One round: every span's energy to the halves it overlaps, by modelled
  * power; out (the last round) gets each row's part of channel k. */
 void spread(struct est *e, uint32_t k, double *out);

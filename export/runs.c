@@ -18,7 +18,12 @@
  * difference from n, split between the run's two ends, moves the mean of
  * each change point: the function before a change gets mu of the
  * interval, mu = 1/2 + (delta_before - delta_after) / 2, as a change-point
- * density 1 + shape (2u - 1) with shape = 6 (mu - 1/2), kept in [-1, 1]. */
+ * density 1 + shape (2u - 1) with shape = 6 (mu - 1/2), kept in [-1, 1].
+ *
+ * Each function's mean run, in samples, over all its runs (one cut by a
+ * window or the thread's life counts as long as it was seen), also tells
+ * how far into a long interval its PC at either end still says what ran
+ * (spread.c). */
 #include "estimator.h"
 
 #include <math.h>
@@ -50,9 +55,11 @@ int shape_changes(struct est *e)
 	bool *closed = calloc(e->nrows + 1, sizeof(*closed));
 	struct run_stats *st = calloc(e->nfuncs + 1, sizeof(*st));
 	double *delta = calloc(e->nrows + 1, sizeof(*delta));
+	double *runs = calloc(e->nfuncs + 1, sizeof(*runs));
 	int ret = -1;
 
-	if (!start || !len || !closed || !st || !delta)
+	e->func_run = calloc(e->nfuncs + 1, sizeof(*e->func_run));
+	if (!start || !len || !closed || !st || !delta || !runs || !e->func_run)
 		goto out;
 	for (size_t r = 0; r < e->nrows; r++) {
 		size_t p = e->rows[r].prev;
@@ -63,6 +70,13 @@ int shape_changes(struct est *e)
 		if (p != NO_ROW && changed(e, r))
 			closed[start[p]] = true;	/* a change ends p's run */
 	}
+	for (size_t r = 0; r < e->nrows; r++)
+		if (start[r] == r) {
+			runs[e->rows[r].func_id]++;
+			e->func_run[e->rows[r].func_id] += len[r];
+		}
+	for (uint32_t f = 0; f < e->nfuncs; f++)
+		e->func_run[f] = runs[f] > 0 ? e->func_run[f] / runs[f] : 1;
 	/* each function's whole runs: opened and closed by a change */
 	for (size_t r = 0; r < e->nrows; r++)
 		if (start[r] == r && changed(e, r) && closed[r]) {
@@ -102,5 +116,6 @@ out:
 	free(closed);
 	free(st);
 	free(delta);
+	free(runs);
 	return ret;
 }

@@ -9,16 +9,30 @@
  * F(u) = u + shape (u^2 - u): the linear fade of a uniform change plus
  * shape times the term q(u) = u^2 - u, negated for the half before.  Each
  * half keeps both parts (the _q arrays, per unit of shape) and each thread
- * weighs the second by its own shape. */
+ * weighs the second by its own shape.
+ *
+ * A long interval (the recorder got no CPU for a while) is no single
+ * change: its ends tell what ran near them only.  Each half's PC fades out
+ * over its fade (as far as its function's mean run, and at least
+ * LONG_INTERVAL of the lane's median intervals) from its end, and the
+ * middle left between them ran the lane's mix of code: its energy goes to
+ * the lane's rows in proportion to what they get (give_mix). */
 #include "estimator.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Rounds of the per-PC power fit (a fixed-point iteration from equal
  * powers): on t2110's runs 5 rounds left gamma 2-4 points too high, 20
  * and 60 gave the same shares. */
 #define FIT_ROUNDS 20
+
+/* The median intervals (at least) over which a long interval's ends fade:
+ * a 100 ms stall in a 3 s run of 5 ms phases sampled at 1 kHz gave its
+ * energy to the PCs at its two ends, up to 22% of a function's energy
+ * (tests/pmu/phase-sim.py --stall-ms). */
+#define LONG_INTERVAL 4
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval
  * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
@@ -41,6 +55,68 @@ static size_t slot_row(const struct est *e, size_t h, uint32_t j)
 	if (h & 1 || e->rows[own].prev == NO_ROW)
 		return own;
 	return e->rows[own].prev;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int set_fades(struct est *e)
+{
+	double *len = malloc((e->nsamples + 1) * sizeof(*len));
+	size_t s0 = 0;
+
+	if (!len)
+		return -1;
+	for (uint32_t l = 0; l < e->nlanes; s0 = e->lane_end[l++]) {
+		size_t n = 0;
+		double median;
+
+		for (size_t i = s0; i < e->lane_end[l]; i++)
+			len[n++] = e->samples[i].time - e->samples[i].active;
+		qsort(len, n, sizeof(*len), cmp_double);
+		median = n ? len[n / 2] : 0;
+		for (size_t i = s0; i < e->lane_end[l]; i++) {
+			struct est_sample *s = &e->samples[i];
+			double runs = LONG_INTERVAL;
+
+			for (uint32_t j = 0; j < s->nthreads; j++) {
+				const struct est_row *r = &e->rows[s->row0 + j];
+
+				runs = fmax(runs, e->func_run[r->func_id]);
+				if (r->prev != NO_ROW)
+					runs = fmax(runs, e->func_run[e->rows[r->prev].func_id]);
+			}
+			s->fade = s->time - s->active;
+			if (median > 0 && runs * median < s->fade)
+				s->fade = runs * median;
+		}
+	}
+	free(len);
+	return 0;
+}
+
+static bool is_long(const struct est_sample *s)
+{
+	return s->fade < s->time - s->active;
+}
+
+void measure_long(const struct est *e, struct meter_model *m)
+{
+	m->long_intervals = 0;
+	m->long_middle_s = m->longest_s = 0;
+	for (size_t i = 0; i < e->nown; i++) {
+		const struct est_sample *s = &e->samples[i];
+
+		m->longest_s = fmax(m->longest_s, s->time - s->start);
+		if (is_long(s)) {	/* (its middle: the active part less half of each fade) */
+			m->long_intervals++;
+			m->long_middle_s += s->time - s->active - s->fade;
+		}
+	}
 }
 
 /* A thread's share of the wall time of its sample's interval that it ran
@@ -133,46 +209,85 @@ static double membership(const struct span *sp, double x, double mid)
 	return in - out;
 }
 
+/* How far moment x is through half h's fade, from 0 to 1: the first
+ * half's from the active part's start, the second's up to its end (the
+ * same u over the whole part, but in a long interval). */
+static double fade_u(const struct est *e, size_t h, double x)
+{
+	const struct est_sample *s = &e->samples[h / 2];
+	double u = h & 1 ? 1 - (s->time - x) / s->fade : (x - s->active) / s->fade;
+
+	return fmin(1, fmax(0, u));
+}
+
 /* The chance that at moment x a thread of half h's interval runs its PC
  * of that half: the change from one PC to the other fell anywhere in the
  * active part, uniformly, so the first half's PC fades from 1 to 0 over it
- * and the second's grows. */
+ * and the second's grows (in a long interval, over their fades). */
 static double half_weight(const struct est *e, size_t h, double x)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-	double u = (x - s->active) / (s->time - s->active);
+	double u = fade_u(e, h, x);
 
 	return h & 1 ? u : 1 - u;
 }
 
-/* The shape term at moment x of half h's interval: u^2 - u. */
+/* The shape term at moment x of half h's interval: u^2 - u (none in a
+ * long interval: no single change). */
 static double half_quad(const struct est *e, size_t h, double x)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-	double u = (x - s->active) / (s->time - s->active);
+	double u = fade_u(e, h, x);
 
-	return u * u - u;
+	return is_long(&e->samples[h / 2]) ? 0 : u * u - u;
+}
+
+/* The chance that at moment x a long interval's thread runs neither PC:
+ * the middle. */
+static double mix_weight(const struct est *e, size_t h, double x)
+{
+	return 1 - half_weight(e, h & ~(size_t)1, x) - half_weight(e, h | 1, x);
+}
+
+/* x into the sorted cuts c[0..n) */
+static int add_cut(double *c, int n, double x)
+{
+	int i = n;
+
+	for (; i > 0 && c[i - 1] > x; i--)
+		c[i] = c[i - 1];
+	c[i] = x;
+	return n + 1;
 }
 
 /* The time of half h expected in span sp: the integral over the active
- * part of its PC's chance times the span's; *q that of the shape term.
- * Between the span's corners the one is linear, the other quadratic, the
- * span's chance linear: Simpson's rule is exact on each piece. */
-static double overlap_of(const struct est *e, size_t h, const struct span *sp, double *q)
+ * part of its PC's chance times the span's; *q that of the shape term,
+ * and *mix (when given) that of the middle of a long interval.  Between
+ * the span's corners and the fades' ends the one is linear, the other
+ * quadratic, the span's chance linear: Simpson's rule is exact on each
+ * piece. */
+static double overlap_of(const struct est *e, size_t h, const struct span *sp, double *q,
+			 double *mix)
 {
+	const struct est_sample *s = &e->samples[h / 2];
 	double lo = fmax(half_start(e, h), sp->a0), hi = fmin(half_end(e, h), sp->b);
-	double cut[4], ov = 0, oq = 0;
+	double cut[6], ov = 0, oq = 0, om = 0;
+	bool middle = mix && is_long(s);
+	int n = 0;
 
 	*q = 0;
+	if (mix)
+		*mix = 0;
 	if (!(hi > lo))
 		return 0;
-	cut[0] = lo;
-	cut[1] = fmin(fmax(sp->a, lo), hi);
-	cut[2] = fmin(fmax(sp->b0, cut[1]), hi);
-	cut[3] = hi;
-	for (int i = 0; i < 3; i++) {
+	n = add_cut(cut, n, lo);
+	n = add_cut(cut, n, hi);
+	n = add_cut(cut, n, fmin(fmax(sp->a, lo), hi));
+	n = add_cut(cut, n, fmin(fmax(sp->b0, lo), hi));
+	if (is_long(s)) {
+		n = add_cut(cut, n, fmin(fmax(s->active + s->fade, lo), hi));
+		n = add_cut(cut, n, fmin(fmax(s->time - s->fade, lo), hi));
+	}
+	for (int i = 0; i + 1 < n; i++) {
 		double x0 = cut[i], x1 = cut[i + 1], mid = (x0 + x1) / 2;
-
 		double m0, mm, m1;
 
 		if (!(x1 > x0))
@@ -184,19 +299,56 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp, d
 				       half_weight(e, h, x1) * m1);
 		oq += (x1 - x0) / 6 * (half_quad(e, h, x0) * m0 + 4 * half_quad(e, h, mid) * mm +
 				       half_quad(e, h, x1) * m1);
+		if (middle)
+			om += (x1 - x0) / 6 * (mix_weight(e, h, x0) * m0 +
+					       4 * mix_weight(e, h, mid) * mm +
+					       mix_weight(e, h, x1) * m1);
 	}
+	if (middle)
+		*mix = fmax(0, om);
 	if (!(ov > 0))
 		return 0;
 	*q = oq;
 	return ov;
 }
 
-/* Every half's modelled power under the current powers: a span meets
- * several halves and a half several spans, so each is summed once. */
+/* The mean power of the lane's code per second run (its mix): the
+ * powers of its rows' codes weighed by their CPU time. */
+static double lane_power(const struct est *e, uint32_t l)
+{
+	size_t s0 = l ? e->lane_end[l - 1] : 0;
+	double watts = 0, cpu = 0;
+
+	for (size_t i = s0; i < e->lane_end[l]; i++)
+		for (uint32_t j = 0; j < e->samples[i].nthreads; j++) {
+			const struct est_row *r = &e->rows[e->samples[i].row0 + j];
+
+			watts += r->cpu * e->power[r->key];
+			cpu += r->cpu;
+		}
+	return cpu > 0 ? watts / cpu : 0;
+}
+
+/* Every half's modelled power under the current powers, and every long
+ * interval's middle's: a span meets several halves and a half several
+ * spans, so each is summed once. */
 static void model_halves(struct est *e, uint32_t k)
 {
+	size_t s0 = 0;
+
 	for (size_t h = 0; h < 2 * e->nsamples; h++)
 		e->half_watts[h] = half_power(e, h, k, &e->half_watts_q[h]);
+	for (uint32_t l = 0; l < e->nlanes; s0 = e->lane_end[l++]) {
+		double mean = lane_power(e, l);
+
+		for (size_t i = s0; i < e->lane_end[l]; i++) {
+			const struct est_sample *s = &e->samples[i];
+
+			e->mix_watts[i] = 0;
+			for (uint32_t j = 0; is_long(s) && j < s->nthreads; j++)
+				e->mix_watts[i] += slot_weight(e, 2 * i + 1, j, s->row0 + j, k) * mean;
+		}
+	}
 }
 
 /* The halves of each lane that span sp may overlap: [from[l], to[l]),
@@ -225,11 +377,63 @@ static double predicted(struct est *e, const struct span *sp, const size_t *from
 
 	for (uint32_t l = 0; l < e->nlanes; l++)
 		for (size_t g = from[l]; g < to[l]; g++) {
-			e->half_overlap[g] = overlap_of(e, g, sp, &e->half_overlap_q[g]);
+			e->half_overlap[g] = overlap_of(e, g, sp, &e->half_overlap_q[g],
+							g & 1 ? &e->mix_overlap[g / 2] : NULL);
 			total += e->half_overlap[g] * e->half_watts[g] +
 				 e->half_overlap_q[g] * e->half_watts_q[g];
+			if (g & 1)
+				total += e->mix_overlap[g / 2] * e->mix_watts[g / 2];
 		}
 	return total;
+}
+
+/* The middle of long intervals of lane l in span sp: its modelled energy
+ * (model_halves, predicted). */
+static double lane_middles(const struct est *e, uint32_t l, const size_t *from, const size_t *to)
+{
+	double watts = 0;
+
+	for (size_t g = from[l] | 1; g < to[l]; g += 2)
+		watts += e->mix_overlap[g / 2] * e->mix_watts[g / 2];
+	return watts;
+}
+
+/* Lane l's middles' energy (lane_mix) to its rows in proportion to what
+ * they got from the halves, the lane's mix of code; by CPU time where
+ * they got none.  A row whose sample lacks the reading gets none. */
+static void give_mix(struct est *e, uint32_t l, uint32_t k, double *out)
+{
+	size_t s0 = l ? e->lane_end[l - 1] : 0, s1 = e->lane_end[l], r0, r1;
+	double got = 0, cpu = 0;
+
+	if (!(e->lane_mix[l] > 0) || s1 == s0)
+		return;
+	r0 = e->samples[s0].row0;
+	r1 = e->samples[s1 - 1].row0 + e->samples[s1 - 1].nthreads;
+	for (size_t r = r0; r < r1; r++) {
+		size_t sample = e->rows[r].sample;
+
+		got += out[r * e->nsc + k];
+		if (!(sample < e->nown && isnan(e->values[sample * e->nsc + k])))
+			cpu += e->rows[r].cpu;
+	}
+	for (size_t r = r0; r < r1; r++) {
+		size_t sample = e->rows[r].sample;
+		double part;
+
+		if (got > 0) {
+			double scale = e->lane_mix[l] / got;
+
+			part = out[r * e->nsc + k] * scale;
+			e->first[r] += e->first[r] * scale;
+			e->second[r] += e->second[r] * scale;
+		} else if (cpu > 0 && !(sample < e->nown && isnan(e->values[sample * e->nsc + k]))) {
+			part = e->lane_mix[l] * e->rows[r].cpu / cpu;
+		} else {
+			continue;
+		}
+		out[r * e->nsc + k] += part;
+	}
 }
 
 static void lanes_start(const struct est *e, size_t *from)
@@ -262,6 +466,7 @@ void spread(struct est *e, uint32_t k, double *out)
 	memset(e->half_seconds, 0, nh * sizeof(double));
 	memset(e->half_energy_q, 0, nh * sizeof(double));
 	memset(e->half_seconds_q, 0, nh * sizeof(double));
+	memset(e->lane_mix, 0, sizeof(e->lane_mix));
 	model_halves(e, k);
 	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
@@ -274,7 +479,8 @@ void spread(struct est *e, uint32_t k, double *out)
 		lane_halves(e, sp, from, to);
 		total = predicted(e, sp, from, to);
 		if (model) {		/* what no update saw: the fitted powers */
-			for (uint32_t l = 0; l < e->nlanes; l++)
+			for (uint32_t l = 0; l < e->nlanes; l++) {
+				e->lane_mix[l] += lane_middles(e, l, from, to);
 				for (size_t g = from[l]; g < to[l]; g++)
 					if (e->half_overlap[g] > 0) {
 						e->half_energy[g] += e->half_overlap[g] *
@@ -283,6 +489,7 @@ void spread(struct est *e, uint32_t k, double *out)
 						e->half_energy_q[g] += e->half_overlap_q[g];
 						e->half_seconds_q[g] += e->half_overlap_q[g];
 					}
+			}
 			continue;
 		}
 		if (!(total > 0)) {	/* (lane 0's half: the meter's own profile) */
@@ -294,7 +501,8 @@ void spread(struct est *e, uint32_t k, double *out)
 				e->half_energy[g] += sp->energy;
 			continue;
 		}
-		for (uint32_t l = 0; l < e->nlanes; l++)
+		for (uint32_t l = 0; l < e->nlanes; l++) {
+			e->lane_mix[l] += sp->energy * lane_middles(e, l, from, to) / total;
 			for (size_t g = from[l]; g < to[l]; g++) {
 				double ov = e->half_overlap[g];
 
@@ -305,10 +513,13 @@ void spread(struct est *e, uint32_t k, double *out)
 					e->half_seconds_q[g] += e->half_overlap_q[g];
 				}
 			}
+		}
 	}
 	for (size_t g = 0; g < nh; g++)
 		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
 			give_half(e, g, k, out);
+	for (uint32_t l = 0; out && l < e->nlanes; l++)
+		give_mix(e, l, k, out);
 }
 
 double mean_interval(const struct est *e)

@@ -25,6 +25,10 @@ sampler's intervals were longer than the meter's update, the updates
 before the last one in each reached no reading (missed%), and their
 energy is the fitted powers' estimate.  Above MISSED_PCT the report says
 to poll the meter (scpi's poll_hz=) or read its energy count.
+
+A long interval (the recorder got no CPU for many sampling intervals) is
+no single change of code: the rule gives its middle's energy to the
+profile's mix of code, and the report says how many and how long.
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ def rows(profile: Any) -> list[dict[str, Any]]:
                 "intervals": intervals,
                 "no_update_pct": 100.0 * no_update / intervals if intervals else math.nan,
                 "missed_pct": 100.0 * float(m.get("missed", "0")),
+                "long": int(m.get("long", "0")),
+                "long_ms": float(m.get("long_ms", "0")),
+                "longest_ms": float(m.get("longest_ms", "nan")),
                 "power": ch is not None and ch.kind == "power",
                 # random, per update: where in its interval it fell
                 "placement_sd_ms": update / math.sqrt(12),
@@ -170,6 +177,17 @@ def _text(path: str, profile: Any) -> str:
                 "least twice its rate) or read its energy count (docs/PLUGINS.md)"
                 % (r["missed_pct"], r["channel"], r["update_ms"])
             )
+    if found[0]["long"]:
+        one = found[0]["long"] == 1
+        lines.append(
+            "# long: %d sampling %s, the longest %.1f ms: the recorder got no CPU "
+            "for that long (a loaded or stolen CPU; it runs at a real-time priority "
+            "when permitted); the energy of %.1f ms in the middle of %s went to the "
+            "profile's mix of code, not to the code at %s ends (docs/ACCURACY.md)"
+            % (found[0]["long"], "interval" if one else "intervals",
+               found[0]["longest_ms"], found[0]["long_ms"], "it" if one else "them",
+               "its" if one else "their")
+        )
     found_runs = runs(profile)
     if found_runs is None:
         lines.append("# runs per function: this CSV has no symbols (export it with --symbols)")

@@ -4,14 +4,16 @@ with an exact meter, to test the energy estimator alone (t2110,
 docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
-               [--update-ms 1] [--seconds 1.2] TRUTH >PROFILE.txt
+               [--update-ms 1] [--seconds 1.2] [--stall-ms 0] TRUTH >PROFILE.txt
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
 gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
 then rest again.  The sampler stops it at hz (each sample up to 5% of a
 period late) and holds it stopped hold-us, reading the meter at the end of
-the hold; the meter is a RAPL counter (integer uJ) that updates every
-update-ms (+- 0.1 ms, from a random phase) with the energy drawn so far.
+the hold; with stall-ms, it takes no sample for that long from a third of
+the run on (a recorder that got no CPU: the thread runs on).  The meter is
+a RAPL counter (integer uJ) that updates every update-ms (+- 0.1 ms, from a
+random phase) with the energy drawn so far.
 The profile goes to stdout in the text form sampler-profile build reads,
 PCs 0xa, 0xb, 0xc (alpha, beta, gamma) and 0xd (rest); TRUTH gets
 "truth 0xa=J 0xb=J 0xc=J 0xd=J".
@@ -59,6 +61,7 @@ def main():
     p.add_argument("--phase-ms", type=float, default=5)
     p.add_argument("--update-ms", type=float, default=1)
     p.add_argument("--seconds", type=float, default=1.2)
+    p.add_argument("--stall-ms", type=float, default=0)
     p.add_argument("truth")
     args = p.parse_args()
     rng = random.Random(args.seed)
@@ -68,9 +71,12 @@ def main():
     # The samples: (wall time of the stop, CPU time then); the thread runs
     # from the end of one hold to the next stop.
     samples, cpu, run_from, slot = [], 0.0, T0, 1
+    stall_from = T0 + phases.end / 3
     while True:
         stop = T0 + (slot + 0.05 * rng.random()) * period
         slot += 1
+        if stall_from <= stop < stall_from + args.stall_ms * 1e-3:
+            continue
         if cpu + stop - run_from >= phases.end:
             break
         cpu += stop - run_from
