@@ -101,10 +101,14 @@ struct est {
 	 * expected time moved by a thread's shape, per unit of shape */
 	double *half_watts_q, *half_energy_q, *half_seconds_q, *half_overlap_q;
 	/* per sample, the middle of a long interval (spread.c): its modelled
-	 * power and its expected time in the span at hand; per lane, the
-	 * energy the spans give the middles (handed to the lane's rows) */
+	 * power and its expected time in the span at hand; per lane, one
+	 * round's energy the spans give the middles (handed to the lane's
+	 * rows), and the modelled energy of the lane in the meter's spans that
+	 * several lanes meet and the energy they give it (lane_settle) */
 	double *mix_watts, *mix_overlap;
 	double lane_mix[ENERGY_MAX_PEERS + 1];
+	double lane_model[ENERGY_MAX_PEERS + 1], lane_meter[ENERGY_MAX_PEERS + 1];
+	double shared_energy, shared_model;	/* of the spans several lanes meet */
 	/* the last round: the energy given to each thread's slots of a
 	 * sample's interval, [own row], the first half's (at the thread's
 	 * previous PC) and the second's (at its PC now) */

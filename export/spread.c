@@ -34,6 +34,10 @@
  * (tests/pmu/phase-sim.py --stall-ms). */
 #define LONG_INTERVAL 4
 
+/* The weight of a peer's interval in which none of its threads ran,
+ * against a thread that ran all of its interval (slot_weight). */
+#define IDLE_LANE 1e-3
+
 /* Half h of the sample intervals: 2i is the half of sample i's interval
  * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
  * of sample i.  Both cover the interval's active part, weighted
@@ -121,7 +125,9 @@ void measure_long(const struct est *e, struct meter_model *m)
 
 /* A thread's share of the wall time of its sample's interval that it ran
  * (its CPU time / the interval; 1/nthreads each when none ran: they all
- * waited while the machine spent it); 0 for a row of lane 0 whose sample
+ * waited while the machine spent it, but where other lanes may have run,
+ * IDLE_LANE/nthreads: a lane that ran nothing takes its part only of
+ * what no lane ran); 0 for a row of lane 0 whose sample
  * lacks the reading (its cell stays empty, so it cannot carry energy; a
  * peer's threads draw from the node whatever the peer read). */
 static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row, uint32_t k)
@@ -134,7 +140,7 @@ static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row,
 		return 0;
 	if (s->cpu > 0 && wall > 0)
 		return fmin(1, e->rows[s->row0 + j].cpu / wall);
-	return 1.0 / s->nthreads;
+	return (e->nlanes > 1 ? IDLE_LANE : 1.0) / s->nthreads;
 }
 
 /* Thread j's shape in half h, with the half's sign (q is added to the
@@ -398,15 +404,16 @@ static double lane_middles(const struct est *e, uint32_t l, const size_t *from, 
 	return watts;
 }
 
-/* Lane l's middles' energy (lane_mix) to its rows in proportion to what
- * they got from the halves, the lane's mix of code; by CPU time where
- * they got none.  A row whose sample lacks the reading gets none. */
-static void give_mix(struct est *e, uint32_t l, uint32_t k, double *out)
+/* extra joules to lane l's rows in proportion to what they got from the
+ * halves, the lane's mix of code (extra may be negative: the lanes'
+ * totals); by CPU time where they got none.  A row whose sample lacks the
+ * reading gets none. */
+static void give_lane(struct est *e, uint32_t l, uint32_t k, double *out, double extra)
 {
 	size_t s0 = l ? e->lane_end[l - 1] : 0, s1 = e->lane_end[l], r0, r1;
 	double got = 0, cpu = 0;
 
-	if (!(e->lane_mix[l] > 0) || s1 == s0)
+	if (extra == 0 || s1 == s0)
 		return;
 	r0 = e->samples[s0].row0;
 	r1 = e->samples[s1 - 1].row0 + e->samples[s1 - 1].nthreads;
@@ -422,17 +429,69 @@ static void give_mix(struct est *e, uint32_t l, uint32_t k, double *out)
 		double part;
 
 		if (got > 0) {
-			double scale = e->lane_mix[l] / got;
+			double scale = fmax(-1, extra / got);
 
 			part = out[r * e->nsc + k] * scale;
 			e->first[r] += e->first[r] * scale;
 			e->second[r] += e->second[r] * scale;
-		} else if (cpu > 0 && !(sample < e->nown && isnan(e->values[sample * e->nsc + k]))) {
-			part = e->lane_mix[l] * e->rows[r].cpu / cpu;
+		} else if (extra > 0 && cpu > 0 &&
+			   !(sample < e->nown && isnan(e->values[sample * e->nsc + k]))) {
+			part = extra * e->rows[r].cpu / cpu;
 		} else {
 			continue;
 		}
 		out[r * e->nsc + k] += part;
+	}
+}
+
+/* What lane l's total moves by so that the lanes share the meter's
+ * spans that several of them meet in proportion to their modelled energy
+ * in them, not as the sum of each span's split (docs/ACCURACY.md, "Ranks
+ * sharing a node"): a lane whose intervals are longer (its sampler got
+ * less CPU) is spread thin over them, takes part of every span where it
+ * did not run and loses none where it did to a lane placed sharply, so
+ * the sum of the splits favours it.  The sum of its modelled energy does
+ * not depend on where in its intervals it is placed: its CPU time at its
+ * code's fitted power.  One lane: nothing to share, 0. */
+static double lane_settle(const struct est *e, uint32_t l)
+{
+	if (e->nlanes < 2 || !(e->shared_model > 0))
+		return 0;
+	return e->shared_energy * e->lane_model[l] / e->shared_model - e->lane_meter[l];
+}
+
+/* A meter span's energy to the halves and middles of every lane by their
+ * modelled energy in it (predicted: total), and to the lanes' sums. */
+static void give_span(struct est *e, const struct span *sp, const size_t *from, const size_t *to,
+		      double total)
+{
+	double lane[ENERGY_MAX_PEERS + 1];
+	uint32_t present = 0;
+
+	for (uint32_t l = 0; l < e->nlanes; l++) {
+		lane[l] = lane_middles(e, l, from, to);
+		e->lane_mix[l] += sp->energy * lane[l] / total;
+		for (size_t g = from[l]; g < to[l]; g++) {
+			double ov = e->half_overlap[g];
+
+			if (ov > 0) {
+				e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
+				e->half_seconds[g] += ov;
+				e->half_energy_q[g] += sp->energy * e->half_overlap_q[g] / total;
+				e->half_seconds_q[g] += e->half_overlap_q[g];
+				lane[l] += ov * e->half_watts[g] +
+					   e->half_overlap_q[g] * e->half_watts_q[g];
+			}
+		}
+		present += lane[l] > 0;
+	}
+	if (present < 2)	/* (a span of one lane is its own) */
+		return;
+	e->shared_energy += sp->energy;
+	e->shared_model += total;
+	for (uint32_t l = 0; l < e->nlanes; l++) {
+		e->lane_model[l] += lane[l];
+		e->lane_meter[l] += sp->energy * lane[l] / total;
 	}
 }
 
@@ -467,6 +526,9 @@ void spread(struct est *e, uint32_t k, double *out)
 	memset(e->half_energy_q, 0, nh * sizeof(double));
 	memset(e->half_seconds_q, 0, nh * sizeof(double));
 	memset(e->lane_mix, 0, sizeof(e->lane_mix));
+	memset(e->lane_model, 0, sizeof(e->lane_model));
+	memset(e->lane_meter, 0, sizeof(e->lane_meter));
+	e->shared_energy = e->shared_model = 0;
 	model_halves(e, k);
 	lanes_start(e, from);
 	for (size_t i = 0; i < e->nspans; i++) {
@@ -501,25 +563,13 @@ void spread(struct est *e, uint32_t k, double *out)
 				e->half_energy[g] += sp->energy;
 			continue;
 		}
-		for (uint32_t l = 0; l < e->nlanes; l++) {
-			e->lane_mix[l] += sp->energy * lane_middles(e, l, from, to) / total;
-			for (size_t g = from[l]; g < to[l]; g++) {
-				double ov = e->half_overlap[g];
-
-				if (ov > 0) {
-					e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
-					e->half_seconds[g] += ov;
-					e->half_energy_q[g] += sp->energy * e->half_overlap_q[g] / total;
-					e->half_seconds_q[g] += e->half_overlap_q[g];
-				}
-			}
-		}
+		give_span(e, sp, from, to, total);
 	}
 	for (size_t g = 0; g < nh; g++)
 		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
 			give_half(e, g, k, out);
 	for (uint32_t l = 0; out && l < e->nlanes; l++)
-		give_mix(e, l, k, out);
+		give_lane(e, l, k, out, e->lane_mix[l] + lane_settle(e, l));
 }
 
 double mean_interval(const struct est *e)

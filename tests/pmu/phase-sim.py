@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """phase-sim.py - a profile of examples/phases under the sampler, simulated
-with an exact meter, to test the energy estimator alone (t2110,
+with an exact meter, to test the energy estimator alone (t2110, t2130,
 docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0] TRUTH >PROFILE.txt
+  phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [...] PREFIX
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
 gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
@@ -17,6 +18,13 @@ random phase) with the energy drawn so far.
 The profile goes to stdout in the text form sampler-profile build reads,
 PCs 0xa, 0xb, 0xc (alpha, beta, gamma) and 0xd (rest); TRUTH gets
 "truth 0xa=J 0xb=J 0xc=J 0xd=J".
+
+With --ranks N, N such threads (ranks, each its own process and its own
+sampler) draw from one meter, the node's: PREFIX.K.txt and PREFIX.K.truth
+for rank K.  --slice-ms: the ranks take turns on one CPU in slices of
+that many ms (so each runs only part of some intervals); --missed: per
+rank, the chance that its sampler misses a sample (one that got less CPU
+under load: its intervals are longer).
 """
 import argparse
 import bisect
@@ -53,6 +61,83 @@ class Phases:
         return pc, self.energy[i] + WATTS[pc] * (min(cpu, self.end) - a)
 
 
+class Rank:
+    """One thread under its sampler: its samples (wall time of the stop,
+    CPU time then) and, per interval, the wall time it could run in."""
+
+    def __init__(self, rng, args, k, missed):
+        self.k, self.slice = k, args.slice_ms * 1e-3
+        self.phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
+        period, self.hold = 1 / args.hz, args.hold_us * 1e-6
+        self.samples, self.runs = [], []
+        cpu, run_from, slot = 0.0, T0, 1
+        stall_from = T0 + self.phases.end / 3
+        while True:
+            stop = T0 + (slot + 0.05 * rng.random()) * period
+            slot += 1
+            if stall_from <= stop < stall_from + args.stall_ms * 1e-3:
+                continue
+            if missed and rng.random() < missed:
+                continue
+            ran = self.own_time(run_from, stop)
+            if cpu + ran >= self.phases.end:
+                break
+            cpu += ran
+            self.samples.append((stop, cpu))
+            self.runs.append(run_from)
+            run_from = stop + self.hold
+        self.stops = [s for s, _ in self.samples]
+
+    def own_time(self, a, b):
+        """Of the wall time [a, b], how much the thread ran: all of it, or
+        with slices, those of its turn (rank k runs slices k, k + ranks...)."""
+        if b <= a:
+            return 0.0
+        if not self.slice:
+            return b - a
+
+        def upto(t):  # its time in [T0, t]
+            n, rest = divmod(t - T0, self.slice)
+            turns = (int(n) + 1 - self.k) // 2 if self.k <= 1 else 0
+            return turns * self.slice + (rest if int(n) % 2 == self.k else 0.0)
+        return upto(b) - upto(a)
+
+    def cpu_at(self, wall):
+        i = bisect.bisect_right(self.stops, wall)
+        if i >= len(self.samples):
+            return self.samples[-1][1]
+        before = self.samples[i - 1][1] if i else 0.0
+        return before + self.own_time(self.runs[i], min(wall, self.stops[i]))
+
+    def write(self, out, counter, hz, pid):
+        out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim "
+                  "cpu_id=sim nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 "
+                  "sampler_version=0.1.0 cmdline=sim realtime_ns=1700000000000000000 "
+                  "monotonic_ns=1000000000 start_ns=1000000000 target_hz=%d\n" % hz)
+        out.write("channel name=package-0 source=rapl unit=uJ scale=1e-06 kind=energy "
+                  "scope=sample\n")
+        out.write("process pid=%d ppid=0 time=1000000000\nthread tid=%d pid=%d "
+                  "time=1000000000\n" % (pid, pid, pid))
+        last = total = 0
+        for stop, c in self.samples:
+            now = counter(stop + self.hold)
+            out.write("sample time=%d nthreads=1 values=%d\n" % (stop * 1e9, now - last))
+            out.write("ts tid=%d pid=%d pc=0x%x cpu=%d\n"
+                      % (pid, pid, self.phases.at(c)[0], c * 1e9))
+            total, last = total + now - last, now
+        end = self.stops[-1] + self.hold + 0.001
+        n = len(self.samples)
+        out.write("exit tid=%d pid=%d time=%d whole=1\n" % (pid, pid, end * 1e9))
+        out.write("stats wall=%d latency=%d samples=%d thread_samples=%d missed=0 missing=0 "
+                  "signals=0 threads=1 processes=1 exit=0 totals=%d\n"
+                  % ((end - T0) * 1e9, self.hold * 1e9 * n, n, n, total))
+
+    def write_truth(self, path):
+        with open(path, "w") as f:
+            pairs = ("0x%x=%.6f" % (pc, j) for pc, j in sorted(self.phases.truth.items()))
+            f.write("truth " + " ".join(pairs) + "\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seed", type=int, default=1)
@@ -62,39 +147,25 @@ def main():
     p.add_argument("--update-ms", type=float, default=1)
     p.add_argument("--seconds", type=float, default=1.2)
     p.add_argument("--stall-ms", type=float, default=0)
-    p.add_argument("truth")
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--slice-ms", type=float, default=0)
+    p.add_argument("--missed", default="0")
+    p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
+    if args.slice_ms and args.ranks != 2:
+        p.error("--slice-ms takes turns between two ranks")
+    missed = [float(m) for m in args.missed.split(",")]
+    missed += [missed[-1]] * (args.ranks - len(missed))
     rng = random.Random(args.seed)
-    phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
-    period, hold, update = 1 / args.hz, args.hold_us * 1e-6, args.update_ms * 1e-3
+    ranks = [Rank(rng, args, k, missed[k]) for k in range(args.ranks)]
+    update = args.update_ms * 1e-3
 
-    # The samples: (wall time of the stop, CPU time then); the thread runs
-    # from the end of one hold to the next stop.
-    samples, cpu, run_from, slot = [], 0.0, T0, 1
-    stall_from = T0 + phases.end / 3
-    while True:
-        stop = T0 + (slot + 0.05 * rng.random()) * period
-        slot += 1
-        if stall_from <= stop < stall_from + args.stall_ms * 1e-3:
-            continue
-        if cpu + stop - run_from >= phases.end:
-            break
-        cpu += stop - run_from
-        samples.append((stop, cpu))
-        run_from = stop + hold
-    stops = [s for s, _ in samples]
-
-    def cpu_at(wall):
-        i = bisect.bisect_right(stops, wall) - 1
-        if i < 0:
-            return max(0.0, wall - T0)
-        stop, c = samples[i]
-        return c + max(0.0, wall - stop - hold)
-
-    # The meter's updates, and what each counted.
+    # The meter's updates, and what each counted: the node's energy.
     updates, when = [], T0 + rng.uniform(0, update)
-    while when < stops[-1] + hold + update:
-        updates.append((when, int(phases.at(cpu_at(when))[1] * 1e6)))
+    end = max(r.stops[-1] for r in ranks) + ranks[0].hold + update
+    while when < end:
+        drawn = sum(r.phases.at(r.cpu_at(when))[1] for r in ranks)
+        updates.append((when, int(drawn * 1e6)))
         when += update + rng.uniform(-1e-4, 1e-4)
     update_times = [u for u, _ in updates]
 
@@ -102,27 +173,14 @@ def main():
         i = bisect.bisect_right(update_times, wall) - 1
         return updates[i][1] if i >= 0 else 0
 
-    out = sys.stdout
-    out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim cpu_id=sim "
-              "nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=sim "
-              "realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 "
-              "target_hz=%d\n" % args.hz)
-    out.write("channel name=package-0 source=rapl unit=uJ scale=1e-06 kind=energy scope=sample\n")
-    out.write("process pid=100 ppid=0 time=1000000000\nthread tid=100 pid=100 time=1000000000\n")
-    last = total = 0
-    for stop, c in samples:
-        now = counter(stop + hold)
-        out.write("sample time=%d nthreads=1 values=%d\n" % (stop * 1e9, now - last))
-        out.write("ts tid=100 pid=100 pc=0x%x cpu=%d\n" % (phases.at(c)[0], c * 1e9))
-        total, last = total + now - last, now
-    end = stops[-1] + hold + 0.001
-    out.write("exit tid=100 pid=100 time=%d whole=1\n" % (end * 1e9))
-    out.write("stats wall=%d latency=%d samples=%d thread_samples=%d missed=0 missing=0 signals=0 "
-              "threads=1 processes=1 exit=0 totals=%d\n"
-              % ((end - T0) * 1e9, hold * 1e9 * len(samples), len(samples), len(samples), total))
-    with open(args.truth, "w") as f:
-        pairs = ("0x%x=%.6f" % (pc, j) for pc, j in sorted(phases.truth.items()))
-        f.write("truth " + " ".join(pairs) + "\n")
+    if args.ranks == 1:
+        ranks[0].write(sys.stdout, counter, args.hz, 100)
+        ranks[0].write_truth(args.truth)
+        return
+    for k, r in enumerate(ranks):
+        with open("%s.%d.txt" % (args.truth, k), "w") as out:
+            r.write(out, counter, args.hz, 100 + k)
+        r.write_truth("%s.%d.truth" % (args.truth, k))
 
 
 if __name__ == "__main__":
