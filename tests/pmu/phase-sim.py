@@ -5,7 +5,8 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0] TRUTH >PROFILE.txt
-  phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [...] PREFIX
+  phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
+               [--partial-end]] [...] PREFIX
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
 gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
@@ -24,7 +25,9 @@ sampler) draw from one meter, the node's: PREFIX.K.txt and PREFIX.K.truth
 for rank K.  --slice-ms: the ranks take turns on one CPU in slices of
 that many ms (so each runs only part of some intervals); --missed: per
 rank, the chance that its sampler misses a sample (one that got less CPU
-under load: its intervals are longer).
+under load: its intervals are longer).  --partial P: the chance that a
+thread runs only the start of an interval (10-50% of it) and then waits
+for a CPU, as under load (--partial-end: only its end).
 """
 import argparse
 import bisect
@@ -79,12 +82,17 @@ class Rank:
                 continue
             if missed and rng.random() < missed:
                 continue
-            ran = self.own_time(run_from, stop)
+            run_to = stop
+            if args.partial and rng.random() < args.partial:
+                part = (stop - run_from) * rng.uniform(0.1, 0.5)
+                run_from, run_to = (stop - part, stop) if args.partial_end else \
+                    (run_from, run_from + part)
+            ran = self.own_time(run_from, run_to)
             if cpu + ran >= self.phases.end:
                 break
             cpu += ran
             self.samples.append((stop, cpu))
-            self.runs.append(run_from)
+            self.runs.append((run_from, run_to))
             run_from = stop + self.hold
         self.stops = [s for s, _ in self.samples]
 
@@ -107,7 +115,8 @@ class Rank:
         if i >= len(self.samples):
             return self.samples[-1][1]
         before = self.samples[i - 1][1] if i else 0.0
-        return before + self.own_time(self.runs[i], min(wall, self.stops[i]))
+        run_from, run_to = self.runs[i]
+        return before + self.own_time(run_from, min(wall, run_to))
 
     def write(self, out, counter, hz, pid):
         out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim "
@@ -150,6 +159,8 @@ def main():
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--slice-ms", type=float, default=0)
     p.add_argument("--missed", default="0")
+    p.add_argument("--partial", type=float, default=0)
+    p.add_argument("--partial-end", action="store_true")
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
