@@ -41,7 +41,7 @@
 /* Half h of the sample intervals: 2i is the half of sample i's interval
  * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
  * of sample i.  Both cover the interval's active part, weighted
- * (half_weight): each holds half of it. */
+ * (half_at): each holds half of it. */
 static double half_start(const struct est *e, size_t h)
 {
 	return e->samples[h / 2].active;
@@ -215,42 +215,36 @@ static double membership(const struct span *sp, double x, double mid)
 	return in - out;
 }
 
-/* How far moment x is through half h's fade, from 0 to 1: the first
- * half's from the active part's start, the second's up to its end (the
- * same u over the whole part, but in a long interval). */
-static double fade_u(const struct est *e, size_t h, double x)
+/* u clamped to [0, 1] (fmin and fmax are calls to libm here: this is
+ * the estimator's innermost loop). */
+static double clamp01(double u)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-	double u = h & 1 ? 1 - (s->time - x) / s->fade : (x - s->active) / s->fade;
-
-	return fmin(1, fmax(0, u));
+	return u < 0 ? 0 : u > 1 ? 1 : u;
 }
 
-/* The chance that at moment x a thread of half h's interval runs its PC
- * of that half: the change from one PC to the other fell anywhere in the
- * active part, uniformly, so the first half's PC fades from 1 to 0 over it
- * and the second's grows (in a long interval, over their fades). */
-static double half_weight(const struct est *e, size_t h, double x)
+/* At moment x of an interval, for its half at its PCs before (odd false)
+ * or after (odd true): the chance that a thread runs that half's PC (*w),
+ * the shape term u^2 - u (*q) and the chance that it runs neither (*mix).
+ * The change from one PC to the other fell anywhere in the active part,
+ * uniformly, so the first half's PC fades from 1 to 0 over it and the
+ * second's grows.  In a long interval each fades over its fade from its
+ * own end, the middle left between them is the mix, and there is no
+ * shape term (no single change). */
+static void half_at(const struct est_sample *s, bool odd, bool lng, double x, double *w,
+		    double *q, double *mix)
 {
-	double u = fade_u(e, h, x);
+	double u = clamp01((x - s->active) / s->fade), v;
 
-	return h & 1 ? u : 1 - u;
-}
-
-/* The shape term at moment x of half h's interval: u^2 - u (none in a
- * long interval: no single change). */
-static double half_quad(const struct est *e, size_t h, double x)
-{
-	double u = fade_u(e, h, x);
-
-	return is_long(&e->samples[h / 2]) ? 0 : u * u - u;
-}
-
-/* The chance that at moment x a long interval's thread runs neither PC:
- * the middle. */
-static double mix_weight(const struct est *e, size_t h, double x)
-{
-	return 1 - half_weight(e, h & ~(size_t)1, x) - half_weight(e, h | 1, x);
+	if (!lng) {
+		*w = odd ? u : 1 - u;
+		*q = u * u - u;
+		*mix = 0;
+		return;
+	}
+	v = clamp01(1 - (s->time - x) / s->fade);
+	*w = odd ? v : 1 - u;
+	*q = 0;
+	*mix = u - v;
 }
 
 /* x into the sorted cuts c[0..n) */
@@ -276,7 +270,7 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp, d
 	const struct est_sample *s = &e->samples[h / 2];
 	double lo = fmax(half_start(e, h), sp->a0), hi = fmin(half_end(e, h), sp->b);
 	double cut[6], ov = 0, oq = 0, om = 0;
-	bool middle = mix && is_long(s);
+	bool lng = is_long(s);
 	int n = 0;
 
 	*q = 0;
@@ -288,29 +282,27 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp, d
 	n = add_cut(cut, n, hi);
 	n = add_cut(cut, n, fmin(fmax(sp->a, lo), hi));
 	n = add_cut(cut, n, fmin(fmax(sp->b0, lo), hi));
-	if (is_long(s)) {
+	if (lng) {
 		n = add_cut(cut, n, fmin(fmax(s->active + s->fade, lo), hi));
 		n = add_cut(cut, n, fmin(fmax(s->time - s->fade, lo), hi));
 	}
 	for (int i = 0; i + 1 < n; i++) {
-		double x0 = cut[i], x1 = cut[i + 1], mid = (x0 + x1) / 2;
-		double m0, mm, m1;
+		double x[3] = { cut[i], (cut[i] + cut[i + 1]) / 2, cut[i + 1] };
+		static const double simpson[3] = { 1, 4, 1 };
 
-		if (!(x1 > x0))
+		if (!(x[2] > x[0]))
 			continue;
-		m0 = membership(sp, x0, mid);
-		mm = membership(sp, mid, mid);
-		m1 = membership(sp, x1, mid);
-		ov += (x1 - x0) / 6 * (half_weight(e, h, x0) * m0 + 4 * half_weight(e, h, mid) * mm +
-				       half_weight(e, h, x1) * m1);
-		oq += (x1 - x0) / 6 * (half_quad(e, h, x0) * m0 + 4 * half_quad(e, h, mid) * mm +
-				       half_quad(e, h, x1) * m1);
-		if (middle)
-			om += (x1 - x0) / 6 * (mix_weight(e, h, x0) * m0 +
-					       4 * mix_weight(e, h, mid) * mm +
-					       mix_weight(e, h, x1) * m1);
+		for (int j = 0; j < 3; j++) {
+			double m = simpson[j] * (x[2] - x[0]) / 6 * membership(sp, x[j], x[1]);
+			double w, sq, sm;
+
+			half_at(s, h & 1, lng, x[j], &w, &sq, &sm);
+			ov += w * m;
+			oq += sq * m;
+			om += sm * m;
+		}
 	}
-	if (middle)
+	if (mix && lng)
 		*mix = fmax(0, om);
 	if (!(ov > 0))
 		return 0;
