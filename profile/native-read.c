@@ -498,8 +498,25 @@ static int read_stack(struct native_reader *nr, struct cursor *c, struct tid_sta
 	return 0;
 }
 
+/* Where a thread that ran since its previous sample ran (put_run). */
+static int read_run(struct native_reader *nr, struct cursor *c, uint64_t time_ns,
+		    struct profile_thread_sample *t, struct error *err)
+{
+	uint64_t from, to;
+
+	GET(c, cur_varint, &from, "thread run");
+	if (!from)
+		return 0;
+	GET(c, cur_varint, &to, "thread run end");
+	t->run_from_ns = nr->prev_time + (uint64_t)unzigzag(from - 1) * 1000;
+	t->run_to_ns = time_ns - (uint64_t)unzigzag(to) * 1000;
+	if (t->run_to_ns <= t->run_from_ns)
+		return reader_corrupt(&nr->head, cursor_offset(c), err, "thread run ends before it begins");
+	return 0;
+}
+
 static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
-			      struct profile_thread_sample *t, struct error *err)
+			      uint64_t time_ns, struct profile_thread_sample *t, struct error *err)
 {
 	struct tid_state *st;
 	uint64_t v;
@@ -518,6 +535,9 @@ static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32
 	t->pc = st->pc;
 	if (read_thread_deltas(nr, c, st, &t->cpu_delta_ns, &t->cpu_ns, t->counter_deltas,
 			       t->counters, err) < 0)
+		return -1;
+	t->run_from_ns = t->run_to_ns = 0;
+	if (nr->head.info.runs && t->cpu_delta_ns && read_run(nr, c, time_ns, t, err) < 0)
 		return -1;
 	return nr->head.info.stacks ? read_stack(nr, c, st, t, err) : 0;
 }
@@ -540,7 +560,7 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "sample of %u threads does not fit in the %zu bytes left in its chunk",
 				      nr->nprev, cursor_left(c));
 	for (uint32_t i = 0; i < nr->nprev; i++)
-		if (read_thread_sample(nr, c, nr->prev_tids[i], &nr->ts[i], err) < 0)
+		if (read_thread_sample(nr, c, nr->prev_tids[i], s->time_ns, &nr->ts[i], err) < 0)
 			return -1;
 	if (cursor_left(c) < 8 * (size_t)nv)
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "sample values cut short");
@@ -658,10 +678,11 @@ static int read_header(struct native_reader *nr, struct error *err)
 		return error_set(err, "%s: profile format version %u, this reader knows versions 1-%d (use a matching sampler release)",
 				 nr->head.src.path, version, NATIVE_VERSION);
 	nr->version = version;
-	if (get_le32(header + 12) & ~HEADER_STACKS)
+	if (get_le32(header + 12) & ~(HEADER_STACKS | (version >= 4 ? HEADER_RUNS : 0)))
 		return error_set(err, "%s: corrupt profile at byte offset 12: unknown header flags 0x%08x",
 				 nr->head.src.path, get_le32(header + 12));
 	nr->head.info.stacks = get_le32(header + 12) & HEADER_STACKS;
+	nr->head.info.runs = get_le32(header + 12) & HEADER_RUNS;
 	return 0;
 }
 

@@ -236,6 +236,24 @@ static uint8_t *put_thread_deltas(struct native_writer *nw, uint8_t *p, struct t
 	return p;
 }
 
+/* ns to whole us, rounded down: a run read back holds the run written. */
+static int64_t floor_us(int64_t ns)
+{
+	return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000);
+}
+
+/* Where a thread that ran since its previous sample ran, in us: 0 when
+ * not known, else 1 + zigzag(run_from - the previous sample's time), then
+ * zigzag(this sample's time - run_to) (docs/FORMAT.md): 2-3 bytes. */
+static uint8_t *put_run(uint8_t *p, uint64_t prev_ns, uint64_t time_ns,
+			const struct profile_thread_sample *t)
+{
+	if (!t->run_to_ns || t->run_to_ns <= t->run_from_ns)
+		return put_varint(p, 0);
+	p = put_varint(p, zigzag(floor_us((int64_t)(t->run_from_ns - prev_ns))) + 1);
+	return put_varint(p, zigzag(floor_us((int64_t)(time_ns - t->run_to_ns))));
+}
+
 static int native_exit(struct profile_writer *w, const struct profile_exit *e,
 		       struct error *err)
 {
@@ -409,6 +427,8 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	      8 * (size_t)w->info.nsample_channels;
 	if (w->info.stacks)
 		max += (size_t)s->nthreads * 3 * VARINT_MAX + frames * VARINT_MAX;
+	if (w->info.runs)
+		max += (size_t)s->nthreads * 2 * VARINT_MAX;
 	p = record_begin(nw, max, err);
 	if (!p)
 		return -1;
@@ -422,13 +442,16 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profile_thread_sample *t = &s->threads[i];
 		struct tid_state *st;
-		bool created;
+		bool created, ran;
 
 		st = tid_table_get(&nw->threads, t->tid, &created);
 		if (!st)
 			return too_many_threads(err);
 		p = put_pc(p, st, t->pc);
+		ran = t->cpu_ns != st->cpu;
 		p = put_thread_deltas(nw, p, st, t->cpu_ns, t->counters);
+		if (w->info.runs && ran)
+			p = put_run(p, nw->prev_time, s->time_ns, t);
 		if (w->info.stacks)
 			p = put_stack(nw, p, st, t);
 	}
@@ -544,7 +567,7 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 				PIPE_FLUSH_INTERVAL_NS : FLUSH_INTERVAL_NS;
 	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	put_le32(header + 8, NATIVE_VERSION);
-	put_le32(header + 12, info->stacks ? HEADER_STACKS : 0);
+	put_le32(header + 12, (info->stacks ? HEADER_STACKS : 0) | (info->runs ? HEADER_RUNS : 0));
 	/* The header and info go out at once, and the file takes its name
 	 * then: it is readable from the start, whenever the sampler dies. */
 	if (sink_write(&nw->head.sink, header, sizeof(header), false, err) < 0 ||

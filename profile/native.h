@@ -14,11 +14,12 @@
 #ifndef SAMPLER_PROFILE_NATIVE_H
 #define SAMPLER_PROFILE_NATIVE_H
 
-/* Version 2 added the name record, version 3 the map's build ID; older
- * files read as before. */
-#define NATIVE_VERSION 3
+/* Version 2 added the name record, version 3 the map's build ID, version 4
+ * the runs header flag; older files read as before. */
+#define NATIVE_VERSION 4
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
+#define HEADER_RUNS 0x2			/* header flag: thread-samples carry their runs (version 4) */
 #define CHUNK_HEADER 8
 #define CHUNK_MAX (64u * 1024 * 1024)		/* the reader refuses longer chunks */
 

@@ -189,6 +189,12 @@ struct profile_thread_sample {
 	uint32_t nframes;
 	uint32_t chain;
 	uint8_t stack_end;
+	/* Where in the interval since its previous sample the thread ran, in
+	 * profiles with runs (info.runs) only: its first switch onto a CPU and
+	 * its last switch off one before this sample's stop began
+	 * (CLOCK_MONOTONIC ns); both 0 when not known (no switch records, it
+	 * did not run, or it switched more often than the recorder kept). */
+	uint64_t run_from_ns, run_to_ns;
 };
 
 /* One synchronous snapshot of all threads. */
@@ -247,6 +253,7 @@ struct profile_info {
 	enum profile_format format;
 	bool compressed;
 	bool stacks;			/* thread-samples carry call stacks (native only) */
+	bool runs;			/* thread-samples carry where they ran (native only) */
 	struct profile_host host;
 	uint32_t nchannels;
 	struct channel_desc channels[PROFILE_MAX_CHANNELS];

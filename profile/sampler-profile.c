@@ -26,9 +26,9 @@
 
 static void dump_info(FILE *out, const struct profile_info *info)
 {
-	fprintf(out, "format name=%s compressed=%d%s\n",
+	fprintf(out, "format name=%s compressed=%d%s%s\n",
 		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed,
-		info->stacks ? " stacks=1" : "");
+		info->stacks ? " stacks=1" : "", info->runs ? " runs=1" : "");
 	fputs("host", out);
 	textform_host_fields(out, &info->host);
 	putc('\n', out);
@@ -85,6 +85,8 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 			t->tid, t->pid, t->pc, t->cpu_ns, t->cpu_delta_ns);
 		textform_u64s(out, "counters", t->counters, nc);
 		textform_u64s(out, "dcounters", t->counter_deltas, nc);
+		if (info->runs && t->run_to_ns)
+			fprintf(out, " run=%" PRIu64 ",%" PRIu64, t->run_from_ns, t->run_to_ns);
 		if (info->stacks)
 			dump_stack(out, stacks, t);
 		putc('\n', out);
@@ -634,6 +636,26 @@ static int get_stack(struct line *l, struct profile_thread_sample *t, uint64_t *
 	return 0;
 }
 
+/* run=FROM,TO: where in its interval the thread ran (ns). */
+static int get_run(struct line *l, struct profile_thread_sample *t, struct error *err)
+{
+	const char *s = field(l, "run");
+	char *next;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	t->run_from_ns = strtoull(s, &next, 0);
+	if (!errno && next != s && *s != '-' && *next == ',' && next[1] && next[1] != '-') {
+		s = next + 1;
+		t->run_to_ns = strtoull(s, &next, 0);
+		if (!errno && !*next && t->run_to_ns > t->run_from_ns)
+			return 0;
+	}
+	return error_set(err, "line %lu: run= must be FROM,TO, two times in ns with FROM < TO",
+			 l->number);
+}
+
 static int build_ts(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_sample *s = &b->sample;
@@ -651,6 +673,7 @@ static int build_ts(struct builder *b, struct line *l, struct error *err)
 	    get_list(l, "counters", nc, NULL, t->counters, err) < 0 ||
 	    (b->info.stacks &&
 	     get_stack(l, t, b->frames + (size_t)(s->nthreads - b->pending) * PROFILE_MAX_FRAMES, err) < 0) ||
+	    (b->info.runs && get_run(l, t, err) < 0) ||
 	    check_fields(l, err) < 0)
 		return -1;
 	if (--b->pending)
@@ -733,15 +756,17 @@ static const struct record_builder record_builders[] = {
 	{ "window", build_window },
 };
 
-/* The format line's stacks=1 makes a profile with call stacks; the rest
- * of it (and the truncated line) describes the input, not the output. */
+/* The format line's stacks=1 makes a profile with call stacks, runs=1
+ * one whose thread-samples say where they ran; the rest of it (and the
+ * truncated line) describes the input, not the output. */
 static int build_format(struct builder *b, struct line *l, struct error *err)
 {
-	const char *stacks = field(l, "stacks");
+	const char *stacks = field(l, "stacks"), *runs = field(l, "runs");
 
 	if (b->w)
 		return error_set(err, "line %lu: format line after the first record", l->number);
 	b->info.stacks = stacks && strcmp(stacks, "0") != 0;
+	b->info.runs = runs && strcmp(runs, "0") != 0;
 	return 0;
 }
 
