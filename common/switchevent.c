@@ -27,15 +27,16 @@ int switch_event_open(pid_t tid, bool with_registers)
 	a.context_switch = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
+	a.sample_type = PERF_SAMPLE_TIME;
+	a.sample_id_all = 1;	/* switch records carry their time */
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;	/* the profile's clock */
 	if (with_registers) {
 		a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 		a.exclude_kernel = 0;
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
 		a.sample_regs_user = SWITCH_REGS;
-		a.sample_id_all = 1;	/* switch records carry their time too */
-		a.use_clockid = 1;
-		a.clockid = CLOCK_MONOTONIC;	/* the profile's clock */
 		a.write_backward = 1;
 	}
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);

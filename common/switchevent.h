@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 /* Open the switch event of thread tid: a descriptor, or -1 with errno.
+ * Its switch records carry their time (CLOCK_MONOTONIC, the profile's).
  *  - without registers: a dummy software event whose only output is a
  *    PERF_RECORD_SWITCH at every switch in and out (user space only:
  *    allowed at perf_event_paranoid 2), in a forward ring;

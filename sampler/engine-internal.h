@@ -96,6 +96,8 @@ struct engine_snap {
 	size_t ts_alloc;
 	uint64_t *counters;		/* the thread-samples' counters, ncounters each */
 	size_t counters_alloc;
+	uint64_t look_ns;		/* when this snapshot took the switch stamps */
+	uint64_t prev_ns;		/* the previous snapshot's time */
 };
 
 /* The records, and the readings they carried (record.c). */

@@ -436,6 +436,21 @@ static void let_go(struct context *ctx)
 		launch_kill(ctx->target);
 }
 
+/* Where each thread ran in each interval is recorded for the energy
+ * estimate (docs/ACCURACY.md, "Where in its interval a thread ran"): with
+ * a meter read per sample, from the switch rings, which --stop-all has
+ * not.  It costs 2-3 bytes per thread-sample that ran (docs/FORMAT.md). */
+static bool has_meter(const struct profile_info *info)
+{
+	for (uint32_t k = 0; k < info->nsample_channels; k++) {
+		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
+
+		if (kind == CHANNEL_ENERGY || kind == CHANNEL_POWER)
+			return true;
+	}
+	return false;
+}
+
 static int open_writer(struct context *ctx, struct error *err)
 {
 	struct profile_info *info = &ctx->info;
@@ -446,6 +461,8 @@ static int open_writer(struct context *ctx, struct error *err)
 	info->stacks = ctx->opt.stacks.enabled;
 	info->nchannels = (uint32_t)pmu_set_channels(&ctx->pmus, info->channels, PROFILE_MAX_CHANNELS);
 	profile_info_index_channels(info);
+	info->runs = ctx->opt.format == PROFILE_FORMAT_NATIVE && !ctx->opt.stop_all &&
+		     has_meter(info);
 	memcpy(info->host.rank, ctx->job.rank, sizeof(info->host.rank));
 	memcpy(info->host.job_id, ctx->job.job_id, sizeof(info->host.job_id));
 	if (!ctx->out)

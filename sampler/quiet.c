@@ -9,6 +9,13 @@
 #include "../common/switchevent.h"
 #include "procfs.h"
 
+/* The switches one interval may hold to be placed: more (a thread that
+ * blocks and wakes many times between two samples) leave it unplaced, as
+ * does a ring that overwrote them (one page: 256 switches forward, about
+ * 110 backward). */
+#define RUN_SWITCHES_MAX 256
+#define RUN_OUT (1ULL << 63)	/* in ring_switches: a switch out */
+
 /* Without a ring, a thread found running (a busy one) is asked again only
  * this many samples later: reading /proc/TID/syscall of a running thread
  * is a wasted 5 us, and a busy thread is stopped anyway. */
@@ -80,16 +87,19 @@ static const volatile uint64_t *ring_at(const struct quiet *q, uint64_t pos)
 				       pos % ring_data_size(q));
 }
 
-/* The ring's last record (NULL: none yet).  A forward ring holds bare
- * 8-byte PERF_RECORD_SWITCH headers (no sample_id_all), so the last one
- * ends at the head; a backward ring's newest record starts at the head. */
+/* A switch record: its header and its time (sample_id_all). */
+enum { SWITCH_RECORD = sizeof(struct perf_event_header) + sizeof(uint64_t) };
+
+/* The ring's last record (NULL: none yet).  A forward ring holds only
+ * switch records, so the last one ends at the head; a backward ring's
+ * newest record starts at the head. */
 static const volatile struct perf_event_header *last_record(const struct quiet *q, uint64_t head)
 {
 	if (q->backward)
 		return head ? (const volatile void *)ring_at(q, head) : NULL;
-	if (head < sizeof(struct perf_event_header))
+	if (head < SWITCH_RECORD)
 		return NULL;
-	return (const volatile void *)ring_at(q, head - sizeof(struct perf_event_header));
+	return (const volatile void *)ring_at(q, head - SWITCH_RECORD);
 }
 
 /* The thread is off CPU and the ring says where it will resume: the last
@@ -271,4 +281,82 @@ bool quiet_runnable(const struct quiet *q)
 bool quiet_samples_registers(const struct quiet *q)
 {
 	return q->backward;
+}
+
+/* The switches in [from, to) of the ring, oldest first, into ev (their
+ * times, the switches out with the top bit set): how many, or -1 when
+ * they do not fit or the ring has overwritten some.  A backward ring
+ * holds them newest first, between the switch-out samples. */
+static int ring_switches(const struct quiet *q, uint64_t from, uint64_t to, uint64_t *ev, int max)
+{
+	uint64_t lo = q->backward ? to : from, hi = q->backward ? from : to, pos;
+	int n = 0;
+
+	if (hi - lo > ring_data_size(q))
+		return -1;
+	for (pos = lo; pos != hi;) {
+		uint64_t word = *ring_at(q, pos), time;
+		uint32_t type = (uint32_t)word;
+		uint16_t misc = (uint16_t)(word >> 32), size = (uint16_t)(word >> 48);
+
+		if (size < sizeof(struct perf_event_header) || size % 8 || hi - pos < size)
+			return -1;
+		if (type == PERF_RECORD_SWITCH && size == SWITCH_RECORD) {
+			if (n == max)
+				return -1;
+			time = *ring_at(q, pos + sizeof(struct perf_event_header)) & ~RUN_OUT;
+			ev[n++] = time | (misc & PERF_RECORD_MISC_SWITCH_OUT ? RUN_OUT : 0);
+		}
+		pos += size;
+	}
+	/* (the thread may run on while they are read: none overwritten?) */
+	if ((q->backward ? hi - ring_head(q) : ring_head(q) - lo) > ring_data_size(q))
+		return -1;
+	if (q->backward)
+		for (int i = 0; i < n / 2; i++) {
+			uint64_t t = ev[i];
+
+			ev[i] = ev[n - 1 - i];
+			ev[n - 1 - i] = t;
+		}
+	return n;
+}
+
+bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t look_ns,
+		uint64_t *from_ns, uint64_t *to_ns)
+{
+	uint64_t ev[RUN_SWITCHES_MAX], since = after_ns;
+	bool on = false;
+	int n;
+
+	*from_ns = *to_ns = 0;
+	if (!q->ring)
+		return false;
+	n = ring_switches(q, q->runs_pos, stamp, ev, RUN_SWITCHES_MAX);
+	q->runs_pos = stamp;
+	for (int i = 0; i < n; i++) {
+		uint64_t t = ev[i] & ~RUN_OUT;
+
+		if (!(ev[i] & RUN_OUT)) {
+			on = true;
+			since = t > after_ns ? t : after_ns;
+			continue;
+		}
+		if (!on && i)	/* (out twice: the first was the run's) */
+			continue;
+		if (t > look_ns)
+			t = look_ns;
+		if (t > since) {	/* a run of (since, t] */
+			if (!*from_ns)
+				*from_ns = since;
+			*to_ns = t;
+		}
+		on = false;
+	}
+	if (on && look_ns > since) {	/* on a CPU at the stamp */
+		if (!*from_ns)
+			*from_ns = since;
+		*to_ns = look_ns;
+	}
+	return *to_ns != 0;
 }

@@ -38,6 +38,7 @@ struct quiet {
 	uint64_t seen;			/* switch stamp of the last QUIET_BLOCKED/WAITING look */
 	bool seen_runnable;		/* that look was QUIET_WAITING */
 	unsigned retry_in;		/* samples before a thread found running is looked at again */
+	uint64_t runs_pos;		/* switch stamp up to which quiet_runs read */
 };
 
 /* No ring, nothing known (also what a zeroed struct needs before close). */
@@ -95,5 +96,14 @@ bool quiet_straight_to_stop(const struct quiet *q, uint64_t since, uint64_t when
 /* Was the thread runnable (waiting for a CPU, not blocked) when its PC was
  * last known? */
 bool quiet_runnable(const struct quiet *q);
+/* Where the thread ran since the last call (docs/ACCURACY.md, "Where in
+ * its interval a thread ran"): its runs in the ring up to the stamp
+ * (quiet_stamp() at this sample's start), within (after_ns, look_ns] (the
+ * previous sample's time, and when the stamp was taken; CLOCK_MONOTONIC):
+ * *from_ns its first switch in, *to_ns its last switch out, or look_ns if
+ * it was on a CPU at the stamp.  False, both 0, when not known: no ring,
+ * no run, or more switches than the ring kept. */
+bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t look_ns,
+		uint64_t *from_ns, uint64_t *to_ns);
 
 #endif

@@ -249,6 +249,7 @@ static void interrupt_on_cpu(struct engine *e, int *running, int *on_cpu)
 {
 	for (size_t i = 0; i < e->tasks.ntasks; i++)
 		e->tasks.tasks[i]->look_stamp = quiet_stamp(&e->tasks.tasks[i]->quiet);
+	e->snap.look_ns = host_now_ns();
 	for (size_t i = 0; i < e->tasks.ntasks; i++) {
 		struct task *t = e->tasks.tasks[i];
 		int r;
@@ -502,6 +503,8 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = recorded_cpu(t, t->cpu_ns),
 		.counters = counters,
 	};
+	quiet_runs(&t->quiet, t->look_stamp, e->snap.prev_ns, e->snap.look_ns, &out->run_from_ns,
+		   &out->run_to_ns);
 	return 0;
 }
 
@@ -539,6 +542,7 @@ size_t snapshot_take(struct engine *e, uint64_t *when)
 	if (n) {
 		uint64_t r0 = host_now_ns();
 
+		e->snap.prev_ns = *when;	/* where the next one's runs begin */
 		read_sample_channels(e);
 		e->stats.pmu_read_ns += host_now_ns() - r0;
 	}
