@@ -73,6 +73,10 @@ struct meter_model {
 	double long_middle_s;		/* their middles' time, whose energy went to
 					 * the profile's mix of code */
 	double longest_s;		/* the longest sample interval */
+	double placed;			/* the share of the CPU time in intervals
+					 * whose threads' runs the profile gives */
+	double ran;			/* in those, the share of the active time
+					 * the threads ran in (the rest they waited) */
 	bool pipelined;			/* a reading answers the query sent at the
 					 * previous sample (scpi): it is the meter's
 					 * state then, not at its own sample */

@@ -39,6 +39,19 @@ static uint64_t hash_string(uint64_t h, const char *s)
 	return h;
 }
 
+/* A thread's run into its sample's part that ran (est_sample); false
+ * when it ran but the profile says not where. */
+static bool add_run(struct est_sample *es, const struct profile_thread_sample *t, uint64_t t0)
+{
+	if (!t->cpu_delta_ns)
+		return true;
+	if (!t->run_to_ns)
+		return false;
+	es->run_from = fmin(es->run_from, (double)((int64_t)(t->run_from_ns - t0)) * 1e-9);
+	es->run_to = fmax(es->run_to, (double)((int64_t)(t->run_to_ns - t0)) * 1e-9);
+	return true;
+}
+
 /* The row's function, for its runs (runs.c): its file and symbol, or its
  * PC where no map holds it; a thread still at its PC keeps it. */
 static uint64_t row_func(struct est *e, const struct est_row *row)
@@ -58,6 +71,7 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 {
 	uint64_t t0 = e->info->host.start_ns;
 	struct est_sample *es;
+	bool placed = true;
 
 	if (GROW_ARRAY(e->samples, e->samples_cap, e->nsamples + 1) < 0 ||
 	    GROW_ARRAY(e->rows, e->rows_cap, e->nrows + s->nthreads) < 0 ||
@@ -70,6 +84,8 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 	es->nthreads = s->nthreads;
 	es->cpu = es->cpu_max = 0;
 	es->brk = brk;
+	es->run_from = INFINITY;
+	es->run_to = -INFINITY;
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		struct est_row *row = &e->rows[e->nrows + j];
 
@@ -83,7 +99,10 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 		row->func = row_func(e, row);
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
+		placed &= add_run(es, &s->threads[j], t0);
 	}
+	if (!placed || !(es->run_to > es->run_from))
+		es->run_from = NAN;
 	for (uint32_t k = 0; k < e->nsc; k++)
 		e->values[e->nsamples * e->nsc + k] = channel[k] < 0 ? NAN : s->values[channel[k]];
 	e->nrows += s->nthreads;
@@ -109,6 +128,45 @@ static void match_channels(const struct profile_info *own, const struct profile_
 				channel[k] = (int)j;
 		}
 	}
+}
+
+/* The part of the interval its threads ran in: where the profile says,
+ * within the interval, else its active part. */
+static void place_run(struct est_sample *s)
+{
+	s->placed = false;
+	if (!s->brk && !isnan(s->run_from)) {
+		s->run_from = fmin(fmax(s->run_from, s->start), s->time);
+		s->run_to = fmin(fmax(s->run_to, s->run_from), s->time);
+		s->placed = s->run_to > s->run_from;
+		if (s->placed)
+			return;
+	}
+	s->run_from = s->active;
+	s->run_to = s->time;
+}
+
+/* How much of the profile's CPU time was placed where its threads ran
+ * (an interval in which a thread ran only into the sample's stop has
+ * none to place), and how much of those intervals' active time that was. */
+static void measure_runs(const struct est *e, struct meter_model *m)
+{
+	double ran = 0, active = 0, placed = 0, cpu = 0;
+
+	for (size_t i = 0; i < e->nown; i++) {
+		const struct est_sample *s = &e->samples[i];
+
+		if (s->brk)
+			continue;
+		cpu += s->cpu;
+		if (!s->placed)
+			continue;
+		placed += s->cpu;
+		ran += s->run_to - s->run_from;
+		active += s->time - s->active;
+	}
+	m->placed = cpu > 0 ? placed / cpu : 0;
+	m->ran = active > 0 ? fmin(1, ran / active) : 0;
 }
 
 /* Every sample of input, with the interval it closes as rows.c has it, as
@@ -189,6 +247,7 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 		struct est_sample *s = &e->samples[i];
 
 		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
+		place_run(s);
 	}
 	for (size_t i = first; i < e->nsamples; i++) {
 		struct est_sample *s = &e->samples[i];
@@ -419,6 +478,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		}
 		m->node_profiles = e.span_lanes;
 		measure_long(&e, m);
+		measure_runs(&e, m);
 		fit_powers(&e, k);
 		memset(e.first, 0, e.nrows * sizeof(double));
 		memset(e.second, 0, e.nrows * sizeof(double));

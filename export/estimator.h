@@ -24,6 +24,13 @@ struct est_sample {
 	double read;			/* when its meters were read: at the end of the
 					 * hold that follows it (the next one's active) */
 	double cpu_max;			/* the most CPU time one thread used in it */
+	/* The part of it its threads ran in, which the halves cover: from
+	 * the first switch in of its threads that ran to their last switch
+	 * out, where the profile has their runs (info.runs), else from
+	 * active to time (docs/ACCURACY.md, "Where in its interval a thread
+	 * ran"); run_from NAN while not known. */
+	double run_from, run_to;
+	bool placed;			/* run_from, run_to from the profile */
 	double fade;			/* how far into the active part from either end
 					 * its threads' PCs there tell what ran: all of it,
 					 * but in a long interval (spread.c) */

@@ -169,12 +169,12 @@ void rows_write_meters(FILE *f, const struct rows *r, bool power_energy)
 		fprintf(f, "# meter index=%" PRIu32 " rule=trapezoid update_ms=%.4g measured=%d"
 			" delay_ms=%.4g delay_measured=%d intervals=%" PRIu64 " no_update=%" PRIu64
 			" cells=%s missed=%.4g long=%" PRIu64 " long_ms=%.4g longest_ms=%.4g"
-			" node_profiles=%" PRIu32 "\n",
+			" node_profiles=%" PRIu32 " placed=%.4g ran=%.4g\n",
 			info->sample_channel[k], m->update_s * 1e3, m->update_measured,
 			m->delay_s * 1e3, m->delay_measured, m->intervals, m->no_update,
 			kind == CHANNEL_ENERGY || power_energy ? "energy" : "reading", m->missed,
 			m->long_intervals, m->long_middle_s * 1e3, m->longest_s * 1e3,
-			m->node_profiles);
+			m->node_profiles, m->placed, m->ran);
 	}
 }
 

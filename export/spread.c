@@ -40,16 +40,19 @@
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval
  * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
- * of sample i.  Both cover the interval's active part, weighted
- * (half_at): each holds half of it. */
+ * of sample i.  Both cover the part of the interval its threads ran in
+ * (run_from to run_to: where the profile says, else the active part),
+ * weighted (half_at): each holds half of it.  A thread let go after a
+ * sample on a loaded machine runs at once and is then preempted: spread
+ * over the whole interval, its CPU time was placed where it waited. */
 static double half_start(const struct est *e, size_t h)
 {
-	return e->samples[h / 2].active;
+	return e->samples[h / 2].run_from;
 }
 
 static double half_end(const struct est *e, size_t h)
 {
-	return e->samples[h / 2].time;
+	return e->samples[h / 2].run_to;
 }
 
 static size_t slot_row(const struct est *e, size_t h, uint32_t j)
@@ -79,6 +82,8 @@ int set_fades(struct est *e)
 		size_t n = 0;
 		double median;
 
+		/* (the intervals', not the runs': a stall makes an interval
+		 * long, a thread that waits a run short) */
 		for (size_t i = s0; i < e->lane_end[l]; i++)
 			len[n++] = e->samples[i].time - e->samples[i].active;
 		qsort(len, n, sizeof(*len), cmp_double);
@@ -94,7 +99,7 @@ int set_fades(struct est *e)
 				if (r->prev != NO_ROW)
 					runs = fmax(runs, e->func_run[e->rows[r->prev].func_id]);
 			}
-			s->fade = s->time - s->active;
+			s->fade = s->run_to - s->run_from;
 			if (median > 0 && runs * median < s->fade)
 				s->fade = runs * median;
 		}
@@ -105,7 +110,7 @@ int set_fades(struct est *e)
 
 static bool is_long(const struct est_sample *s)
 {
-	return s->fade < s->time - s->active;
+	return s->fade < s->run_to - s->run_from;
 }
 
 void measure_long(const struct est *e, struct meter_model *m)
@@ -118,7 +123,7 @@ void measure_long(const struct est *e, struct meter_model *m)
 		m->longest_s = fmax(m->longest_s, s->time - s->start);
 		if (is_long(s)) {	/* (its middle: the active part less half of each fade) */
 			m->long_intervals++;
-			m->long_middle_s += s->time - s->active - s->fade;
+			m->long_middle_s += s->run_to - s->run_from - s->fade;
 		}
 	}
 }
@@ -133,7 +138,7 @@ void measure_long(const struct est *e, struct meter_model *m)
 static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row, uint32_t k)
 {
 	const struct est_sample *s = &e->samples[h / 2];
-	double wall = s->time - s->active;
+	double wall = s->run_to - s->run_from;
 	size_t sample = e->rows[row].sample;
 
 	if (sample < e->nown && isnan(e->values[sample * e->nsc + k]))
@@ -233,7 +238,7 @@ static double clamp01(double u)
 static void half_at(const struct est_sample *s, bool odd, bool lng, double x, double *w,
 		    double *q, double *mix)
 {
-	double u = clamp01((x - s->active) / s->fade), v;
+	double u = clamp01((x - s->run_from) / s->fade), v;
 
 	if (!lng) {
 		*w = odd ? u : 1 - u;
@@ -241,7 +246,7 @@ static void half_at(const struct est_sample *s, bool odd, bool lng, double x, do
 		*mix = 0;
 		return;
 	}
-	v = clamp01(1 - (s->time - x) / s->fade);
+	v = clamp01(1 - (s->run_to - x) / s->fade);
 	*w = odd ? v : 1 - u;
 	*q = 0;
 	*mix = u - v;
@@ -283,8 +288,8 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp, d
 	n = add_cut(cut, n, fmin(fmax(sp->a, lo), hi));
 	n = add_cut(cut, n, fmin(fmax(sp->b0, lo), hi));
 	if (lng) {
-		n = add_cut(cut, n, fmin(fmax(s->active + s->fade, lo), hi));
-		n = add_cut(cut, n, fmin(fmax(s->time - s->fade, lo), hi));
+		n = add_cut(cut, n, fmin(fmax(s->run_from + s->fade, lo), hi));
+		n = add_cut(cut, n, fmin(fmax(s->run_to - s->fade, lo), hi));
 	}
 	for (int i = 0; i + 1 < n; i++) {
 		double x[3] = { cut[i], (cut[i] + cut[i + 1]) / 2, cut[i + 1] };

@@ -195,6 +195,97 @@ test_expect_success 'ranks taking turns, one sampled sparsely: each rank'"'"'s t
 	done
 '
 
+# rank_errors TRUTH CSV: each function's signed error (%) in one rank
+rank_errors() {
+	awk -F, -v t="$(cat "$1")" "BEGIN { n = split(t, w, \" \"); for (i = 2; i <= n; i++) { split(w[i], kv, \"=\"); truth[kv[1]] = kv[2] } }
+		/^[0-9]/ && \$4 == \"sample\" { e[\$5] += \$8 }
+		END { for (pc in truth) if (pc != \"0xd\") printf \"%s %.3f\\n\", pc, 100 * (e[pc] * 1e-6 - truth[pc]) / truth[pc] }" "$2"
+}
+
+# The issue's bar (2% mean, 5% worst per (rank, function)) on the
+# estimator alone: two simulated ranks on their own CPUs drawing from one
+# exact 1 ms counter, 10 seeds of 3 s, each rank exported with the other
+# as its peer.  28 Nov 2026: 0.79% mean, 2.09% worst; the end rule on the
+# same profiles (it has no peers: the node's energy to one rank) 139% and
+# 269%.  (Live, the samplers' share of the CPUs
+# and where in its intervals a thread runs add their part under load:
+# docs/ACCURACY.md.)
+test_expect_success 'the estimator alone, two ranks: per (rank, function) mean <= 2%, worst <= 5%' '
+	for s in $(seq 10); do
+		$PY "$ROOT/tests/pmu/phase-sim.py" --ranks 2 --seconds 3 --seed $s bar.$s &&
+		for k in 0 1; do
+			$PROFILE build bar.$s.$k.prof <bar.$s.$k.txt || return 1
+		done &&
+		for k in 0 1; do
+			for rule in trapezoid end; do
+				$EXPORT --format csv --energy-rule $rule --node-peer bar.$s.$((1 - k)).prof \
+					-o bar.$s.$k.$rule.csv bar.$s.$k.prof &&
+				rank_errors bar.$s.$k.truth bar.$s.$k.$rule.csv >>bar.$rule || return 1
+			done || return 1
+		done || return 1
+	done &&
+	test $(wc -l <bar.trapezoid) -eq 60 &&
+	mean=$(awk "{ s += \$2 < 0 ? -\$2 : \$2 } END { printf \"%.3f\", s / NR }" bar.trapezoid) &&
+	worst=$(awk "{ a = \$2 < 0 ? -\$2 : \$2; if (a > w) w = a } END { printf \"%.3f\", w }" bar.trapezoid) &&
+	end=$(awk "{ s += \$2 < 0 ? -\$2 : \$2 } END { printf \"%.3f\", s / NR }" bar.end) &&
+	echo "mean $mean%, worst $worst%; the end rule $end% mean" &&
+	expect_le 2 "$mean" "mean absolute error (%)" &&
+	expect_le 5 "$worst" "worst absolute error (%)" &&
+	expect_ge 20 "$end" "end rule: mean absolute error (%)"
+'
+
+# sim_ranks NAME SEEDS [phase-sim.py options]: two simulated ranks of 3 s
+# per seed, each exported with the other as its peer; NAME.err holds every
+# (function, rank, seed)'"'"'s signed error (%)
+sim_ranks() {
+	name=$1 seeds=$2
+	shift 2
+	for s in $(seq $seeds); do
+		$PY "$ROOT/tests/pmu/phase-sim.py" --ranks 2 --seconds 3 --seed $s "$@" $name.$s &&
+		for k in 0 1; do
+			$PROFILE build $name.$s.$k.prof <$name.$s.$k.txt || return 1
+		done &&
+		for k in 0 1; do
+			$EXPORT --format csv --node-peer $name.$s.$((1 - k)).prof -o $name.$s.$k.csv \
+				$name.$s.$k.prof &&
+			rank_errors $name.$s.$k.truth $name.$s.$k.csv >>$name.err || return 1
+		done || return 1
+	done
+}
+
+# lean FILE PC / worst_of FILE: a function'"'"'s mean signed error, the worst
+lean() {
+	awk -v pc=$2 "\$1 == pc { s += \$2; n++ } END { printf \"%.3f\", s / n }" "$1"
+}
+worst_of() {
+	awk "{ a = \$2 < 0 ? -\$2 : \$2; if (a > w) w = a } END { printf \"%.3f\", w }" "$1"
+}
+
+# Where in its interval a thread ran (docs/ACCURACY.md): under load a
+# thread let go after a sample runs at once and is then preempted, so its
+# CPU time is at the start of its interval, not spread over it, and the
+# ranks'"'"' functions leaned (20 loaded live runs: alpha +3.1%, gamma -2.2%).
+# The recorder now writes each thread'"'"'s first and last moment on a CPU
+# in the interval (run=), and the estimate places the CPU time there.
+# Simulated, 10 seeds of 3 s, 28 Nov 2026: a thread running only the start
+# of 60% of its intervals (--partial 0.6, samplers missing 20%) leans
+# alpha +1.08%, gamma -1.20% without runs, +0.08%, -0.58% with; ranks
+# taking turns in 2 ms slices (one sampled sparsely: intervals it ran
+# part of) 3.08% mean, 9.36% worst without, 1.93%, 5.26% with.
+test_expect_success 'where a thread ran in its intervals: no lean from where it waited' '
+	sim_ranks part 10 --missed 0.2 --partial 0.6 &&
+	sim_ranks part-nr 10 --missed 0.2 --partial 0.6 --no-runs &&
+	sim_ranks turns-r 10 --slice-ms 2 --missed 0,0.6 &&
+	sim_ranks turns-nr 10 --slice-ms 2 --missed 0,0.6 --no-runs &&
+	for f in part part-nr turns-r turns-nr; do
+		echo "$f: alpha $(lean $f.err 0xa)%, gamma $(lean $f.err 0xc)%, worst $(worst_of $f.err)%"
+	done &&
+	expect_near 0 "$(lean part.err 0xa)" 0.5 "alpha, with runs (mean signed %)" &&
+	expect_ge 0.8 "$(lean part-nr.err 0xa)" "alpha, without runs (mean signed %)" &&
+	expect_le 6 "$(worst_of turns-r.err)" "ranks taking turns, with runs: worst (%)" &&
+	expect_ge 8 "$(worst_of turns-nr.err)" "ranks taking turns, without runs: worst (%)"
+'
+
 test_expect_success 'a peer of another host is refused with one error line' '
 	{
 	echo "host hostname=elsewhere os_release=6.1 os_version=1 arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=t realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=1000"

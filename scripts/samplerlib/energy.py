@@ -78,6 +78,8 @@ def rows(profile: Any) -> list[dict[str, Any]]:
                 "long": int(m.get("long", "0")),
                 "long_ms": float(m.get("long_ms", "0")),
                 "longest_ms": float(m.get("longest_ms", "nan")),
+                "placed_pct": 100.0 * float(m.get("placed", "0")),
+                "ran_pct": 100.0 * float(m.get("ran", "0")),
                 "power": ch is not None and ch.kind == "power",
                 # random, per update: where in its interval it fell
                 "placement_sd_ms": update / math.sqrt(12),
@@ -134,6 +136,26 @@ def runs(profile: Any) -> list[dict[str, Any]] | None:
     return sorted(out, key=lambda r: -r["samples"])
 
 
+def runs_line(meter: dict[str, Any]) -> str:
+    """Whether the profile says where in its intervals the threads ran,
+    and how much of them that was (docs/ACCURACY.md, "Where in its
+    interval a thread ran")."""
+    if meter["placed_pct"] <= 0:
+        return (
+            "# where: the profile does not say where in its intervals the threads "
+            "ran (recorded with --stop-all or by an older sampler): their CPU time "
+            "is spread over each interval, which leans on a loaded machine "
+            "(docs/ACCURACY.md)"
+        )
+    return (
+        "# where: %.1f%% of the CPU time placed where its threads ran in their "
+        "intervals (their switches); they ran in %.0f%% of those intervals' time%s"
+        % (meter["placed_pct"], meter["ran_pct"],
+           " (the rest they waited: for a CPU on a loaded machine, or blocked)"
+           if meter["ran_pct"] < 90 else "")
+    )
+
+
 def text(path: str, extra_args: Sequence[str] = ()) -> str:
     """The report of one profile, opened once: its meters from the head,
     its functions' runs from the rows."""
@@ -188,6 +210,7 @@ def _text(path: str, profile: Any) -> str:
                found[0]["longest_ms"], found[0]["long_ms"], "it" if one else "them",
                "its" if one else "their")
         )
+    lines.append(runs_line(found[0]))
     found_runs = runs(profile)
     if found_runs is None:
         lines.append("# runs per function: this CSV has no symbols (export it with --symbols)")

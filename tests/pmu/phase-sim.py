@@ -7,6 +7,7 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0] TRUTH >PROFILE.txt
   phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
                [--partial-end]] [...] PREFIX
+  (either: [--no-runs])
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
 gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
@@ -27,7 +28,9 @@ that many ms (so each runs only part of some intervals); --missed: per
 rank, the chance that its sampler misses a sample (one that got less CPU
 under load: its intervals are longer).  --partial P: the chance that a
 thread runs only the start of an interval (10-50% of it) and then waits
-for a CPU, as under load (--partial-end: only its end).
+for a CPU, as under load (--partial-end: only its end).  Each sample says
+where in its interval the thread ran (run=, from the first moment to the
+last), as the recorder's switch records do, unless --no-runs.
 """
 import argparse
 import bisect
@@ -110,6 +113,20 @@ class Rank:
             return turns * self.slice + (rest if int(n) % 2 == self.k else 0.0)
         return upto(b) - upto(a)
 
+    def extent(self, a, b):
+        """The first and last moment of the wall time [a, b] the thread
+        ran (None: it did not run), as the recorder's switch records tell."""
+        if self.own_time(a, b) <= 0:
+            return None
+        if not self.slice:
+            return a, b
+        lo, hi = a, b
+        while self.own_time(lo, lo + 1e-7) <= 0:  # to the start of its next slice
+            lo = min(b, T0 + (int((lo - T0) / self.slice) + 1) * self.slice)
+        while self.own_time(hi - 1e-7, hi) <= 0:  # back to the end of its last
+            hi = max(a, T0 + int((hi - T0 - 1e-12) / self.slice) * self.slice)
+        return (lo, hi) if int(hi * 1e9) > int(lo * 1e9) else None
+
     def cpu_at(self, wall):
         i = bisect.bisect_right(self.stops, wall)
         if i >= len(self.samples):
@@ -118,7 +135,9 @@ class Rank:
         run_from, run_to = self.runs[i]
         return before + self.own_time(run_from, min(wall, run_to))
 
-    def write(self, out, counter, hz, pid):
+    def write(self, out, counter, hz, pid, runs):
+        if runs:
+            out.write("format name=native runs=1\n")
         out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim "
                   "cpu_id=sim nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 "
                   "sampler_version=0.1.0 cmdline=sim realtime_ns=1700000000000000000 "
@@ -128,11 +147,13 @@ class Rank:
         out.write("process pid=%d ppid=0 time=1000000000\nthread tid=%d pid=%d "
                   "time=1000000000\n" % (pid, pid, pid))
         last = total = 0
-        for stop, c in self.samples:
+        for (stop, c), (a, b) in zip(self.samples, self.runs):
             now = counter(stop + self.hold)
+            ran = self.extent(a, b) if runs else None
             out.write("sample time=%d nthreads=1 values=%d\n" % (stop * 1e9, now - last))
-            out.write("ts tid=%d pid=%d pc=0x%x cpu=%d\n"
-                      % (pid, pid, self.phases.at(c)[0], c * 1e9))
+            out.write("ts tid=%d pid=%d pc=0x%x cpu=%d%s\n"
+                      % (pid, pid, self.phases.at(c)[0], c * 1e9,
+                         " run=%d,%d" % (ran[0] * 1e9, ran[1] * 1e9) if ran else ""))
             total, last = total + now - last, now
         end = self.stops[-1] + self.hold + 0.001
         n = len(self.samples)
@@ -161,6 +182,7 @@ def main():
     p.add_argument("--missed", default="0")
     p.add_argument("--partial", type=float, default=0)
     p.add_argument("--partial-end", action="store_true")
+    p.add_argument("--no-runs", action="store_true")
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
@@ -185,12 +207,12 @@ def main():
         return updates[i][1] if i >= 0 else 0
 
     if args.ranks == 1:
-        ranks[0].write(sys.stdout, counter, args.hz, 100)
+        ranks[0].write(sys.stdout, counter, args.hz, 100, not args.no_runs)
         ranks[0].write_truth(args.truth)
         return
     for k, r in enumerate(ranks):
         with open("%s.%d.txt" % (args.truth, k), "w") as out:
-            r.write(out, counter, args.hz, 100 + k)
+            r.write(out, counter, args.hz, 100 + k, not args.no_runs)
         r.write_truth("%s.%d.truth" % (args.truth, k))
 
 
