@@ -100,9 +100,10 @@ bool quiet_runnable(const struct quiet *q);
  * its interval a thread ran"): its runs in the ring up to the stamp
  * (quiet_stamp() at this sample's start), within (after_ns, look_ns] (the
  * previous sample's time, and when the stamp was taken; CLOCK_MONOTONIC):
- * *from_ns its first switch in, *to_ns its last switch out, or look_ns if
- * it was on a CPU at the stamp.  False, both 0, when not known: no ring,
- * no run, or more switches than the ring kept. */
+ * *from_ns its first switch in, *to_ns its last switch out (if it was on
+ * a CPU at the stamp, the switch out into its stop, when it is stopped).
+ * False, both 0, when not known: no ring, no run, or more switches than
+ * the ring kept. */
 bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t look_ns,
 		uint64_t *from_ns, uint64_t *to_ns);
 
