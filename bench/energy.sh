@@ -4,7 +4,9 @@
 # the energy) on the fake meters of tests/fakes/fake-phase-meter.py, per
 # meter kind, phase length and rate, and two ranks sharing one RAPL node
 # (t2130's setting), under both --energy-rule trapezoid and end, the same
-# profiles.  One markdown table row each: mean absolute and worst error of
+# profiles, and the trapezoid rule on copies of them without the runs
+# (where each thread ran in its intervals: docs/ACCURACY.md; under load
+# they matter, quiet they hardly do).  One markdown table row each: mean absolute and worst error of
 # the energy per (function, run) (alpha, beta, gamma), and the coverage of
 # the 95% intervals (all four; delta's alone).  Prints, never asserts.
 # Arguments choose rows (below).  ENERGY_RUNS (default 20) runs of
@@ -79,13 +81,27 @@ row() {
 	table "$label${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
 }
 
-# table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules
+# table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules,
+# and of the trapezoid rule on the same profiles without the recorder's
+# runs (where in its interval each thread ran: docs/ACCURACY.md)
 table() {
 	m=$1 hz=$2 ms=$3 ch=$4 opts=$5
 	shift 5
-	for rule in end trapezoid; do
+	bare=
+	for name; do
+		for f in $name.prof $name.[0-9].prof; do
+			[ -f "$f" ] || continue
+			"$BUILD/sampler-profile" dump "$f" | sed 's/ runs=1//; s/ run=[0-9,]*//' |
+				"$BUILD/sampler-profile" build "bare.$f" || return 1
+			cp "${f%.prof}.truth" "bare.${f%.prof}.truth"
+		done
+		bare="$bare bare.$name"
+	done
+	for label in end trapezoid "trapezoid, no runs"; do
+		rule=${label%,*}
+		[ "$label" = "$rule" ] || set -- $bare
 		$CHECK --channel $ch --rule $rule $opts "$@" |
-		awk -v m="$m" -v hz=$hz -v ms=$ms -v r=$rule '/^summary/ {
+		awk -v m="$m" -v hz=$hz -v ms=$ms -v r="$label" '/^summary/ {
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			printf "| %s | %s | %s | %s | %s | %s%% | %s%% | %s%% | %s%% |\n", m, hz, ms, r,
 				v["pairs"], v["mean_abs_err"], v["worst"], v["coverage"], v["small_coverage"] }'
