@@ -47,10 +47,10 @@ test_expect_success 'a busy thread: a run in every interval it ran, inside it, h
 	expect_grep "runs=1" format &&
 	runs busy.prof >busy.runs && set -- $(figures busy.runs) &&
 	echo "busy: $2 of $1 thread-samples with >100 us placed, $3 outside; cpu $4 us, runs $5 us, intervals $6 us" &&
-	expect_ge 300 "$1" "thread-samples with more than 100 us of CPU time" &&
+	expect_ge 150 "$1" "thread-samples with more than 100 us of CPU time" &&
 	expect_ge $(( $1 * 95 / 100 )) "$2" "of them with a run" &&
 	expect_eq 0 "$3" "runs outside their interval" &&
-	expect_ge 0.75 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
+	expect_ge 0.7 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
 	expect_le 1.1 "$(echo "$4 / $5" | bc -l)" "CPU time / runs"
 '
 
@@ -62,13 +62,13 @@ test_expect_success 'a thread that sleeps: its runs are where it ran, not its in
 	SAMPLER_SYSFS_ROOT=$TRASH/rapl "$SAMPLER" -f 1000 -p rapl -o wake.prof -- \
 		"$EXAMPLES/wake" 1 1 3 >/dev/null &&
 	runs wake.prof >wake.runs && set -- $(figures wake.runs) &&
-	echo "wake: $2 of $1 placed, $3 outside; cpu $4 us, runs $5 us, intervals $6 us" &&
-	"$PROFILE" dump wake.prof | grep -c "^ts" >all &&
-	expect_ge 200 "$1" "thread-samples with more than 100 us of CPU time" &&
+	wall=$("$PROFILE" dump wake.prof | sed -n "s/^stats wall=\([0-9]*\) .*/\1/p") &&
+	echo "wake: $2 of $1 placed, $3 outside; cpu $4 us, runs $5 us, intervals $6 us, wall $wall ns" &&
+	expect_ge 100 "$1" "thread-samples with more than 100 us of CPU time" &&
 	expect_ge $(( $1 * 95 / 100 )) "$2" "of them with a run" &&
 	expect_eq 0 "$3" "runs outside their interval" &&
-	expect_ge 0.75 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
-	expect_le 0.8 "$(echo "$5 / ($(cat all) * 1000)" | bc -l)" "runs / the run'"'"'s time (about 1 ms a sample)" &&
+	expect_ge 0.7 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
+	expect_le 0.8 "$(echo "$5 * 1000 / $wall" | bc -l)" "runs / the run'"'"'s wall time" &&
 	expect_eq 0 "$("$PROFILE" dump wake.prof | grep "^ts" | grep " dcpu=0 " | grep -c " run=")" \
 		"thread-samples that did not run, with a run"
 '
@@ -78,7 +78,7 @@ test_expect_success NOBODY_CAN_READ 'as nobody: the runs are recorded too (the s
 	as_nobody env SAMPLER_SYSFS_ROOT=$TRASH/rapl "$SAMPLER" -f 1000 -p rapl -o nobody/busy.prof -- \
 		"$EXAMPLES/busy" 0.3 &&
 	runs nobody/busy.prof >nobody.runs && set -- $(figures nobody.runs) &&
-	expect_ge 100 "$1" "thread-samples with more than 100 us of CPU time" &&
+	expect_ge 50 "$1" "thread-samples with more than 100 us of CPU time" &&
 	expect_ge $(( $1 * 95 / 100 )) "$2" "of them with a run"
 '
 
