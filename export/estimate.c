@@ -39,6 +39,12 @@ static uint64_t hash_string(uint64_t h, const char *s)
 	return h;
 }
 
+/* A monotonic time, in s since the recording's start t0. */
+static double since_start(uint64_t ns, uint64_t t0)
+{
+	return (double)((int64_t)(ns - t0)) * 1e-9;
+}
+
 /* A thread's run into its sample's part that ran (est_sample); false
  * when it ran but the profile says not where. */
 static bool add_run(struct est_sample *es, const struct profile_thread_sample *t, uint64_t t0)
@@ -47,8 +53,8 @@ static bool add_run(struct est_sample *es, const struct profile_thread_sample *t
 		return true;
 	if (!t->run_to_ns)
 		return false;
-	es->run_from = fmin(es->run_from, (double)((int64_t)(t->run_from_ns - t0)) * 1e-9);
-	es->run_to = fmax(es->run_to, (double)((int64_t)(t->run_to_ns - t0)) * 1e-9);
+	es->run_from = fmin(es->run_from, since_start(t->run_from_ns, t0));
+	es->run_to = fmax(es->run_to, since_start(t->run_to_ns, t0));
 	return true;
 }
 
@@ -78,8 +84,8 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 	    GROW_ARRAY(e->values, e->values_cap, (e->nsamples + 1) * e->nsc + 1) < 0)
 		return -1;
 	es = &e->samples[e->nsamples];
-	es->time = (double)((int64_t)(s->time_ns - t0)) * 1e-9;
-	es->start = prev_ns < s->time_ns ? (double)((int64_t)(prev_ns - t0)) * 1e-9 : es->time;
+	es->time = since_start(s->time_ns, t0);
+	es->start = prev_ns < s->time_ns ? since_start(prev_ns, t0) : es->time;
 	es->row0 = e->nrows;
 	es->nthreads = s->nthreads;
 	es->cpu = es->cpu_max = 0;
