@@ -13,8 +13,8 @@
 #include "export.h"
 #include "symbols.h"
 
-/* Samples up to which the delay is fitted (70 fits of FIT_ROUNDS rounds
- * each; a longer profile takes the given delay or 0). */
+/* Samples up to which the delay is fitted (70 fits of 20 rounds each,
+ * spread.c; a longer profile takes the given delay or 0). */
 #define FIT_DELAY_MAX 50000
 
 static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_t tid, uint32_t j)
@@ -346,7 +346,8 @@ static int number_keys(struct est *e)
 	e->power = calloc(n + 1, sizeof(double));
 	e->num = calloc(n + 1, sizeof(double));
 	e->den = calloc(n + 1, sizeof(double));
-	return e->power && e->num && e->den ? 0 : -1;
+	e->fit_work = calloc(2 * ((size_t)n + 1), sizeof(double));
+	return e->power && e->num && e->den && e->fit_work ? 0 : -1;
 }
 
 /* The per-half sums of a round (spread, residual). */
@@ -396,6 +397,7 @@ static void est_free(struct est *e)
 	free(e->power);
 	free(e->num);
 	free(e->den);
+	free(e->fit_work);
 	free(e->half_watts);
 	free(e->half_energy);
 	free(e->half_seconds);
@@ -485,7 +487,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		m->node_profiles = e.span_lanes;
 		measure_long(&e, m);
 		measure_runs(&e, m);
-		fit_powers(&e, k);
+		fit_powers(&e, k, false);
 		memset(e.first, 0, e.nrows * sizeof(double));
 		memset(e.second, 0, e.nrows * sizeof(double));
 		spread(&e, k, est->energy);

@@ -100,6 +100,7 @@ struct est {
 	uint32_t nkeys, nfuncs;
 	double *func_run;		/* per function: its mean run, in samples (runs.c) */
 	double *power, *num, *den;	/* per key */
+	double *fit_work;		/* 2 per key: the fit's rounds (spread.c) */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once);
 	 * and its expected time in the span at hand (predicted) */
@@ -133,8 +134,10 @@ void measure_long(const struct est *e, struct meter_model *m);
 /* One round: every span's energy to the halves it overlaps, by modelled
  * power; out (the last round) gets each row's part of channel k. */
 void spread(struct est *e, uint32_t k, double *out);
-/* Fit each code's power on the spans (a fixed point, FIT_ROUNDS rounds). */
-void fit_powers(struct est *e, uint32_t k);
+/* Fit each code's power on the spans (a fixed point, run until it holds,
+ * but 20 rounds with node peers); scan: one of the delay search's fits,
+ * which compare residuals only (20 rounds). */
+void fit_powers(struct est *e, uint32_t k, bool scan);
 /* How far the spans' energies are from the fitted powers' prediction. */
 double residual(struct est *e, uint32_t k);
 

@@ -335,7 +335,7 @@ static double try_delay(struct est *e, uint32_t k, enum channel_kind kind,
 	m->delay_s = d;
 	if (build_spans(e, k, kind, m) < 0)
 		return -1;
-	fit_powers(e, k);
+	fit_powers(e, k, true);
 	return residual(e, k);
 }
 
