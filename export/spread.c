@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The per-PC power fit, a fixed point from equal powers, runs until no
- * power moves by more than FIT_TOL of itself in a round, at most
+/* The per-PC power fit, a fixed point from equal powers, runs until a
+ * round moves less than FIT_TOL of the energy (energy_moved), at most
  * FIT_MAX_ROUNDS rounds.  Stopped after 20 rounds, as until 28 Nov 2026,
  * a fit whose spans each hold several runs (a 100 Hz meter, 5 ms
  * phases) was far from its fixed point, its powers still near their
@@ -36,8 +36,8 @@
  * its own profile first, goes its own way the longer it runs (t3115's
  * node: the ranks' parts came to 104.7% of the meter), while 20 rounds
  * from the same start keep them together (100.2%). */
-#define FIT_TOL 1e-6
-#define FIT_MAX_ROUNDS 1000
+#define FIT_TOL 1e-5
+#define FIT_MAX_ROUNDS 300
 #define FIT_ROUNDS 20
 
 /* The median intervals (at least) over which a long interval's ends fade:
@@ -600,14 +600,18 @@ static void fit_round(struct est *e, uint32_t k, const double *in, double *out, 
 		out[key] = (e->num[key] + mean * prior) / (e->den[key] + prior);
 }
 
-/* The largest change from a to b, relative to a. */
-static double largest_change(const double *a, const double *b, uint32_t n)
+/* How far the powers moved from a to b: the energy they move at the time
+ * the spans give each code, relative to the energy (a rare code's power
+ * may still creep toward the prior's pull: it moves little energy). */
+static double energy_moved(const struct est *e, const double *a, const double *b, uint32_t n)
 {
-	double d = 0;
+	double moved = 0, total = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		d = fmax(d, fabs(b[i] - a[i]) / a[i]);
-	return d;
+	for (uint32_t i = 0; i < n; i++) {
+		moved += fabs(b[i] - a[i]) * e->den[i];
+		total += a[i] * e->den[i];
+	}
+	return total > 0 ? moved / total : 0;
 }
 
 /* The power of each PC: the fixed point of fit_round from the profile's
@@ -635,7 +639,7 @@ void fit_powers(struct est *e, uint32_t k, bool scan)
 		fit_round(e, k, x, y, mean, prior);
 		x = y;
 		y = t;
-		if (!fixed && largest_change(y, x, n) < FIT_TOL)
+		if (!fixed && energy_moved(e, y, x, n) < FIT_TOL)
 			break;
 	}
 	memcpy(e->power, x, n * sizeof(double));

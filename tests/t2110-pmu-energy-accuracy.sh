@@ -172,7 +172,7 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 # the shaping the fit pulled the powers together: 8 seeds, 4.30% mean,
 # gamma +9.22% (every seed +6 to +13%); with it 2.26%, gamma +4.81%; with
 # the fit run to its fixed point (below; until 28 Nov it stopped after 20
-# rounds) 1.56%, gamma +2.33%.  The simulation is seeded: the same
+# rounds) 1.56%, gamma +2.35%.  The simulation is seeded: the same
 # figures every run.
 test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points shaped, powers not pulled together' '
 	simulate few 8 --phase-ms 0.5 --hz 4000 &&
@@ -185,8 +185,8 @@ test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points 
 # and the fit's rounds each move the powers a little further from their
 # common start.  Stopped after 20 rounds, as until 28 Nov 2026, it was
 # far from its fixed point: 8 seeds of 3 s, 2.90% mean, 10.86% worst,
-# gamma +5.97% (every seed +3 to +11%).  Run to it: 1.45%, 4.04%, gamma
-# +0.56%.  Seeded: the same figures every run.
+# gamma +5.97% (every seed +3 to +11%).  Run to it: 1.45%, 4.07%, gamma
+# +0.58%.  Seeded: the same figures every run.
 test_expect_success 'the estimator alone, a 10 ms meter: the powers fitted to their fixed point' '
 	simulate slow 8 --seconds 3 --update-ms 10 &&
 	expect_le 2 "$(mean_abs slow.trapezoid)" "mean absolute error (%)" &&
