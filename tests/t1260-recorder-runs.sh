@@ -37,6 +37,28 @@ figures() {
 		END { printf "%d %d %d %.0f %.0f %.0f\n", big, placed, outside, cpu / 1000, ran / 1000, wall / 1000 }' "$1"
 }
 
+# tight_runs CPU RUNS INTERVALS NAME: the runs hold the CPU time tightly,
+# CPU time / runs >= 0.7, unless the machine is contended.  A thread
+# preempted inside an interval and let run again in it has the wait
+# inside its run (the runs keep the first switch on and the last off): on
+# a fresh clone's make check beside other jobs the busy thread got 44% of
+# its intervals and its runs held 55% CPU time.  Contended: the busy
+# thread had less than 80% of its intervals (the file contended, from the
+# busy test, also read by the wake test, whose thread sleeps by design).
+tight_runs() {
+	if [ "$4" = busy ]; then
+		share=$(echo "$1 / $3" | bc -l)
+		echo "busy: CPU time / intervals $share"
+		awk -v s="$share" "BEGIN { exit !(s < 0.8) }" && echo "$share" >contended
+	fi
+	if [ -f contended ]; then
+		echo "# contended (the busy thread had $(cat contended) of its intervals):" \
+			"CPU time / runs $(echo "$1 / $2" | bc -l), not held to 0.7"
+		return 0
+	fi
+	expect_ge 0.7 "$(echo "$1 / $2" | bc -l)" "$4 CPU time / runs"
+}
+
 test_expect_success 'setup: a RAPL package that does not move' '
 	$FAKE make rapl
 '
@@ -50,8 +72,8 @@ test_expect_success 'a busy thread: a run in every interval it ran, inside it, h
 	expect_ge 150 "$1" "thread-samples with more than 100 us of CPU time" &&
 	expect_ge $(( $1 * 95 / 100 )) "$2" "of them with a run" &&
 	expect_eq 0 "$3" "runs outside their interval" &&
-	expect_ge 0.7 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
-	expect_le 1.1 "$(echo "$4 / $5" | bc -l)" "CPU time / runs"
+	expect_le 1.1 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
+	tight_runs $4 $5 $6 busy
 '
 
 # examples/wake 1 1 3: one thread spinning 1.8 ms in fa, sleeping 2.4 ms,
@@ -67,7 +89,7 @@ test_expect_success 'a thread that sleeps: its runs are where it ran, not its in
 	expect_ge 100 "$1" "thread-samples with more than 100 us of CPU time" &&
 	expect_ge $(( $1 * 95 / 100 )) "$2" "of them with a run" &&
 	expect_eq 0 "$3" "runs outside their interval" &&
-	expect_ge 0.7 "$(echo "$4 / $5" | bc -l)" "CPU time / runs" &&
+	tight_runs $4 $5 $6 wake &&
 	expect_le 0.8 "$(echo "$5 * 1000 / $wall" | bc -l)" "runs / the run'"'"'s wall time" &&
 	expect_eq 0 "$("$PROFILE" dump wake.prof | grep "^ts" | grep " dcpu=0 " | grep -c " run=")" \
 		"thread-samples that did not run, with a run"
