@@ -346,8 +346,8 @@ static int number_keys(struct est *e)
 	e->power = calloc(n + 1, sizeof(double));
 	e->num = calloc(n + 1, sizeof(double));
 	e->den = calloc(n + 1, sizeof(double));
-	e->fit_work = calloc(2 * ((size_t)n + 1), sizeof(double));
-	return e->power && e->num && e->den && e->fit_work ? 0 : -1;
+	e->fit_next = calloc(n + 1, sizeof(double));
+	return e->power && e->num && e->den && e->fit_next ? 0 : -1;
 }
 
 /* The per-half sums of a round (spread, residual). */
@@ -397,7 +397,7 @@ static void est_free(struct est *e)
 	free(e->power);
 	free(e->num);
 	free(e->den);
-	free(e->fit_work);
+	free(e->fit_next);
 	free(e->half_watts);
 	free(e->half_energy);
 	free(e->half_seconds);

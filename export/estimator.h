@@ -100,7 +100,7 @@ struct est {
 	uint32_t nkeys, nfuncs;
 	double *func_run;		/* per function: its mean run, in samples (runs.c) */
 	double *power, *num, *den;	/* per key */
-	double *fit_work;		/* 2 per key: the fit's rounds (spread.c) */
+	double *fit_next;		/* per key: a round's new powers (spread.c) */
 	/* per half (2 * nsamples), one round's: its modelled power, and the
 	 * energy and seconds the spans give it (handed to its threads once);
 	 * and its expected time in the span at hand (predicted) */

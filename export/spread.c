@@ -20,7 +20,6 @@
 #include "estimator.h"
 
 #include <math.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -587,19 +586,6 @@ double mean_interval(const struct est *e)
 			 (double)e->nown : 0;
 }
 
-/* One round of the fit: the powers that spreading the spans under the
- * powers in gives each code (the energy given to it / the time given to
- * it, from a prior of the mean power over half an interval: a PC seen
- * once keeps about the mean), into out. */
-static void fit_round(struct est *e, uint32_t k, const double *in, double *out, double mean,
-		      double prior)
-{
-	memcpy(e->power, in, e->nkeys * sizeof(double));
-	spread(e, k, NULL);
-	for (uint32_t key = 0; key < e->nkeys; key++)
-		out[key] = (e->num[key] + mean * prior) / (e->den[key] + prior);
-}
-
 /* How far the powers moved from a to b: the energy they move at the time
  * the spans give each code, relative to the energy (a rare code's power
  * may still creep toward the prior's pull: it moves little energy). */
@@ -614,14 +600,15 @@ static double energy_moved(const struct est *e, const double *a, const double *b
 	return total > 0 ? moved / total : 0;
 }
 
-/* The power of each PC: the fixed point of fit_round from the profile's
- * mean power, round after round (FIT_ROUNDS of them for a delay's try or
- * with node peers); a last spread() then gives the energy out. */
+/* The power of each PC: energy given to it / time given to it, from the
+ * profile's mean power on (a PC seen once keeps about the mean: a prior
+ * of half an interval at it), round after round until the fixed point
+ * (FIT_ROUNDS rounds for a delay's try or with node peers); a last
+ * spread() then gives the energy out. */
 void fit_powers(struct est *e, uint32_t k, bool scan)
 {
 	double energy = 0, time = 0, mean, prior = mean_interval(e) / 2;
-	uint32_t n = e->nkeys;
-	double *x = e->fit_work, *y = x + n + 1;
+	double *next = e->fit_next;
 	bool fixed = scan || e->nlanes > 1;
 
 	for (size_t i = 0; i < e->nspans; i++)
@@ -631,18 +618,19 @@ void fit_powers(struct est *e, uint32_t k, bool scan)
 		time += e->samples[i].cpu > 0 ? e->samples[i].cpu :
 			e->samples[i].time - e->samples[i].start;
 	mean = time > 0 && energy > 0 ? energy / time : 1;
-	for (uint32_t key = 0; key < n; key++)
-		x[key] = mean;
+	for (uint32_t key = 0; key < e->nkeys; key++)
+		e->power[key] = mean;
 	for (int round = 1; round < (fixed ? FIT_ROUNDS : FIT_MAX_ROUNDS); round++) {
-		double *t = x;
+		double moved;
 
-		fit_round(e, k, x, y, mean, prior);
-		x = y;
-		y = t;
-		if (!fixed && energy_moved(e, y, x, n) < FIT_TOL)
+		spread(e, k, NULL);
+		for (uint32_t key = 0; key < e->nkeys; key++)
+			next[key] = (e->num[key] + mean * prior) / (e->den[key] + prior);
+		moved = energy_moved(e, e->power, next, e->nkeys);
+		memcpy(e->power, next, e->nkeys * sizeof(double));
+		if (!fixed && moved < FIT_TOL)
 			break;
 	}
-	memcpy(e->power, x, n * sizeof(double));
 }
 
 /* How far the spans' energies are from what the fitted powers predict,
