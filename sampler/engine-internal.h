@@ -98,6 +98,7 @@ struct engine_snap {
 	size_t counters_alloc;
 	uint64_t look_ns;		/* when this snapshot took the switch stamps */
 	uint64_t prev_ns;		/* the previous snapshot's time */
+	uint64_t time_ns;		/* this one's: every stop was seen */
 };
 
 /* The records, and the readings they carried (record.c). */

@@ -325,9 +325,12 @@ static int ring_switches(const struct quiet *q, uint64_t from, uint64_t to, uint
 /* A thread on a CPU at the stamp since since_ns ran until its next switch
  * out, into the sample's stop (it ran on until the interrupt reached its
  * CPU: 10-20% of a run's length, when it was preempted earlier in its
- * interval, on a loaded VM); look_ns if that is not in the ring (yet). */
+ * interval, on a loaded VM); look_ns if that is not in the ring (yet).
+ * No later than stop_ns: the tracer can see a stop before the thread's
+ * CPU has switched it out (48-123 us later on a loaded VM), and it ran
+ * no user code after the stop. */
 static void run_on(const struct quiet *q, uint64_t stamp, uint64_t since_ns, uint64_t look_ns,
-		   uint64_t *from_ns, uint64_t *to_ns)
+		   uint64_t stop_ns, uint64_t *from_ns, uint64_t *to_ns)
 {
 	uint64_t ev[RUN_SWITCHES_MAX], end = look_ns;
 	int n = ring_switches(q, stamp, ring_head(q), ev, RUN_SWITCHES_MAX);
@@ -337,6 +340,8 @@ static void run_on(const struct quiet *q, uint64_t stamp, uint64_t since_ns, uin
 			end = ev[i] & ~RUN_OUT;
 			break;
 		}
+	if (end > stop_ns)
+		end = stop_ns;
 	if (end <= since_ns)
 		return;
 	if (!*from_ns)
@@ -345,7 +350,7 @@ static void run_on(const struct quiet *q, uint64_t stamp, uint64_t since_ns, uin
 }
 
 bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t look_ns,
-		uint64_t *from_ns, uint64_t *to_ns)
+		uint64_t stop_ns, uint64_t *from_ns, uint64_t *to_ns)
 {
 	uint64_t ev[RUN_SWITCHES_MAX], since = after_ns;
 	bool on = false;
@@ -376,6 +381,6 @@ bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t loo
 		on = false;
 	}
 	if (on)		/* on a CPU at the stamp: until its stop */
-		run_on(q, stamp, since, look_ns, from_ns, to_ns);
+		run_on(q, stamp, since, look_ns, stop_ns, from_ns, to_ns);
 	return *to_ns != 0;
 }

@@ -101,10 +101,11 @@ bool quiet_runnable(const struct quiet *q);
  * (quiet_stamp() at this sample's start), within (after_ns, look_ns] (the
  * previous sample's time, and when the stamp was taken; CLOCK_MONOTONIC):
  * *from_ns its first switch in, *to_ns its last switch out (if it was on
- * a CPU at the stamp, the switch out into its stop, when it is stopped).
+ * a CPU at the stamp, the switch out into its stop, when it is stopped,
+ * but no later than stop_ns, the sample's time, when every stop was seen).
  * False, both 0, when not known: no ring, no run, or more switches than
  * the ring kept. */
 bool quiet_runs(struct quiet *q, uint64_t stamp, uint64_t after_ns, uint64_t look_ns,
-		uint64_t *from_ns, uint64_t *to_ns);
+		uint64_t stop_ns, uint64_t *from_ns, uint64_t *to_ns);
 
 #endif

@@ -503,8 +503,8 @@ static int snap_thread(struct engine *e, struct task *t, size_t slot,
 		.tid = t->tid, .pid = t->proc->pid, .pc = t->pc, .cpu_ns = recorded_cpu(t, t->cpu_ns),
 		.counters = counters,
 	};
-	quiet_runs(&t->quiet, t->look_stamp, e->snap.prev_ns, e->snap.look_ns, &out->run_from_ns,
-		   &out->run_to_ns);
+	quiet_runs(&t->quiet, t->look_stamp, e->snap.prev_ns, e->snap.look_ns, e->snap.time_ns,
+		   &out->run_from_ns, &out->run_to_ns);
 	return 0;
 }
 
@@ -513,7 +513,7 @@ size_t snapshot_take(struct engine *e, uint64_t *when)
 	size_t n = 0, nc = e->tasks.ncounters ? e->tasks.ncounters : 1;
 
 	stop_all(e);
-	*when = host_now_ns();
+	*when = e->snap.time_ns = host_now_ns();
 	if (e->rounds.tracers) {
 		for (size_t i = 0; i < e->tasks.ntasks; i++)
 			if (e->tasks.tasks[i]->state == TASK_STOPPED)
