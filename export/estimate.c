@@ -470,7 +470,6 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		if (ch->kind != CHANNEL_ENERGY && ch->kind != CHANNEL_POWER)
 			continue;
 
-		measure_meter(&e, k, ch->kind, ch->source, m);
 		/* RAPL reads the package's own counter: no delay.  A power
 		 * meter's or an external (scpi) energy meter's, unless given,
 		 * is fitted (on a long profile: 0). */
@@ -478,7 +477,8 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 				    (ch->kind == CHANNEL_POWER || strcmp(ch->source, "scpi") == 0);
 		if (isnan(m->delay_s))
 			m->delay_s = 0;
-		if ((m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||
+		if (measure_meter(&e, k, ch->kind, ch->source, m) < 0 ||
+		    (m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||
 		    build_spans(&e, k, ch->kind, m) < 0) {
 			error_set(err, "out of memory for the energy estimate of %zu samples",
 				  e.nsamples);

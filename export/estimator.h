@@ -138,6 +138,8 @@ void spread(struct est *e, uint32_t k, double *out);
  * but 20 rounds with node peers); scan: one of the delay search's fits,
  * which compare residuals only (20 rounds). */
 void fit_powers(struct est *e, uint32_t k, bool scan);
+/* qsort's order of doubles, ascending. */
+int cmp_double(const void *a, const void *b);
 /* How far the spans' energies are from the fitted powers' prediction. */
 double residual(struct est *e, uint32_t k);
 
@@ -147,9 +149,10 @@ int shape_changes(struct est *e);
 
 /* metermodel.c: a channel's meter and the spans of its updates */
 /* The meter's update interval, how many intervals saw no update and (a
- * power meter) the share of its updates no reading saw. */
-void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
-		   struct meter_model *m);
+ * power meter) the share of its updates no reading saw (-1: out of
+ * memory). */
+int measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+		  struct meter_model *m);
 /* Channel k's readings as spans under m (-1: out of memory). */
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind, const struct meter_model *m);
 /* Append a span (-1: out of memory). */

@@ -89,17 +89,62 @@ static double missed_updates(const struct est *e, uint32_t k, double T, bool pip
 	return held > 0 ? missed / held : 0;
 }
 
+/* The bound on T from the pairs of readings that show two updates in a
+ * row: their 2% quantile, so that a few updates published late (a meter's
+ * loop late once: one in 310 came 5 ms early on the 100 Hz fake) do not
+ * set it.  INFINITY without such pairs, -1 when out of memory. */
+static double update_bound(const struct est *e, uint32_t k, enum channel_kind kind, bool pipelined)
+{
+	double last = NAN, since = NAN, *gaps = NULL, bound = INFINITY;
+	size_t n = 0, cap = 0;
+
+	/* (since: the reading before the last one that showed an update) */
+
+	for (size_t i = 0; i < e->nown; i++) {
+		double v = e->values[i * e->nsc + k], q = reading_time(e, i, pipelined);
+
+		if (!i || e->samples[i].brk)
+			last = since = NAN;
+		if (isnan(v))
+			continue;
+		if (shows_update(kind, v, last) == 1) {
+			if (!isnan(since)) {
+				if (GROW_ARRAY(gaps, cap, n + 1) < 0) {
+					free(gaps);
+					return -1;
+				}
+				gaps[n++] = q - since;
+			}
+			since = q - reading_gap(e, i, pipelined);
+		}
+		last = v;
+	}
+	if (n) {
+		qsort(gaps, n, sizeof(*gaps), cmp_double);
+		bound = gaps[n / 50];
+	}
+	free(gaps);
+	return bound;
+}
+
 /* The meter's update interval, when some intervals saw no update: the T
  * whose expected count of such intervals is the count seen (it grows with
  * T: bisection).  The mean time between the updates seen would count as
  * one the several an interval longer than T hides (on a loaded machine, a
  * power meter's 2 ms came out 3.5).  When every interval saw an update, T
  * is at most the sampling interval, and only RAPL's known period (or an
- * option) can tell more. */
-static void measure_update(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
-			   struct meter_model *m)
+ * option) can tell more.
+ * An update that does not change the reading (no energy counted while
+ * the target waited for a CPU, a power meter's coarse steps) looks like
+ * none and makes T long: a 2 ms meter came out 4.46 ms on a starved run,
+ * and its delay was then fitted at 3.5 ms instead of 10.  Two readings
+ * that show two updates bound T from above, whatever was hidden: the
+ * updates fell after the reading before the first and by the second, so
+ * T is at most that time (update_bound). */
+static int measure_update(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+			  struct meter_model *m)
 {
-	double last = NAN, lo = 0, hi = 0;
+	double last = NAN, lo = 0, hi = 0, bound;
 	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
@@ -125,13 +170,13 @@ static void measure_update(struct est *e, uint32_t k, enum channel_kind kind, co
 		last = v;
 	}
 	if (!isnan(m->update_s))
-		return;
+		return 0;
 	/* A reading that hardly ever changes (a meter of constant power, or
 	 * one slower than the run) cannot tell an update from none. */
 	m->update_measured = m->no_update && updates >= MIN_UPDATES;
 	if (!m->update_measured) {
 		m->update_s = strcmp(source, "rapl") == 0 ? RAPL_UPDATE_S : 0;
-		return;
+		return 0;
 	}
 	for (int i = 0; i < 60; i++) {
 		double mid = (lo + hi) / 2;
@@ -141,15 +186,20 @@ static void measure_update(struct est *e, uint32_t k, enum channel_kind kind, co
 		else
 			hi = mid;
 	}
-	m->update_s = (lo + hi) / 2;
+	if ((bound = update_bound(e, k, kind, m->pipelined)) < 0)
+		return -1;
+	m->update_s = fmin((lo + hi) / 2, bound);
+	return 0;
 }
 
-void measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
-		   struct meter_model *m)
+int measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+		  struct meter_model *m)
 {
-	measure_update(e, k, kind, source, m);
+	if (measure_update(e, k, kind, source, m) < 0)
+		return -1;
 	if (kind == CHANNEL_POWER && m->update_s > 0)
 		m->missed = missed_updates(e, k, m->update_s, m->pipelined);
+	return 0;
 }
 
 /* The window of the last update the reading of sample i saw: the last

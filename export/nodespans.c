@@ -54,13 +54,6 @@ static long lane_readings(const struct est *e, uint32_t k, uint32_t l, struct re
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_reading(const void *a, const void *b)
 {
 	const struct reading *x = a, *y = b;

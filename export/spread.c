@@ -45,8 +45,14 @@
  * (tests/pmu/phase-sim.py --stall-ms). */
 #define LONG_INTERVAL 4
 
-/* The weight of a peer's interval in which none of its threads ran,
- * against a thread that ran all of its interval (slot_weight). */
+/* The weight of an interval in which none of its threads ran, against a
+ * thread that ran all of its interval (slot_weight): they drew (almost)
+ * nothing, and the spans over nothing else still have a row to give
+ * their energy to.  Until 28 Nov 2026 a profile's own such interval
+ * weighed as a thread that ran all of it: the fit modelled a thread
+ * waiting for a CPU at its function's full power, and on a simulated
+ * thread waiting 4 ms in every 7 the delay search fitted 8 ms for a
+ * meter's 10 (gamma +37%, tests/pmu/phase-sim.py --starve). */
 #define IDLE_LANE 1e-3
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval
@@ -75,7 +81,7 @@ static size_t slot_row(const struct est *e, size_t h, uint32_t j)
 	return e->rows[own].prev;
 }
 
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -140,10 +146,10 @@ void measure_long(const struct est *e, struct meter_model *m)
 }
 
 /* A thread's share of the wall time of its sample's interval that it ran
- * (its CPU time / the interval; 1/nthreads each when none ran: they all
- * waited while the machine spent it, but where other lanes may have run,
- * IDLE_LANE/nthreads: a lane that ran nothing takes its part only of
- * what no lane ran); 0 for a row of lane 0 whose sample
+ * (its CPU time / the interval; IDLE_LANE/nthreads each when none ran:
+ * they drew almost nothing, the machine spent the time on others or
+ * idled, and a lane that ran nothing takes its part only of what no lane
+ * ran); 0 for a row of lane 0 whose sample
  * lacks the reading (its cell stays empty, so it cannot carry energy; a
  * peer's threads draw from the node whatever the peer read). */
 static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row, uint32_t k)
@@ -156,7 +162,7 @@ static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row,
 		return 0;
 	if (s->cpu > 0 && wall > 0)
 		return fmin(1, e->rows[s->row0 + j].cpu / wall);
-	return (e->nlanes > 1 ? IDLE_LANE : 1.0) / s->nthreads;
+	return IDLE_LANE / s->nthreads;
 }
 
 /* Thread j's shape in half h, with the half's sign (q is added to the

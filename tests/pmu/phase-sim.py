@@ -4,7 +4,8 @@ with an exact meter, to test the energy estimator alone (t2110, t2130,
 docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
-               [--update-ms 1] [--seconds 1.2] [--stall-ms 0] TRUTH >PROFILE.txt
+               [--update-ms 1] [--seconds 1.2] [--stall-ms 0]
+               [--starve ON,OFF] [--delay-ms D] TRUTH >PROFILE.txt
   phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
                [--partial-end]] [...] PREFIX
   (either: [--no-runs])
@@ -16,7 +17,11 @@ period late) and holds it stopped hold-us, reading the meter at the end of
 the hold; with stall-ms, it takes no sample for that long from a third of
 the run on (a recorder that got no CPU: the thread runs on).  The meter is
 a RAPL counter (integer uJ) that updates every update-ms (+- 0.1 ms, from a
-random phase) with the energy drawn so far.
+random phase) with the energy drawn so far.  --starve ON,OFF: the thread
+runs ON ms, then waits OFF ms for a CPU, again and again (it draws no power
+waiting, so some of the meter's updates count nothing).  --delay-ms: the
+meter is an external one counting energy (the scpi plug-in's unit=J), each
+update with the energy drawn until D ms before it.
 The profile goes to stdout in the text form sampler-profile build reads,
 PCs 0xa, 0xb, 0xc (alpha, beta, gamma) and 0xd (rest); TRUTH gets
 "truth 0xa=J 0xb=J 0xc=J 0xd=J".
@@ -73,6 +78,7 @@ class Rank:
 
     def __init__(self, rng, args, k, missed):
         self.k, self.slice = k, args.slice_ms * 1e-3
+        self.starve = [float(x) * 1e-3 for x in args.starve.split(",")] if args.starve else None
         self.phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
         period, self.hold = 1 / args.hz, args.hold_us * 1e-6
         self.samples, self.runs = [], []
@@ -104,6 +110,13 @@ class Rank:
         with slices, those of its turn (rank k runs slices k, k + ranks...)."""
         if b <= a:
             return 0.0
+        if self.starve:
+            on, off = self.starve
+
+            def ran(t):  # its time in [T0, t]: ON of every ON + OFF
+                n, rest = divmod(t - T0, on + off)
+                return n * on + min(rest, on)
+            return ran(b) - ran(a)
         if not self.slice:
             return b - a
 
@@ -118,6 +131,16 @@ class Rank:
         ran (None: it did not run), as the recorder's switch records tell."""
         if self.own_time(a, b) <= 0:
             return None
+        if self.starve:
+            on, off = self.starve
+            lo, hi = a, b
+            n, rest = divmod(a - T0, on + off)
+            if rest >= on:  # waiting: from the next run
+                lo = T0 + (n + 1) * (on + off)
+            n, rest = divmod(b - T0, on + off)
+            if rest > on:  # waiting: until the last run's end
+                hi = T0 + n * (on + off) + on
+            return (lo, hi) if int(hi * 1e9) > int(lo * 1e9) else None
         if not self.slice:
             return a, b
         lo, hi = a, b
@@ -135,15 +158,15 @@ class Rank:
         run_from, run_to = self.runs[i]
         return before + self.own_time(run_from, min(wall, run_to))
 
-    def write(self, out, counter, hz, pid, runs):
+    def write(self, out, counter, hz, pid, runs, source="rapl"):
         if runs:
             out.write("format name=native runs=1\n")
         out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim "
                   "cpu_id=sim nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 "
                   "sampler_version=0.1.0 cmdline=sim realtime_ns=1700000000000000000 "
                   "monotonic_ns=1000000000 start_ns=1000000000 target_hz=%d\n" % hz)
-        out.write("channel name=package-0 source=rapl unit=uJ scale=1e-06 kind=energy "
-                  "scope=sample\n")
+        out.write("channel name=package-0 source=%s unit=uJ scale=1e-06 kind=energy "
+                  "scope=sample\n" % source)
         out.write("process pid=%d ppid=0 time=1000000000\nthread tid=%d pid=%d "
                   "time=1000000000\n" % (pid, pid, pid))
         last = total = 0
@@ -183,10 +206,14 @@ def main():
     p.add_argument("--partial", type=float, default=0)
     p.add_argument("--partial-end", action="store_true")
     p.add_argument("--no-runs", action="store_true")
+    p.add_argument("--starve", help="ON,OFF (ms)")
+    p.add_argument("--delay-ms", type=float)
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
         p.error("--slice-ms takes turns between two ranks")
+    if args.slice_ms and args.starve:
+        p.error("--slice-ms or --starve, not both")
     missed = [float(m) for m in args.missed.split(",")]
     missed += [missed[-1]] * (args.ranks - len(missed))
     rng = random.Random(args.seed)
@@ -196,8 +223,9 @@ def main():
     # The meter's updates, and what each counted: the node's energy.
     updates, when = [], T0 + rng.uniform(0, update)
     end = max(r.stops[-1] for r in ranks) + ranks[0].hold + update
+    delay = (args.delay_ms or 0) * 1e-3
     while when < end:
-        drawn = sum(r.phases.at(r.cpu_at(when))[1] for r in ranks)
+        drawn = sum(r.phases.at(r.cpu_at(when - delay))[1] for r in ranks)
         updates.append((when, int(drawn * 1e6)))
         when += update + rng.uniform(-1e-4, 1e-4)
     update_times = [u for u, _ in updates]
@@ -207,12 +235,14 @@ def main():
         return updates[i][1] if i >= 0 else 0
 
     if args.ranks == 1:
-        ranks[0].write(sys.stdout, counter, args.hz, 100, not args.no_runs)
+        ranks[0].write(sys.stdout, counter, args.hz, 100, not args.no_runs,
+                       "rapl" if args.delay_ms is None else "scpi")
         ranks[0].write_truth(args.truth)
         return
     for k, r in enumerate(ranks):
         with open("%s.%d.txt" % (args.truth, k), "w") as out:
-            r.write(out, counter, args.hz, 100 + k, not args.no_runs)
+            r.write(out, counter, args.hz, 100 + k, not args.no_runs,
+                    "rapl" if args.delay_ms is None else "scpi")
         r.write_truth("%s.%d.truth" % (args.truth, k))
 
 
