@@ -103,26 +103,33 @@ for r in json.load(open(\"hand.json\"))[\"rows\"]:
 # The estimator alone: profiles simulated with an exact meter
 # (tests/pmu/phase-sim.py: a 1 ms RAPL counter, the sampler at 1 kHz, its
 # hold), so that no fake, sampler or load stands between the rule and the
-# truth.  sim_errors TRUTH CSV: each function's signed error (%).
-sim_errors() {
-	awk -F, -v t="$(cat "$1")" "BEGIN { n = split(t, w, \" \"); for (i = 2; i <= n; i++) { split(w[i], kv, \"=\"); truth[kv[1]] = kv[2] } }
-		/^[0-9]/ && \$4 == \"sample\" { e[\$5] += \$8 }
-		END { for (pc in truth) if (pc != \"0xd\") printf \"%s %.3f\\n\", pc, 100 * (e[pc] * 1e-6 - truth[pc]) / truth[pc] }" "$2"
-}
-
-# simulate NAME SEEDS [phase-sim.py options]: per rule, NAME.RULE holds the
-# signed errors of every (function, seed)
+# truth.  simulate [--trapezoid] NAME SEEDS [phase-sim.py options]: per
+# rule (both, or the trapezoid's only), NAME.RULE holds the signed errors
+# of every (function, seed) (tests/pmu/sim-errors.py), and NAME.RULE.meter
+# the estimate's meter of every seed ("update_ms=U delay_ms=D").
 simulate() {
+	rules="trapezoid end"
+	[ "$1" = --trapezoid ] && rules=trapezoid && shift
 	name=$1 seeds=$2
 	shift 2
 	for s in $(seq $seeds); do
 		$PY "$ROOT/tests/pmu/phase-sim.py" --seed $s "$@" $name.$s.truth >$name.$s.txt &&
 		$PROFILE build $name.$s.prof <$name.$s.txt &&
-		for rule in trapezoid end; do
-			$EXPORT --format csv --energy-rule $rule -o $name.$s.$rule.csv $name.$s.prof &&
-			sim_errors $name.$s.truth $name.$s.$rule.csv >>$name.$rule || return 1
+		for rule in $rules; do
+			$PY "$ROOT/tests/pmu/sim-errors.py" --meter $name.$s.$rule.meter $name.$s.truth \
+				$name.$s.prof --energy-rule $rule >>$name.$rule &&
+			cat $name.$s.$rule.meter >>$name.$rule.meter || return 1
 		done || return 1
 	done
+}
+
+# meter_field NAME FIELD: the trapezoid estimate's FIELD of each seed;
+# within LO HI FILE: how many of FILE's numbers lie in [LO, HI]
+meter_field() {
+	sed -n "s/.*$2=\([0-9.]*\).*/\1/p" $1.trapezoid.meter
+}
+within() {
+	awk -v lo=$1 -v hi=$2 '$1 >= lo && $1 <= hi { n++ } END { print n + 0 }' "$3"
 }
 
 # mean_signed FILE PC: the mean signed error (%) of a function
@@ -136,7 +143,7 @@ mean_signed() {
 # blur of docs/ACCURACY.md; the end rule about -7%, -10%, +49%.
 test_expect_success 'the estimator alone (simulated exact meter): no bias, the end rule biased' '
 	simulate sim 10 &&
-	simulate hold 6 --hold-us 500 &&
+	simulate --trapezoid hold 6 --hold-us 500 &&
 	for f in sim hold; do
 		for pc in 0xa 0xb 0xc; do
 			expect_near 0 "$(mean_signed $f.trapezoid $pc)" 1.5 "$f: mean signed error of $pc (%)" ||
@@ -175,7 +182,7 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 # rounds) 1.56%, gamma +2.35%.  The simulation is seeded: the same
 # figures every run.
 test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points shaped, powers not pulled together' '
-	simulate few 8 --phase-ms 0.5 --hz 4000 &&
+	simulate --trapezoid few 8 --phase-ms 0.5 --hz 4000 &&
 	expect_le 2.5 "$(mean_abs few.trapezoid)" "mean absolute error (%)" &&
 	expect_le 4 "$(mean_signed few.trapezoid 0xc)" "mean signed error of gamma (8 W, %)"
 '
@@ -188,7 +195,7 @@ test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points 
 # gamma +5.97% (every seed +3 to +11%).  Run to it: 1.45%, 4.07%, gamma
 # +0.58%.  Seeded: the same figures every run.
 test_expect_success 'the estimator alone, a 10 ms meter: the powers fitted to their fixed point' '
-	simulate slow 8 --seconds 3 --update-ms 10 &&
+	simulate --trapezoid slow 8 --seconds 3 --update-ms 10 &&
 	expect_le 2 "$(mean_abs slow.trapezoid)" "mean absolute error (%)" &&
 	expect_le 5 "$(worst slow.trapezoid)" "worst absolute error (%)" &&
 	for pc in 0xa 0xb 0xc; do
@@ -204,7 +211,7 @@ test_expect_success 'the estimator alone, a 10 ms meter: the powers fitted to th
 # seeds of 3 s: 1.06% mean, 3.23% worst; giving it all to the PCs at its
 # ends, as until then, 3.6% and 21.9% (gamma, seed 5).
 test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix, not its ends' '
-	simulate stall 10 --seconds 3 --stall-ms 100 &&
+	simulate --trapezoid stall 10 --seconds 3 --stall-ms 100 &&
 	expect_le 2 "$(mean_abs stall.trapezoid)" "mean absolute error (%)" &&
 	expect_le 5 "$(worst stall.trapezoid)" "worst absolute error (%)" &&
 	# and --accuracy says so: one interval of 101 ms, 96 ms of middle
@@ -234,21 +241,37 @@ test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix,
 # (export/metermodel.c): 3.0 ms, at 1 kHz all the profile can tell.
 # Seeded: the same figures every run.
 test_expect_success 'the estimator alone, a thread that waits for a CPU: its delay and update interval' '
-	simulate starved 8 --starve 3,4 --update-ms 2 --delay-ms 10 &&
+	simulate --trapezoid starved 8 --starve 3,4 --update-ms 2 --delay-ms 10 &&
 	echo "starved: mean $(mean_abs starved.trapezoid)%, worst $(worst starved.trapezoid)%" &&
 	expect_le 2 "$(mean_abs starved.trapezoid)" "mean absolute error (%)" &&
 	expect_le 5 "$(worst starved.trapezoid)" "worst absolute error (%)" &&
-	for s in 1 2 3 4 5 6 7 8; do
-		sed -n "s/^# meter .* delay_ms=\([0-9.]*\) .*/\1/p" starved.$s.trapezoid.csv || return 1
-	done >starved.delays &&
+	meter_field starved delay_ms >starved.delays &&
 	echo "delays (ms):" $(cat starved.delays) &&
-	expect_eq 8 "$(awk "\$1 >= 9.5 && \$1 <= 10.5" starved.delays | wc -l)" "seeds whose delay came out 9.5-10.5 ms" &&
-	simulate missed 4 --starve 2,6 --missed 0.5 --update-ms 2 --delay-ms 10 &&
-	for s in 1 2 3 4; do
-		sed -n "s/^# meter .* update_ms=\([0-9.]*\) .*/\1/p" missed.$s.trapezoid.csv || return 1
-	done >missed.updates &&
+	expect_eq 8 "$(within 9.5 10.5 starved.delays)" "seeds whose delay came out 9.5-10.5 ms" &&
+	simulate --trapezoid missed 4 --starve 2,6 --missed 0.5 --update-ms 2 --delay-ms 10 &&
+	meter_field missed update_ms >missed.updates &&
 	echo "update intervals (ms):" $(cat missed.updates) &&
-	expect_eq 4 "$(awk "\$1 >= 1.9 && \$1 <= 3.2" missed.updates | wc -l)" "seeds whose 2 ms update interval came out 1.9-3.2 ms"
+	expect_eq 4 "$(within 1.9 3.2 missed.updates)" "seeds whose 2 ms update interval came out 1.9-3.2 ms"
+'
+
+# A power meter slower than the phases, late, and read once per sample:
+# the issue's 100 Hz meter with a 20 ms delay (its mean power of 10 ms
+# per update, each shown 0.09-0.23 ms late as the fake's loop does; the
+# scpi plug-in's query goes right after the previous sample), 5 ms phases.
+# 28 Nov 2026, 8 seeds of 3 s: 1.16% mean, 4.10% worst, the delays fitted
+# 20.0-20.2 ms (the meter's 20 plus its lateness, 0.16 on average).  On
+# this meter 0.2 ms of delay moves gamma 5 points: the fake's live runs
+# (docs/ACCURACY.md) fit it 0.17 ms shorter than their error is least at,
+# which the simulation does not, so that is the fake's or the sampler's
+# timing, not the estimator.  Seeded: the same figures every run.
+test_expect_success 'the estimator alone, a 100 Hz power meter 20 ms late: error and delay' '
+	simulate --trapezoid slowpower 8 --seconds 3 --update-ms 10 --delay-ms 20 --power --late-ms 0.09,0.23 &&
+	echo "mean $(mean_abs slowpower.trapezoid)%, worst $(worst slowpower.trapezoid)%" &&
+	expect_le 2 "$(mean_abs slowpower.trapezoid)" "mean absolute error (%)" &&
+	expect_le 5 "$(worst slowpower.trapezoid)" "worst absolute error (%)" &&
+	meter_field slowpower delay_ms >slowpower.delays &&
+	echo "delays (ms):" $(cat slowpower.delays) &&
+	expect_eq 8 "$(within 19.9 20.45 slowpower.delays)" "seeds whose delay came out 19.9-20.45 ms"
 '
 
 start_rapl state

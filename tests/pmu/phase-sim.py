@@ -5,7 +5,8 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0]
-               [--starve ON,OFF] [--delay-ms D] TRUTH >PROFILE.txt
+               [--starve ON,OFF] [--delay-ms D [--power] [--late-ms A,B]]
+               TRUTH >PROFILE.txt
   phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
                [--partial-end]] [...] PREFIX
   (either: [--no-runs])
@@ -21,7 +22,12 @@ random phase) with the energy drawn so far.  --starve ON,OFF: the thread
 runs ON ms, then waits OFF ms for a CPU, again and again (it draws no power
 waiting, so some of the meter's updates count nothing).  --delay-ms: the
 meter is an external one counting energy (the scpi plug-in's unit=J), each
-update with the energy drawn until D ms before it.
+update with the energy drawn until D ms before it; with --power too, a power
+meter (the scpi plug-in's default, W): each update the mean power of its
+period as it was D ms earlier, a sample's reading the latest update when
+its query went, right after the previous sample (pipelined); --late-ms A,B:
+each update shows A to B ms after its time (uniformly; a meter's loop late,
+the fake's 0.09-0.23 ms).
 The profile goes to stdout in the text form sampler-profile build reads,
 PCs 0xa, 0xb, 0xc (alpha, beta, gamma) and 0xd (rest); TRUTH gets
 "truth 0xa=J 0xb=J 0xc=J 0xd=J".
@@ -158,37 +164,68 @@ class Rank:
         run_from, run_to = self.runs[i]
         return before + self.own_time(run_from, min(wall, run_to))
 
-    def write(self, out, counter, hz, pid, runs, source="rapl"):
+    def write(self, out, meter, hz, pid, runs):
         if runs:
             out.write("format name=native runs=1\n")
         out.write("host hostname=sim os_release=6.1 os_version=1 arch=x86_64 cpu_desc=sim "
                   "cpu_id=sim nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 "
                   "sampler_version=0.1.0 cmdline=sim realtime_ns=1700000000000000000 "
                   "monotonic_ns=1000000000 start_ns=1000000000 target_hz=%d\n" % hz)
-        out.write("channel name=package-0 source=%s unit=uJ scale=1e-06 kind=energy "
-                  "scope=sample\n" % source)
+        out.write(meter.channel)
         out.write("process pid=%d ppid=0 time=1000000000\nthread tid=%d pid=%d "
                   "time=1000000000\n" % (pid, pid, pid))
-        last = total = 0
+        total, before = 0, T0  # (before: when the previous sample read the meter)
         for (stop, c), (a, b) in zip(self.samples, self.runs):
-            now = counter(stop + self.hold)
+            value = meter.reading(before, stop + self.hold)
             ran = self.extent(a, b) if runs else None
-            out.write("sample time=%d nthreads=1 values=%d\n" % (stop * 1e9, now - last))
+            out.write("sample time=%d nthreads=1 values=%s\n" % (stop * 1e9, value))
             out.write("ts tid=%d pid=%d pc=0x%x cpu=%d%s\n"
                       % (pid, pid, self.phases.at(c)[0], c * 1e9,
                          " run=%d,%d" % (ran[0] * 1e9, ran[1] * 1e9) if ran else ""))
-            total, last = total + now - last, now
+            total, before = total + float(value), stop + self.hold
         end = self.stops[-1] + self.hold + 0.001
         n = len(self.samples)
         out.write("exit tid=%d pid=%d time=%d whole=1\n" % (pid, pid, end * 1e9))
         out.write("stats wall=%d latency=%d samples=%d thread_samples=%d missed=0 missing=0 "
-                  "signals=0 threads=1 processes=1 exit=0 totals=%d\n"
+                  "signals=0 threads=1 processes=1 exit=0 totals=%s\n"
                   % ((end - T0) * 1e9, self.hold * 1e9 * n, n, n, total))
 
     def write_truth(self, path):
         with open(path, "w") as f:
             pairs = ("0x%x=%.6f" % (pc, j) for pc, j in sorted(self.phases.truth.items()))
             f.write("truth " + " ".join(pairs) + "\n")
+
+
+class Meter:
+    """What a sample's reading shows of the meter's updates (time, uJ)."""
+
+    def __init__(self, updates, source, power, late):
+        self.updates, self.power = updates, power
+        rng = random.Random(0)  # (its own: the other figures stay as they were)
+        self.times = [u + (rng.uniform(*late) if late else 0) for u, _ in updates]
+        self.channel = ("channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample\n"
+                        if power else
+                        "channel name=package-0 source=%s unit=uJ scale=1e-06 kind=energy "
+                        "scope=sample\n" % source)
+
+    def latest(self, wall):
+        """The index of the last update by then (-1: none)."""
+        return bisect.bisect_right(self.times, wall) - 1
+
+    def counter(self, wall):
+        i = self.latest(wall)
+        return self.updates[i][1] if i >= 0 else 0
+
+    def reading(self, before, read):
+        """A counter's energy since the previous sample read it (uJ); a
+        power meter's latest update when the query went, at before (W)."""
+        if not self.power:
+            return "%d" % (self.counter(read) - self.counter(before))
+        i = self.latest(before)
+        if i < 1:
+            return "0"
+        (u0, e0), (u1, e1) = self.updates[i - 1], self.updates[i]
+        return "%.6f" % ((e1 - e0) * 1e-6 / (u1 - u0))
 
 
 def main():
@@ -208,12 +245,16 @@ def main():
     p.add_argument("--no-runs", action="store_true")
     p.add_argument("--starve", help="ON,OFF (ms)")
     p.add_argument("--delay-ms", type=float)
+    p.add_argument("--power", action="store_true")
+    p.add_argument("--late-ms", help="A,B")
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
         p.error("--slice-ms takes turns between two ranks")
     if args.slice_ms and args.starve:
         p.error("--slice-ms or --starve, not both")
+    if (args.power or args.late_ms) and args.delay_ms is None:
+        p.error("--power and --late-ms are of a meter with a delay (--delay-ms)")
     missed = [float(m) for m in args.missed.split(",")]
     missed += [missed[-1]] * (args.ranks - len(missed))
     rng = random.Random(args.seed)
@@ -228,21 +269,15 @@ def main():
         drawn = sum(r.phases.at(r.cpu_at(when - delay))[1] for r in ranks)
         updates.append((when, int(drawn * 1e6)))
         when += update + rng.uniform(-1e-4, 1e-4)
-    update_times = [u for u, _ in updates]
-
-    def counter(wall):
-        i = bisect.bisect_right(update_times, wall) - 1
-        return updates[i][1] if i >= 0 else 0
-
+    late = [float(x) * 1e-3 for x in args.late_ms.split(",")] if args.late_ms else None
+    meter = Meter(updates, "rapl" if args.delay_ms is None else "scpi", args.power, late)
     if args.ranks == 1:
-        ranks[0].write(sys.stdout, counter, args.hz, 100, not args.no_runs,
-                       "rapl" if args.delay_ms is None else "scpi")
+        ranks[0].write(sys.stdout, meter, args.hz, 100, not args.no_runs)
         ranks[0].write_truth(args.truth)
         return
     for k, r in enumerate(ranks):
         with open("%s.%d.txt" % (args.truth, k), "w") as out:
-            r.write(out, counter, args.hz, 100 + k, not args.no_runs,
-                    "rapl" if args.delay_ms is None else "scpi")
+            r.write(out, meter, args.hz, 100 + k, not args.no_runs)
         r.write_truth("%s.%d.truth" % (args.truth, k))
 
 
