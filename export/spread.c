@@ -51,8 +51,9 @@
  * their energy to.  Until 28 Nov 2026 a profile's own such interval
  * weighed as a thread that ran all of it: the fit modelled a thread
  * waiting for a CPU at its function's full power, and on a simulated
- * thread waiting 4 ms in every 7 the delay search fitted 8 ms for a
- * meter's 10 (gamma +37%, tests/pmu/phase-sim.py --starve). */
+ * thread waiting 4 ms in every 7 the residual was least at 8 ms for a
+ * meter's 10 ms delay, and the search fitted 0.9-1.0 ms (gamma +180%,
+ * tests/pmu/phase-sim.py --starve). */
 #define IDLE_LANE 1e-3
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval

@@ -231,9 +231,9 @@ test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix,
 # (the scpi plug-in's unit=J; tests/pmu/phase-sim.py --starve: it runs
 # 3 ms, waits 4, and draws no power waiting).  Until 28 Nov 2026 the
 # model took an interval in which the profile's threads did not run as
-# if they had run all of it, at their function's power: the delay search
-# then fitted 8 ms, and 8 seeds gave 81.96% mean, 193% worst (17.6% and
-# 44.7% with the search's pick as it is now).  Now (export/spread.c,
+# if they had run all of it, at their function's power: the residual was
+# least at 8 ms, the delay search fitted 0.9-1.0 ms, and 8 seeds gave
+# 81.96% mean, 193% worst.  Now (export/spread.c,
 # IDLE_LANE) 0.82% and 2.70%, the delay 10 ms.  With samples missed too
 # (the sampler starved as well, t2120 under two busy loops), updates that
 # counted nothing look like none, and the meter's 2 ms update interval
