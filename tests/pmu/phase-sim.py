@@ -187,7 +187,7 @@ class Rank:
         n = len(self.samples)
         out.write("exit tid=%d pid=%d time=%d whole=1\n" % (pid, pid, end * 1e9))
         out.write("stats wall=%d latency=%d samples=%d thread_samples=%d missed=0 missing=0 "
-                  "signals=0 threads=1 processes=1 exit=0 totals=%s\n"
+                  "signals=0 threads=1 processes=1 exit=0 totals=%.10g\n"
                   % ((end - T0) * 1e9, self.hold * 1e9 * n, n, n, total))
 
     def write_truth(self, path):
