@@ -95,10 +95,9 @@ static double missed_updates(const struct est *e, uint32_t k, double T, bool pip
  * set it.  INFINITY without such pairs, -1 when out of memory. */
 static double update_bound(const struct est *e, uint32_t k, enum channel_kind kind, bool pipelined)
 {
+	/* (since: the reading before the last one that showed an update) */
 	double last = NAN, since = NAN, *gaps = NULL, bound = INFINITY;
 	size_t n = 0, cap = 0;
-
-	/* (since: the reading before the last one that showed an update) */
 
 	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k], q = reading_time(e, i, pipelined);

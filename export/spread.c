@@ -54,7 +54,7 @@
  * thread waiting 4 ms in every 7 the residual was least at 8 ms for a
  * meter's 10 ms delay, and the search fitted 0.9-1.0 ms (gamma +180%,
  * tests/pmu/phase-sim.py --starve). */
-#define IDLE_LANE 1e-3
+#define IDLE_WEIGHT 1e-3
 
 /* Half h of the sample intervals: 2i is the half of sample i's interval
  * at its threads' PCs of the previous sample, 2i+1 the half at their PCs
@@ -147,7 +147,7 @@ void measure_long(const struct est *e, struct meter_model *m)
 }
 
 /* A thread's share of the wall time of its sample's interval that it ran
- * (its CPU time / the interval; IDLE_LANE/nthreads each when none ran:
+ * (its CPU time / the interval; IDLE_WEIGHT/nthreads each when none ran:
  * they drew almost nothing, the machine spent the time on others or
  * idled, and a lane that ran nothing takes its part only of what no lane
  * ran); 0 for a row of lane 0 whose sample
@@ -163,7 +163,7 @@ static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row,
 		return 0;
 	if (s->cpu > 0 && wall > 0)
 		return fmin(1, e->rows[s->row0 + j].cpu / wall);
-	return IDLE_LANE / s->nthreads;
+	return IDLE_WEIGHT / s->nthreads;
 }
 
 /* Thread j's shape in half h, with the half's sign (q is added to the

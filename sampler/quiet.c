@@ -327,7 +327,7 @@ static int ring_switches(const struct quiet *q, uint64_t from, uint64_t to, uint
  * CPU: 10-20% of a run's length, when it was preempted earlier in its
  * interval, on a loaded VM); look_ns if that is not in the ring (yet).
  * No later than stop_ns: the tracer can see a stop before the thread's
- * CPU has switched it out (48-123 us later on a loaded VM), and it ran
+ * CPU has switched it out (6-123 us later on a loaded VM), and it ran
  * no user code after the stop. */
 static void run_on(const struct quiet *q, uint64_t stamp, uint64_t since_ns, uint64_t look_ns,
 		   uint64_t stop_ns, uint64_t *from_ns, uint64_t *to_ns)

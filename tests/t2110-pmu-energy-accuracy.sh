@@ -234,7 +234,7 @@ test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix,
 # if they had run all of it, at their function's power: the residual was
 # least at 8 ms, the delay search fitted 0.9-1.0 ms, and 8 seeds gave
 # 81.96% mean, 193% worst.  Now (export/spread.c,
-# IDLE_LANE) 0.82% and 2.70%, the delay 10 ms.  With samples missed too
+# IDLE_WEIGHT) 0.82% and 2.70%, the delay 10 ms.  With samples missed too
 # (the sampler starved as well, t2120 under two busy loops), updates that
 # counted nothing look like none, and the meter's 2 ms update interval
 # came out 4.4-4.5 ms; two readings that show two updates now bound it

@@ -83,8 +83,14 @@ class Rank:
     CPU time then) and, per interval, the wall time it could run in."""
 
     def __init__(self, rng, args, k, missed):
-        self.k, self.slice = k, args.slice_ms * 1e-3
-        self.starve = [float(x) * 1e-3 for x in args.starve.split(",")] if args.starve else None
+        # when it may run: ON of every PERIOD from OFFSET on (None: always)
+        self.turn = None
+        if args.slice_ms:  # rank k runs slices k, k + 2, ...
+            s = args.slice_ms * 1e-3
+            self.turn = (s, 2 * s, k * s)
+        elif args.starve:
+            on, off = (float(x) * 1e-3 for x in args.starve.split(","))
+            self.turn = (on, on + off, 0.0)
         self.phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
         period, self.hold = 1 / args.hz, args.hold_us * 1e-6
         self.samples, self.runs = [], []
@@ -113,23 +119,16 @@ class Rank:
 
     def own_time(self, a, b):
         """Of the wall time [a, b], how much the thread ran: all of it, or
-        with slices, those of its turn (rank k runs slices k, k + ranks...)."""
+        its turns (slices, or the runs between its waits)."""
         if b <= a:
             return 0.0
-        if self.starve:
-            on, off = self.starve
-
-            def ran(t):  # its time in [T0, t]: ON of every ON + OFF
-                n, rest = divmod(t - T0, on + off)
-                return n * on + min(rest, on)
-            return ran(b) - ran(a)
-        if not self.slice:
+        if not self.turn:
             return b - a
+        on, period, offset = self.turn
 
-        def upto(t):  # its time in [T0, t]
-            n, rest = divmod(t - T0, self.slice)
-            turns = (int(n) + 1 - self.k) // 2 if self.k <= 1 else 0
-            return turns * self.slice + (rest if int(n) % 2 == self.k else 0.0)
+        def upto(t):  # its time in [T0 + offset, t] (negative before)
+            n, rest = divmod(t - T0 - offset, period)
+            return n * on + min(rest, on)
         return upto(b) - upto(a)
 
     def extent(self, a, b):
@@ -137,23 +136,16 @@ class Rank:
         ran (None: it did not run), as the recorder's switch records tell."""
         if self.own_time(a, b) <= 0:
             return None
-        if self.starve:
-            on, off = self.starve
-            lo, hi = a, b
-            n, rest = divmod(a - T0, on + off)
-            if rest >= on:  # waiting: from the next run
-                lo = T0 + (n + 1) * (on + off)
-            n, rest = divmod(b - T0, on + off)
-            if rest > on:  # waiting: until the last run's end
-                hi = T0 + n * (on + off) + on
-            return (lo, hi) if int(hi * 1e9) > int(lo * 1e9) else None
-        if not self.slice:
+        if not self.turn:
             return a, b
+        on, period, offset = self.turn
         lo, hi = a, b
-        while self.own_time(lo, lo + 1e-7) <= 0:  # to the start of its next slice
-            lo = min(b, T0 + (int((lo - T0) / self.slice) + 1) * self.slice)
-        while self.own_time(hi - 1e-7, hi) <= 0:  # back to the end of its last
-            hi = max(a, T0 + int((hi - T0 - 1e-12) / self.slice) * self.slice)
+        n, rest = divmod(a - T0 - offset, period)
+        if rest >= on:  # waiting: from its next turn
+            lo = T0 + offset + (n + 1) * period
+        n, rest = divmod(b - T0 - offset, period)
+        if rest > on:  # waiting: until its last turn's end
+            hi = T0 + offset + n * period + on
         return (lo, hi) if int(hi * 1e9) > int(lo * 1e9) else None
 
     def cpu_at(self, wall):
