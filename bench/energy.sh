@@ -56,12 +56,19 @@ for i in $(seq 100); do
 	sleep 0.05
 done
 
-# row METER HZ MS [-g]: record RUNS runs, then one table row per rule
-# (with -g, recorded with call stacks and checked per call path); METER
-# is rapl or scpi:RATE:DELAY, or scpi:RATE:DELAY:poll for the meter polled
-# at 1 kHz or twice its rate, the higher, and counted (poll_hz=)
+# row METER HZ MS [SECONDS] [-g]: record RUNS runs (of SECONDS, else
+# ENERGY_SECONDS), then one table row per rule (with -g, recorded with
+# call stacks and checked per call path); METER is rapl or
+# scpi:RATE:DELAY, or scpi:RATE:DELAY:poll for the meter polled at 1 kHz
+# or twice its rate, the higher, and counted (poll_hz=)
 row() {
-	label=$1
+	label=$1 secs=$SECONDS_ g=
+	for opt in $4 $5; do
+		case $opt in
+		-g) g=-g ;;
+		*) secs=$opt ;;
+		esac
+	done
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
 	scpi:*)
@@ -74,11 +81,12 @@ row() {
 	esac
 	runs=
 	for i in $(seq $RUNS); do
-		env $env "$BUILD/sampler" $SAMPLER_OPTS $4 -f $2 -p $pmu -o r.$i.prof -- \
-			"$BUILD/examples/phases" $SECONDS_ $3 $rest >r.$i.truth 2>/dev/null || return 1
+		env $env "$BUILD/sampler" $SAMPLER_OPTS $g -f $2 -p $pmu -o r.$i.prof -- \
+			"$BUILD/examples/phases" $secs $3 $rest >r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
-	table "$label${4:+ $4 paths}" $2 $3 $ch "${4:+--tree}" $runs
+	[ "$secs" = "$SECONDS_" ] || label="$label, runs of $secs s"
+	table "$label${g:+ $g paths}" $2 $3 $ch "${g:+--tree}" $runs
 }
 
 # table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules,
@@ -125,12 +133,16 @@ ranks() {
 	table "RAPL node, 2 ranks" $1 $2 package-0 "--ranks 2" $runs
 }
 
-# the rows: "METER HZ MS [-g]" (row) or "ranks HZ MS"; arguments choose
-# some, as in sh bench/energy.sh "rapl 10000 2" "scpi:500:10 1000 20"
+# the rows: "METER HZ MS [SECONDS] [-g]" (row) or "ranks HZ MS"; arguments
+# choose some, as in sh bench/energy.sh "rapl 10000 2" "scpi:500:10 1000 20".
+# The 100 Hz meter again in runs of 10 s: each of its updates holds two
+# phases, and what tells their powers apart is sampling noise that
+# shrinks with the run (docs/ACCURACY.md).
 [ $# -gt 0 ] || set -- "rapl 1000 0.5" "rapl 1000 2" "rapl 1000 5" "rapl 1000 20" \
 	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \
 	"scpi:500:10 1000 2" "scpi:500:10 1000 5" "scpi:500:10 1000 20" \
-	"scpi:100:20 1000 5" "scpi:1000:2 1000 5" "scpi:500:10:poll 1000 5" "scpi:100:20:poll 1000 5"
+	"scpi:100:20 1000 5" "scpi:100:20 1000 5 10" "scpi:1000:2 1000 5" \
+	"scpi:500:10:poll 1000 5" "scpi:100:20:poll 1000 5"
 echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage | delta's coverage |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for spec; do

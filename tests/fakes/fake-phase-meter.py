@@ -21,8 +21,9 @@ power while it runs, and only then).
       delay-ms earlier; MEAS:POW? answers the latest reading at once.  It
       integrates too, as power analyzers do: MEAS:ENER? answers the energy
       (J) counted until its latest update (the same clock and delay).
-      --log FILE: one line per update, "update T_NS ENERGY_J POWER_W"
-      (CLOCK_MONOTONIC, as the sampler's timestamps).
+      --log FILE: one line per update, "update T_NS ENERGY_J POWER_W", and
+      per query answered, "query ARRIVED_NS UPDATE_T_NS" (the update its
+      answer is; CLOCK_MONOTONIC, as the sampler's timestamps).
 
 Both run until killed (SIGTERM).  Several STATEs are several workloads
 on one node (two ranks): the meter counts the sum of their energies.
@@ -181,6 +182,8 @@ def scpi(args):
                 line, bufs[s] = bufs[s].split(b"\n", 1)
                 answer = {b"MEAS:POW?": reading, b"MEAS:ENER?": energy}.get(line.strip())
                 if answer:
+                    if log:
+                        log.write("query %d %d\n" % (time.monotonic_ns(), last))
                     try:
                         s.sendall(answer)
                     except OSError:
