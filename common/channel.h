@@ -3,6 +3,8 @@
 #ifndef SAMPLER_CHANNEL_H
 #define SAMPLER_CHANNEL_H
 
+#include <stdbool.h>
+
 enum channel_kind {
 	CHANNEL_ENERGY,		/* value = energy spent since the previous sample */
 	CHANNEL_POWER,		/* value = instantaneous power at the sample */
@@ -31,6 +33,11 @@ struct channel_desc {
 	double scale;			 /* value * scale = SI unit (J, W, A, V); 1 for counts */
 	enum channel_kind kind;
 	enum channel_scope scope;
+	/* A meter's timing as its plug-in was told it (scpi's update_ms= and
+	 * delay_ms=): the energy estimate takes it instead of measuring it. */
+	bool has_update, has_delay;
+	double update_ms;		/* the meter's interval between updates */
+	double delay_ms;		/* how late its readings reflect the power */
 };
 
 const char *channel_kind_name(enum channel_kind kind);	/* "energy", ... */

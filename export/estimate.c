@@ -425,9 +425,13 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 
 	memset(est, 0, sizeof(*est));
 	est->nchannels = e.nsc;
+	/* the meter's timing: an option, else as its plug-in was told it,
+	 * else measured on the profile */
 	for (uint32_t k = 0; k < e.nsc; k++) {
-		est->meter[k].update_s = NAN;
-		est->meter[k].delay_s = NAN;
+		const struct channel_desc *ch = &info->channels[info->sample_channel[k]];
+
+		est->meter[k].update_s = ch->has_update ? ch->update_ms * 1e-3 : NAN;
+		est->meter[k].delay_s = ch->has_delay ? ch->delay_ms * 1e-3 : NAN;
 	}
 	for (uint32_t i = 0; i < nopts; i++)
 		if (apply_option(info, &opts[i], est->meter, err) < 0)

@@ -155,6 +155,12 @@ static void print_channels(struct info_summary *s)
 				unit, s->readings[i]);
 		if (c->kind == CHANNEL_ENERGY && c->scale > 0)
 			fprintf(f, " = %.6g J", s->sums[i] * c->scale);
+		if (c->has_update)
+			fprintf(f, "; updates every %g ms", c->update_ms);
+		if (c->has_delay)
+			fprintf(f, "; %g ms late", c->delay_ms);
+		if (c->has_update || c->has_delay)
+			fputs(" (declared)", f);
 		putc('\n', f);
 	}
 }

@@ -96,3 +96,18 @@ int pmu_arg_ulong(const char *plugin, const char *key, const char *value,
 	*out = v;
 	return 0;
 }
+
+int pmu_arg_ms(const char *plugin, const char *key, const char *value, double max,
+	       double *out, struct error *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (!*value || *end || errno || !(v >= 0 && v <= max) || strpbrk(value, "xXnNiI"))
+		return error_set(err, "%s: bad value '%s' for %s (use milliseconds from 0 to %g, e.g. %s=20 or %s=0.5)",
+				 plugin, value, key, max, key, key);
+	*out = v;
+	return 0;
+}

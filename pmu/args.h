@@ -30,4 +30,8 @@ int pmu_arg_ulong(const char *plugin, const char *key, const char *value,
 		  unsigned long min, unsigned long max, unsigned long *out,
 		  struct error *err);
 
+/* Parse a time in milliseconds, decimals allowed, in [0, max]. */
+int pmu_arg_ms(const char *plugin, const char *key, const char *value, double max,
+	       double *out, struct error *err);
+
 #endif

@@ -211,6 +211,22 @@ static int read_info(struct native_reader *nr, struct error *err)
 		GET_STR(c, h->rank, "rank");
 		GET_STR(c, h->job_id, "job_id");
 	}
+	/* and the meters' declared timing later still */
+	for (uint32_t i = 0; i < info->nchannels && cursor_left(c); i++) {
+		struct channel_desc *ch = &info->channels[i];
+		uint8_t declared;
+
+		GET(c, cur_u8, &declared, "channel timing");
+		if (declared > 3)
+			return reader_corrupt(&nr->head, cursor_offset(c) - 1, err,
+					      "unknown channel timing flags %u", declared);
+		ch->has_update = declared & 1;
+		ch->has_delay = declared >> 1;
+		if (ch->has_update)
+			GET(c, cur_double, &ch->update_ms, "channel update_ms");
+		if (ch->has_delay)
+			GET(c, cur_double, &ch->delay_ms, "channel delay_ms");
+	}
 	return 0;
 }
 

@@ -142,6 +142,15 @@ static int write_info(struct native_writer *nw, struct error *err)
 	}
 	p = PUT_FIELD_STR(p, h->rank);
 	p = PUT_FIELD_STR(p, h->job_id);
+	for (uint32_t i = 0; i < info->nchannels; i++) {
+		const struct channel_desc *c = &info->channels[i];
+
+		*p++ = (uint8_t)(c->has_update | c->has_delay << 1);
+		if (c->has_update)
+			p = put_double(p, c->update_ms);
+		if (c->has_delay)
+			p = put_double(p, c->delay_ms);
+	}
 	nw->chunk.len = (size_t)(p - nw->chunk.data);
 	return native_flush(&nw->head, err);
 }

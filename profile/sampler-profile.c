@@ -438,6 +438,12 @@ static int parse_channel(struct line *l, struct profile_info *info, struct error
 	else
 		return error_set(err, "line %lu: scope=%s is not sample or thread",
 				 l->number, scope ? scope : "(missing)");
+	if ((c->has_update = field(l, "update_ms") != NULL) &&
+	    get_double(l, "update_ms", &c->update_ms, err) < 0)
+		return -1;
+	if ((c->has_delay = field(l, "delay_ms") != NULL) &&
+	    get_double(l, "delay_ms", &c->delay_ms, err) < 0)
+		return -1;
 	profile_info_index_channels(info);
 	return 0;
 }

@@ -136,6 +136,14 @@ void textform_channel_fields(FILE *f, const struct channel_desc *c)
 	textform_double(f, c->scale);
 	fprintf(f, " kind=%s scope=%s", channel_kind_name(c->kind),
 		c->scope == CHANNEL_PER_THREAD ? "thread" : "sample");
+	if (c->has_update) {
+		fputs(" update_ms=", f);
+		textform_double(f, c->update_ms);
+	}
+	if (c->has_delay) {
+		fputs(" delay_ms=", f);
+		textform_double(f, c->delay_ms);
+	}
 }
 
 void textform_stats_fields(FILE *f, const struct profile_stats *s)

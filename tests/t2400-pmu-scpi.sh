@@ -159,6 +159,33 @@ test_expect_success 'poll_hz: needs a power reading; 1 to 10000' '
 	cat err
 '
 
+test_expect_success 'update_ms=, delay_ms=: milliseconds, decimals allowed; bad ones named with the fix' '
+	for bad in delay_ms=-1 delay_ms=abc update_ms= update_ms=nan delay_ms=0x10 delay_ms=70000; do
+		run_status $PROBE -p "scpi:$TCP,$bad" 2>err &&
+		expect_eq 125 $rc "exit status ($bad)" &&
+		one_error err "scpi: bad value .${bad#*=}. for ${bad%%=*} (use milliseconds from 0 to 60000, e.g. ${bad%%=*}=20 or ${bad%%=*}=0.5)$" || return 1
+	done
+'
+
+# The meter's timing from its manual, declared where the meter is named:
+# the profile keeps it, and the energy estimate takes it instead of
+# fitting the delay and measuring the update (an option still overrides).
+test_expect_success 'sampler -p scpi,update_ms=,delay_ms=: the profile keeps them, the estimate takes them' '
+	$SAMPLER -f 200 -p "scpi:$TCP,timeout_ms=2000,update_ms=2.5,delay_ms=20" -o profd -- $EXAMPLES/busy 0.2 &&
+	$PROFILE dump profd >dumpd &&
+	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample update_ms=2.5 delay_ms=20$" dumpd &&
+	$PROFILE build profd2 <dumpd && $PROFILE dump profd2 | cmp - dumpd &&
+	$EXPORT --info profd >info &&
+	expect_grep "^channel: .*scpi (scpi, power, per sample): mean 12.5 W .*; updates every 2.5 ms; 20 ms late (declared)$" info &&
+	$EXPORT --format csv -o d.csv profd &&
+	expect_grep "^# meter index=0 rule=trapezoid update_ms=2.5 measured=0 delay_ms=20 delay_measured=0 " d.csv &&
+	$EXPORT --meter-delay scpi=3 --format csv -o d3.csv profd &&
+	expect_grep "^# meter index=0 rule=trapezoid update_ms=2.5 measured=0 delay_ms=3 delay_measured=0 " d3.csv &&
+	$SAMPLER -f 200 -p "scpi:$TCP,timeout_ms=2000" -o profn -- $EXAMPLES/busy 0.2 &&
+	$EXPORT --format csv -o n.csv profn &&
+	expect_grep "^# meter index=0 rule=trapezoid update_ms=0 measured=0 delay_ms=[0-9.]* delay_measured=1 " n.csv
+'
+
 test_expect_success 'a bad unit names the four' '
 	run_status $PROBE -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=Wh" 2>err &&
 	expect_eq 125 $rc "exit status" &&

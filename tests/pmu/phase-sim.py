@@ -5,7 +5,8 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0]
-               [--starve ON,OFF] [--delay-ms D [--power] [--late-ms A,B]]
+               [--starve ON,OFF] [--delay-ms D [--power] [--late-ms A,B]
+               [--declare]]
                TRUTH >PROFILE.txt
   phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
                [--partial-end]] [...] PREFIX
@@ -27,7 +28,8 @@ meter (the scpi plug-in's default, W): each update the mean power of its
 period as it was D ms earlier, a sample's reading the latest update when
 its query went, right after the previous sample (pipelined); --late-ms A,B:
 each update shows A to B ms after its time (uniformly; a meter's loop late,
-the fake's 0.09-0.23 ms).
+the fake's 0.09-0.23 ms); --declare: the profile says the meter's update
+interval and delay, as the scpi plug-in's update_ms= and delay_ms= do.
 The profile goes to stdout in the text form sampler-profile build reads,
 PCs 0xa, 0xb, 0xc (alpha, beta, gamma) and 0xd (rest); TRUTH gets
 "truth 0xa=J 0xb=J 0xc=J 0xd=J".
@@ -191,14 +193,14 @@ class Rank:
 class Meter:
     """What a sample's reading shows of the meter's updates (time, uJ)."""
 
-    def __init__(self, updates, source, power, late):
+    def __init__(self, updates, source, power, late, declared=""):
         self.updates, self.power = updates, power
         rng = random.Random(0)  # (its own: the other figures stay as they were)
         self.times = [u + (rng.uniform(*late) if late else 0) for u, _ in updates]
-        self.channel = ("channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample\n"
-                        if power else
+        self.channel = ("channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample%s\n"
+                        % declared if power else
                         "channel name=package-0 source=%s unit=uJ scale=1e-06 kind=energy "
-                        "scope=sample\n" % source)
+                        "scope=sample%s\n" % (source, declared))
 
     def latest(self, wall):
         """The index of the last update by then (-1: none)."""
@@ -239,14 +241,15 @@ def main():
     p.add_argument("--delay-ms", type=float)
     p.add_argument("--power", action="store_true")
     p.add_argument("--late-ms", help="A,B")
+    p.add_argument("--declare", action="store_true")
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
         p.error("--slice-ms takes turns between two ranks")
     if args.slice_ms and args.starve:
         p.error("--slice-ms or --starve, not both")
-    if (args.power or args.late_ms) and args.delay_ms is None:
-        p.error("--power and --late-ms are of a meter with a delay (--delay-ms)")
+    if (args.power or args.late_ms or args.declare) and args.delay_ms is None:
+        p.error("--power, --late-ms and --declare are of a meter with a delay (--delay-ms)")
     missed = [float(m) for m in args.missed.split(",")]
     missed += [missed[-1]] * (args.ranks - len(missed))
     rng = random.Random(args.seed)
@@ -262,7 +265,8 @@ def main():
         updates.append((when, int(drawn * 1e6)))
         when += update + rng.uniform(-1e-4, 1e-4)
     late = [float(x) * 1e-3 for x in args.late_ms.split(",")] if args.late_ms else None
-    meter = Meter(updates, "rapl" if args.delay_ms is None else "scpi", args.power, late)
+    declared = " update_ms=%g delay_ms=%g" % (args.update_ms, args.delay_ms) if args.declare else ""
+    meter = Meter(updates, "rapl" if args.delay_ms is None else "scpi", args.power, late, declared)
     if args.ranks == 1:
         ranks[0].write(sys.stdout, meter, args.hz, 100, not args.no_runs)
         ranks[0].write_truth(args.truth)
