@@ -186,6 +186,14 @@ test_expect_success 'sampler -p scpi,update_ms=,delay_ms=: the profile keeps the
 	expect_grep "^# meter index=0 rule=trapezoid update_ms=0 measured=0 delay_ms=[0-9.]* delay_measured=1 " n.csv
 '
 
+test_expect_success NUMPY 'sampler-report --accuracy: a declared update and delay are named so' '
+	$PY "$ROOT/scripts/sampler-report" --accuracy --no-cache profd >acc &&
+	cat acc &&
+	expect_grep "^scpi  *2.500  *declared  *20.000  *declared " acc &&
+	$PY "$ROOT/scripts/sampler-report" --accuracy --no-cache --meter-delay scpi=3 profd >acc3 &&
+	expect_grep "^scpi  *2.500  *declared  *3.000  *given/0 " acc3
+'
+
 test_expect_success 'a bad unit names the four' '
 	run_status $PROBE -p "scpi:tcp://127.0.0.1:$(cat joule0.port),unit=Wh" 2>err &&
 	expect_eq 125 $rc "exit status" &&

@@ -61,6 +61,13 @@ _TYPES = {
 }
 
 
+def _ms(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
 class Channel:
     def __init__(self, fields: Mapping[str, str], path: str) -> None:
         try:
@@ -75,6 +82,10 @@ class Channel:
         self.unit = fields.get("unit", "")
         self.kind = fields.get("kind", "")
         self.scope = fields.get("scope", "sample")
+        # the meter's timing as its plug-in was told it (scpi's update_ms=,
+        # delay_ms=), None when not declared
+        self.update_ms = _ms(fields.get("update_ms"))
+        self.delay_ms = _ms(fields.get("delay_ms"))
         self.column: int | None = None  # index in the row
         self.field: Any = None  # field name in the record arrays
         # a power channel whose cells hold each row's energy (W s), by the

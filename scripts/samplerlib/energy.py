@@ -65,13 +65,18 @@ def rows(profile: Any) -> list[dict[str, Any]]:
         no_update = int(m.get("no_update", "0"))
         measured = m.get("measured") == "1"
         delay_measured = m.get("delay_measured") == "1"
+        # taken from the plug-in's declaration (not an export option's)
+        update_declared = not measured and ch is not None and ch.update_ms == update
+        delay_declared = not delay_measured and ch is not None and ch.delay_ms == delay
         out.append(
             {
                 "channel": ch.name if ch else m.get("index"),
                 "update_ms": update,
                 "update_measured": measured,
+                "update_declared": update_declared,
                 "delay_ms": delay,
                 "delay_measured": delay_measured,
+                "delay_declared": delay_declared,
                 "intervals": intervals,
                 "no_update_pct": 100.0 * no_update / intervals if intervals else math.nan,
                 "missed_pct": 100.0 * float(m.get("missed", "0")),
@@ -84,7 +89,7 @@ def rows(profile: Any) -> list[dict[str, Any]]:
                 # random, per update: where in its interval it fell
                 "placement_sd_ms": update / math.sqrt(12),
                 # systematic: an assumed interval may be off by half itself
-                "placement_bias_ms": 0.0 if measured else update / 2,
+                "placement_bias_ms": 0.0 if measured or update_declared else update / 2,
             }
         )
     return out
@@ -179,10 +184,12 @@ def _text(path: str, profile: Any) -> str:
            "no_update%", "place_sd_ms", "place_bias_ms", "missed%"),
     ]
     for r in found:
+        update_is = "declared" if r["update_declared"] else "assumed"
+        delay_is = "declared" if r["delay_declared"] else "given/0"
         lines.append(
             "%-16s %10.3f %9s %9.3f %9s %9d %10.1f %12.3f %12.3f %8s"
-            % (r["channel"], r["update_ms"], "yes" if r["update_measured"] else "assumed",
-               r["delay_ms"], "fitted" if r["delay_measured"] else "given/0", r["intervals"],
+            % (r["channel"], r["update_ms"], "yes" if r["update_measured"] else update_is,
+               r["delay_ms"], "fitted" if r["delay_measured"] else delay_is, r["intervals"],
                r["no_update_pct"], r["placement_sd_ms"], r["placement_bias_ms"],
                "%.1f" % r["missed_pct"] if r["power"] else "-")
         )

@@ -265,7 +265,8 @@ def main():
         updates.append((when, int(drawn * 1e6)))
         when += update + rng.uniform(-1e-4, 1e-4)
     late = [float(x) * 1e-3 for x in args.late_ms.split(",")] if args.late_ms else None
-    declared = " update_ms=%g delay_ms=%g" % (args.update_ms, args.delay_ms) if args.declare else ""
+    declared = (" update_ms=%g delay_ms=%g" % (args.update_ms, args.delay_ms)
+                if args.declare else "")
     meter = Meter(updates, "rapl" if args.delay_ms is None else "scpi", args.power, late, declared)
     if args.ranks == 1:
         ranks[0].write(sys.stdout, meter, args.hz, 100, not args.no_runs)
