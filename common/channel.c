@@ -17,6 +17,11 @@ const char *channel_kind_name(enum channel_kind kind)
 	return kind_names[kind];
 }
 
+bool channel_timing_ok(double ms)
+{
+	return ms >= 0 && ms <= CHANNEL_TIMING_MAX_MS;
+}
+
 int channel_kind_parse(const char *name, enum channel_kind *kind)
 {
 	for (unsigned i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {

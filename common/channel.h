@@ -40,7 +40,12 @@ struct channel_desc {
 	double delay_ms;		/* how late its readings reflect the power */
 };
 
+/* The longest update interval or delay a meter may declare (a minute). */
+#define CHANNEL_TIMING_MAX_MS 60000.0
+
 const char *channel_kind_name(enum channel_kind kind);	/* "energy", ... */
+/* Whether ms is a timing a meter may declare: 0 to CHANNEL_TIMING_MAX_MS. */
+bool channel_timing_ok(double ms);
 int channel_kind_parse(const char *name, enum channel_kind *kind); /* 0 or -1 */
 
 #endif

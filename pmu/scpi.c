@@ -265,11 +265,13 @@ static int parse_option(struct scpi *scpi, const char *item, struct error *err)
 	 * instead of measuring it (docs/ACCURACY.md) */
 	if ((v = pmu_arg_option(item, "update_ms"))) {
 		scpi->channel.has_update = true;
-		return pmu_arg_ms("scpi", "update_ms", v, 60000, &scpi->channel.update_ms, err);
+		return pmu_arg_ms("scpi", "update_ms", v, CHANNEL_TIMING_MAX_MS,
+				  &scpi->channel.update_ms, err);
 	}
 	if ((v = pmu_arg_option(item, "delay_ms"))) {
 		scpi->channel.has_delay = true;
-		return pmu_arg_ms("scpi", "delay_ms", v, 60000, &scpi->channel.delay_ms, err);
+		return pmu_arg_ms("scpi", "delay_ms", v, CHANNEL_TIMING_MAX_MS,
+				  &scpi->channel.delay_ms, err);
 	}
 	if ((v = pmu_arg_option(item, "name"))) {
 		if (!*v || strlen(v) >= sizeof(scpi->channel.name))

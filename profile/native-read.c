@@ -226,6 +226,10 @@ static int read_info(struct native_reader *nr, struct error *err)
 			GET(c, cur_double, &ch->update_ms, "channel update_ms");
 		if (ch->has_delay)
 			GET(c, cur_double, &ch->delay_ms, "channel delay_ms");
+		if ((ch->has_update && !channel_timing_ok(ch->update_ms)) ||
+		    (ch->has_delay && !channel_timing_ok(ch->delay_ms)))
+			return reader_corrupt(&nr->head, cursor_offset(c) - 8, err,
+					      "channel %s declares a timing out of range", ch->name);
 	}
 	return 0;
 }

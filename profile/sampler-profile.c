@@ -444,6 +444,10 @@ static int parse_channel(struct line *l, struct profile_info *info, struct error
 	if ((c->has_delay = field(l, "delay_ms") != NULL) &&
 	    get_double(l, "delay_ms", &c->delay_ms, err) < 0)
 		return -1;
+	if ((c->has_update && !channel_timing_ok(c->update_ms)) ||
+	    (c->has_delay && !channel_timing_ok(c->delay_ms)))
+		return error_set(err, "line %lu: update_ms= and delay_ms= are milliseconds from 0 to %g",
+				 l->number, CHANNEL_TIMING_MAX_MS);
 	profile_info_index_channels(info);
 	return 0;
 }

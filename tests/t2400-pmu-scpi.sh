@@ -175,6 +175,10 @@ test_expect_success 'sampler -p scpi,update_ms=,delay_ms=: the profile keeps the
 	$PROFILE dump profd >dumpd &&
 	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample update_ms=2.5 delay_ms=20$" dumpd &&
 	$PROFILE build profd2 <dumpd && $PROFILE dump profd2 | cmp - dumpd &&
+	sed "s/update_ms=2.5/update_ms=-1/" dumpd >bad.txt &&
+	run_status $PROFILE build bad.prof <bad.txt 2>err &&
+	expect_eq 1 $rc "exit status (update_ms=-1)" &&
+	one_error err "line 3: update_ms= and delay_ms= are milliseconds from 0 to 60000$" &&
 	$EXPORT --info profd >info &&
 	expect_grep "^channel: .*scpi (scpi, power, per sample): mean 12.5 W .*; updates every 2.5 ms; 20 ms late (declared)$" info &&
 	$EXPORT --format csv -o d.csv profd &&
