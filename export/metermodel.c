@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/channel.h"
 #include "../common/grow.h"
 
 /* RAPL's counters update about every millisecond (Intel SDM, 976 us on
@@ -437,9 +438,9 @@ int apply_option(const struct profile_info *info, const struct meter_option *o,
 	double ms = strtod(num, &end);
 	bool found = false;
 
-	if (end == num || *end || !(ms >= 0) || ms > 1e6)
-		return error_set(err, "bad --meter-%s '%s' (expected [CHANNEL=]MS, e.g. package-0=1)",
-				 o->delay ? "delay" : "update", o->spec);
+	if (end == num || *end || !channel_timing_ok(ms))
+		return error_set(err, "bad --meter-%s '%s' (expected [CHANNEL=]MS, 0 to %g, e.g. package-0=1)",
+				 o->delay ? "delay" : "update", o->spec, CHANNEL_TIMING_MAX_MS);
 	for (uint32_t k = 0; k < info->nsample_channels; k++) {
 		const char *name = info->channels[info->sample_channel[k]].name;
 

@@ -185,6 +185,11 @@ test_expect_success 'sampler -p scpi,update_ms=,delay_ms=: the profile keeps the
 	expect_grep "^# meter index=0 rule=trapezoid update_ms=2.5 measured=0 delay_ms=20 delay_measured=0 " d.csv &&
 	$EXPORT --meter-delay scpi=3 --format csv -o d3.csv profd &&
 	expect_grep "^# meter index=0 rule=trapezoid update_ms=2.5 measured=0 delay_ms=3 delay_measured=0 " d3.csv &&
+	for bad in scpi=60001 scpi=-1 scpi= scpi=abc; do
+		run_status $EXPORT --meter-delay $bad --format csv -o bad.csv profd 2>err &&
+		expect_eq 1 $rc "exit status (--meter-delay $bad)" &&
+		one_error err "bad --meter-delay .$bad. (expected \[CHANNEL=\]MS, 0 to 60000, e.g. package-0=1)$" || return 1
+	done &&
 	$SAMPLER -f 200 -p "scpi:$TCP,timeout_ms=2000" -o profn -- $EXAMPLES/busy 0.2 &&
 	$EXPORT --format csv -o n.csv profn &&
 	expect_grep "^# meter index=0 rule=trapezoid update_ms=0 measured=0 delay_ms=[0-9.]* delay_measured=1 " n.csv
