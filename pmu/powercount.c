@@ -12,7 +12,17 @@
  * periods (the median of the last spacings of updates) was updated again
  * unseen: its whole periods are counted then.  Until three spacings are
  * seen, and for a reading that never changes, each reading counts from
- * its poll to the next. */
+ * its poll to the next.
+ *
+ * A poll more than one and a half periods after the one before (the
+ * poller got no CPU) may have missed updates: its reading counts for the
+ * last period only, and the time before it, which no poll saw, at the
+ * mean power of as much counted time before it (the last RECENT spans).
+ * Counting the new reading over all of it instead gave one phase's power
+ * to the phases it missed: a simulated 1.2 s run of t2120's phases with
+ * five holds of 50-100 ms came out 5.3% off on average and 20% at worst;
+ * with the recent mean 3.0% and 11%, the mean of the two readings around
+ * the hold 4.3% and 16%. */
 #include "powercount.h"
 
 #include <math.h>
@@ -25,6 +35,12 @@
 /* Spacings before the period is trusted (until then a reading that stays
  * the same counts from poll to poll). */
 #define MIN_SPACINGS 3
+#define RECENT 64	/* counted spans a held-back poll's unseen time is the mean of */
+
+struct span {
+	long long ns;
+	double joules;
+};
 
 struct power_count {
 	pthread_mutex_t lock;
@@ -37,6 +53,8 @@ struct power_count {
 	long long spacing[SPACINGS];
 	unsigned nspacing, next_spacing;
 	long long period_ns;	/* 0: not known yet */
+	struct span recent[RECENT];	/* the last spans counted from readings */
+	unsigned nrecent, next_recent;
 	bool lapsed;		/* time went uncounted since the last good take */
 	bool have_base;
 	double base;		/* the count at the last good take */
@@ -88,12 +106,41 @@ static void add_spacing(struct power_count *c, long long ns)
 /* Count the reading from the end of the counted time to t_ns. */
 static void count_until(struct power_count *c, long long t_ns)
 {
-	c->count += c->watts * (double)(t_ns - c->counted_ns) * 1e-9;
+	double joules = c->watts * (double)(t_ns - c->counted_ns) * 1e-9;
+
+	if (t_ns > c->counted_ns) {
+		c->recent[c->next_recent] = (struct span){ t_ns - c->counted_ns, joules };
+		c->next_recent = (c->next_recent + 1) % RECENT;
+		if (c->nrecent < RECENT)
+			c->nrecent++;
+	}
+	c->count += joules;
 	c->counted_ns = t_ns;
 }
 
-void power_count_feed(struct power_count *c, double watts, long long t_ns)
+/* Count the time to t_ns, which no poll saw, at the mean power of as much
+ * counted time before it (of what there is; the reading itself when none
+ * is).  It does not become a recent span: it is no reading. */
+static void fill_until(struct power_count *c, long long t_ns)
 {
+	long long want = t_ns - c->counted_ns, ns = 0;
+	double joules = 0;
+
+	for (unsigned i = 0; i < c->nrecent && ns < want; i++) {
+		const struct span *sp = &c->recent[(c->next_recent + RECENT - 1 - i) % RECENT];
+
+		ns += sp->ns;
+		joules += sp->joules;
+	}
+	c->count += ns > 0 ? joules / (double)ns * (double)want : c->watts * (double)want * 1e-9;
+	c->counted_ns = t_ns;
+}
+
+long long power_count_feed(struct power_count *c, double watts, long long t_ns)
+{
+	long long unseen = 0;
+	bool held;
+
 	pthread_mutex_lock(&c->lock);
 	if (isnan(watts) || (c->answer_ns && t_ns - c->answer_ns > c->gap_ns)) {
 		/* the meter was lost: start again from its next reading */
@@ -102,13 +149,22 @@ void power_count_feed(struct power_count *c, double watts, long long t_ns)
 	}
 	if (isnan(watts) || t_ns < c->answer_ns) {
 		pthread_mutex_unlock(&c->lock);
-		return;
+		return 0;
 	}
+	held = !isnan(c->watts) && c->nspacing >= MIN_SPACINGS &&
+	       t_ns - c->answer_ns > c->period_ns * 3 / 2 && t_ns - c->counted_ns > c->period_ns;
 	c->answer_ns = t_ns;
 	if (isnan(c->watts)) {		/* the first reading: its period began unseen */
 		c->watts = watts;
 		c->counted_ns = t_ns;
 		c->change_ns = 0;
+	} else if (held) {		/* the reading stands for its period only */
+		unseen = t_ns - c->period_ns - c->counted_ns;
+		fill_until(c, t_ns - c->period_ns);
+		if (watts != c->watts)
+			c->change_ns = t_ns;	/* (no spacing: the meter's are unseen) */
+		c->watts = watts;
+		count_until(c, t_ns);
 	} else if (watts != c->watts) {	/* an update: the power since the last one */
 		if (c->change_ns)
 			add_spacing(c, t_ns - c->change_ns);
@@ -122,6 +178,7 @@ void power_count_feed(struct power_count *c, double watts, long long t_ns)
 		count_until(c, c->counted_ns + (t_ns - c->counted_ns) / c->period_ns * c->period_ns);
 	}
 	pthread_mutex_unlock(&c->lock);
+	return unseen;
 }
 
 double power_count_take(struct power_count *c)

@@ -20,8 +20,10 @@ struct power_count *power_count_new(long long gap_ns);
 void power_count_free(struct power_count *c);
 
 /* A reading of watts answered at t_ns (CLOCK_MONOTONIC); NaN: no reading
- * (not a number, a lost connection). */
-void power_count_feed(struct power_count *c, double watts, long long t_ns);
+ * (not a number, a lost connection).  Returns the ns no poll saw (the
+ * poller was held back more than one and a half of the meter's periods),
+ * counted at the recent mean power; 0 mostly. */
+long long power_count_feed(struct power_count *c, double watts, long long t_ns);
 
 /* The energy (J) counted since the previous take: 0 when the meter has
  * not updated since, and for the first take (counting starts there); NaN

@@ -86,6 +86,9 @@
 /* poll_hz: the longest the poller waits before it looks whether the run
  * has ended (an answer, a re-connection) */
 #define POLL_SLICE_MS 100
+/* poll_hz: updates unseen this long, because the poller got no CPU, are
+ * worth a warning (a few ms now and then are the scheduler's) */
+#define HELD_WARN_NS 20000000LL
 
 /* take_line() and await_line(): the meter sent more than the budget. */
 #define SCPI_CHATTER (-2)
@@ -117,7 +120,7 @@ struct scpi {
 	size_t budget;		/* bytes this read may still take */
 
 	/* what the run was already warned about (once each) */
-	int warned_chatter, warned_garbage, warned_negative, warned_backwards;
+	int warned_chatter, warned_garbage, warned_negative, warned_backwards, warned_held;
 
 	/* unit=J: the meter's count at the last good reading (the baseline) */
 	int integrating;
@@ -673,6 +676,7 @@ static int await_answer(struct scpi *scpi)
  * does. */
 static void poll_once(struct scpi *scpi, struct error *err)
 {
+	long long unseen;
 	int ret;
 
 	scpi->budget = SCPI_READ_BUDGET;
@@ -698,7 +702,11 @@ static void poll_once(struct scpi *scpi, struct error *err)
 		scpi_disconnect(scpi);
 	else
 		scpi->outstanding = 0;
-	power_count_feed(scpi->count, ret > 0 ? answer_value(scpi, err) : NAN, now_ns());
+	unseen = power_count_feed(scpi->count, ret > 0 ? answer_value(scpi, err) : NAN, now_ns());
+	if (unseen >= HELD_WARN_NS && !err->msg[0])
+		warn_once(&scpi->warned_held, err,
+			  "scpi: the thread polling %s was held back: %.1f ms of the meter's updates went unseen, counted at the mean power before them (give the sampler a CPU of its own; said once)",
+			  scpi->address, (double)unseen * 1e-6);
 }
 
 static void *poll_meter(void *arg)

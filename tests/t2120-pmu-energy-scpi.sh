@@ -35,13 +35,7 @@
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
 test_have_prereq NUMPY || { skip_all="missing $test_missing_"; test_done; }
-$METER state state
-$RT $METER scpi scpi.port state --rate-hz 500 --delay-ms 10 >>fakes.out 2>&1 &
-FAKE_PIDS="$FAKE_PIDS $!"
-for i in $(seq 100); do
-	[ -s scpi.port ] && break
-	sleep 0.05
-done
+start_scpi state
 SCPI=scpi:tcp://127.0.0.1:$(cat scpi.port),timeout_ms=200
 
 # A power meter updating every 2 ms, made by hand: 100 samples 1 ms apart

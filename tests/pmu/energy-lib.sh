@@ -32,6 +32,21 @@ start_rapl() {
 	return 1
 }
 
+# start_scpi STATE: a fake SCPI meter of t2120's (500 Hz, 10 ms late) that
+# counts the workload of STATE (made zeroed), its port in scpi.port; at the
+# top level only, as start_meter (pmu-lib.sh).
+start_scpi() {
+	$METER state "$1"
+	$RT $METER scpi scpi.port "$1" --rate-hz 500 --delay-ms 10 >>fakes.out 2>&1 &
+	FAKE_PIDS="$FAKE_PIDS $!"
+	for i in $(seq 100); do
+		[ -s scpi.port ] && return 0
+		sleep 0.05
+	done
+	echo "fake SCPI meter did not start" >&2
+	return 1
+}
+
 # no_rank_env: this script is not a rank of a job (record_ranks sets the
 # variables of one, mpirun's, for each rank it starts)
 no_rank_env() {

@@ -11,3 +11,8 @@ $(BUILD)/tests/pmu-threads: $(BUILD)/tests/pmu/pmu-threads.o $(PMU_OBJS) $(COMMO
 $(BUILD)/tests/pmu-workload: tests/pmu/pmu-workload.c
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -o $@ $<
+# powercount-check: scpi poll_hz='s count against a simulated meter (t2125).
+TEST_PROGRAMS += $(BUILD)/tests/powercount-check
+$(BUILD)/tests/powercount-check: $(BUILD)/tests/pmu/powercount-check.o $(BUILD)/pmu/powercount.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lm -lpthread
