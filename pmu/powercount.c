@@ -19,10 +19,10 @@
  * last period only, and the time before it, which no poll saw, at the
  * mean power of as much counted time before it (the last RECENT spans).
  * Counting the new reading over all of it instead gave one phase's power
- * to the phases it missed: a simulated 1.2 s run of t2120's phases with
- * five holds of 50-100 ms came out 5.3% off on average and 20% at worst;
- * with the recent mean 3.0% and 11%, the mean of the two readings around
- * the hold 4.3% and 16%. */
+ * to the phases it missed: simulated runs of 1.2 s of t2120's phases with
+ * three holds of 50-100 ms came out 4.32% off on average and 9.88% at
+ * worst; with the recent mean 1.04% and 3.40% (t2125).  (The mean of the
+ * two readings around a hold did little better than the new one alone.) */
 #include "powercount.h"
 
 #include <math.h>
