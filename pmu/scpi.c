@@ -305,6 +305,11 @@ static int parse_args(struct scpi *scpi, const char *args, struct error *err)
 	if (ret == 0 && scpi->poll_hz) {	/* the energy of the readings */
 		strcpy(scpi->channel.unit, "J");
 		scpi->channel.kind = CHANNEL_ENERGY;
+		/* the count sees an update when a poll does: on average half a
+		 * poll period after the meter's delay (t2120 8) */
+		if (scpi->channel.has_delay)
+			scpi->channel.delay_ms = fmin(scpi->channel.delay_ms + 500.0 / (double)scpi->poll_hz,
+						      CHANNEL_TIMING_MAX_MS);
 	}
 	if (ret == 0 && scpi->integrating && !scpi->query_given)
 		scpi->query_len = (size_t)snprintf(scpi->query, sizeof(scpi->query), "%s\n",
