@@ -93,8 +93,7 @@ counts_add_up() {
 	for i in $(seq $RUNS); do
 		$PROFILE dump $1.$i.prof >$1.$i.dump &&
 		expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample" $1.$i.dump &&
-		awk -v got=$(sample_sum $1.$i.dump 1) "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); t += kv[2] } }
-			END { printf \"%.4f\\n\", got / t }" $1.$i.truth >>$1.ratio || return 1
+		count_ratio $1.$i.dump $1.$i.truth >>$1.ratio || return 1
 	done &&
 	cat $1.ratio &&
 	# the meter lags 10 ms: the last 10 ms of rest (5 W) are not counted yet

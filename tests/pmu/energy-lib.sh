@@ -47,6 +47,13 @@ start_scpi() {
 	return 1
 }
 
+# count_ratio DUMP TRUTH: the channel's (the first) per-sample sum in a
+# profile's dump over the energy drawn that the workload's truth line gives
+count_ratio() {
+	awk -v got=$(sample_sum "$1" 1) '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); t += kv[2] } }
+		END { printf "%.4f\n", got / t }' "$2"
+}
+
 # no_rank_env: this script is not a rank of a job (record_ranks sets the
 # variables of one, mpirun's, for each rank it starts)
 no_rank_env() {
