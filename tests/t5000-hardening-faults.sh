@@ -30,6 +30,15 @@ test_expect_success 'SIGKILL to the sampler: no process of the target tree is le
 		sleep 0.1
 	done &&
 	expect_eq 8 "$n" "threads in the target tree" &&
+	# every record reaches the file with the next timed flush (a second of
+	# sample time): wait for one after the last thread appeared, so that
+	# the records of the whole tree are on disk (30 s at most, under load)
+	size=$(stat -c %s killed) &&
+	for i in $(seq 300); do
+		[ "$(stat -c %s killed)" -gt "$size" ] && break
+		sleep 0.1
+	done &&
+	expect_ge "$((size + 1))" "$(stat -c %s killed)" "profile bytes after a flush" &&
 	kill -KILL $sampler &&
 	run_status wait $sampler &&
 	expect_eq 137 "$rc" "sampler status" &&
