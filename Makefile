@@ -58,13 +58,18 @@ SCRIPT_BINS := $(addprefix $(BUILD)/,$(SCRIPTS))
 
 scripts-bin: $(SCRIPT_BINS)
 
+# $(call script_cmd,SOURCE,TARGET,LIBDIR): a command that runs $(PYTHON)
+# with samplerlib from LIBDIR first on its path (the build's commands and
+# the installed ones alike: an installed command works at any PREFIX).
+script_cmd = sed -e '1s|^\#!.*|\#!$(PYTHON)|' \
+		-e 's|os.path.dirname(os.path.realpath(__file__))|"$(3)"|' $(1) >$(2)+ && \
+	{ grep -q '^sys.path.insert(0, "$(3)")' $(2)+ || { rm -f $(2)+; \
+		echo "$(1): no sys.path line to point at $(3)" >&2; exit 1; }; } && \
+	chmod 755 $(2)+ && mv $(2)+ $(2)
+
 $(SCRIPT_BINS): $(BUILD)/%: scripts/% Makefile
 	@mkdir -p $(dir $@)
-	sed -e '1s|^#!.*|#!$(PYTHON)|' \
-		-e 's|os.path.dirname(os.path.realpath(__file__))|"$(CURDIR)/scripts"|' $< >$@+
-	grep -q '^sys.path.insert(0, "$(CURDIR)/scripts")' $@+ || { rm -f $@+; \
-		echo "$<: no sys.path line to point at $(CURDIR)/scripts" >&2; exit 1; }
-	chmod 755 $@+ && mv $@+ $@
+	$(call script_cmd,$<,$@,$(CURDIR)/scripts)
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
@@ -155,11 +160,13 @@ install: all
 	install -m 644 docs/sampler-tools.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	$(MAKE) install-scripts
 
-# The Python scripts are a Python project (scripts/pyproject.toml): pip puts
-# the package samplerlib where $(PYTHON) finds it under PREFIX and makes the
-# four commands its entry points, offline.  With a PREFIX whose packages
-# directory is not on $(PYTHON)'s path, the commands need PYTHONPATH set to
-# $(PYTHON_SITE) (or use `pip install ./scripts` in a venv instead).
+# The Python scripts are a Python project (scripts/pyproject.toml): pip
+# builds the package samplerlib offline, installed where $(PYTHON) finds it
+# under PREFIX (its packages directory; else $(PREFIX)/lib/sampler/python).
+# The four commands name that directory on their module path, as the
+# build's do (git's perl scripts do the same): they work as installed at
+# any PREFIX, without PYTHONPATH.  `pip install ./scripts` in a venv makes
+# plain entry points instead.
 PYTHON ?= /usr/bin/python3
 PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sys; print(next((p for p in sys.path \
 	if p.startswith("$(PREFIX)/lib/") and p.endswith("-packages")), "$(PREFIX)/lib/sampler/python"))')
@@ -174,7 +181,9 @@ install-scripts:
 	rm -rf $(DESTDIR)$(PYTHON_SITE)/samplerlib $(DESTDIR)$(PYTHON_SITE)/sampler_tools-*.dist-info
 	cp -R $(BUILD)/pip-target/samplerlib $(BUILD)/pip-target/sampler_tools-*.dist-info \
 		$(DESTDIR)$(PYTHON_SITE)/
-	install -m 755 $(BUILD)/pip-target/bin/sampler-* $(DESTDIR)$(PREFIX)/bin/
+	for s in $(SCRIPTS); do \
+		$(call script_cmd,scripts/$$s,$(DESTDIR)$(PREFIX)/bin/$$s,$(PYTHON_SITE)) || exit 1; \
+	done
 	rm -rf $(BUILD)/pip-target $(BUILD)/pip-source
 
 clean:

@@ -33,7 +33,7 @@ test_expect_success FLAKE8 'flake8 (pyflakes + pycodestyle) finds nothing in scr
 '
 
 test_expect_success 'spaces not tabs; in-tree commands start with #!/usr/bin/env python3' '
-	expect_eq "" "$(grep -rlP "\t" "$ROOT/scripts" "$ROOT/tests/scripts" --include=*.py)" "files with tabs"
+	expect_empty "$(grep -rlP "\t" "$ROOT/scripts" "$ROOT/tests/scripts" --include=*.py)" "files with tabs"
 	for s in report compare plot import; do
 		expect_eq "#!/usr/bin/env python3" "$(head -1 "$ROOT/scripts/sampler-$s")" "sampler-$s"
 	done
@@ -60,19 +60,37 @@ test_expect_success PYVENV 'pip install ./scripts works offline in a venv with -
 	expect_no_grep "sys.path" venv/bin/sampler-report
 '
 
-test_expect_success 'make install installs the package and entry points, no sys.path patching' '
+test_expect_success 'make install DESTDIR=: the package under PREFIX, commands that name it' '
 	(cd "$ROOT" && git status --porcelain --ignored scripts) >before.txt 2>/dev/null || true
 	make -s -C "$ROOT" install-scripts DESTDIR="$TRASH/dest" BUILD="$TRASH/build" \
 		PREFIX=/usr/local >make.out 2>&1 || { cat make.out; false; }
 	site=$(cd dest && find . -type d -name samplerlib | sed "s|^\.||; s|/samplerlib\$||")
+	expect_eq /usr/local "$(echo "$site" | cut -d/ -f1-3)" "the package directory under PREFIX" &&
 	for s in report compare plot import; do
 		test -x dest/usr/local/bin/sampler-$s
-		expect_no_grep "sys.path" dest/usr/local/bin/sampler-$s
+		expect_eq "sys.path.insert(0, \"$site\")" "$(grep "^sys.path" dest/usr/local/bin/sampler-$s)" \
+			"sampler-$s: the installed package first on its path, without DESTDIR"
 	done
 	PYTHONPATH=$TRASH/dest$site dest/usr/local/bin/sampler-report --csv --no-cache p.csv >r.csv
 	expect_grep "^f1,/bin/app,1,33.3333," r.csv
 	(cd "$ROOT" && git status --porcelain --ignored scripts) >after.txt 2>/dev/null || true
-	expect_eq "" "$(diff before.txt after.txt)" "files make install left in scripts/"
+	expect_empty "$(diff before.txt after.txt)" "files make install left in scripts/"
+'
+
+# A PREFIX whose packages directory is not on the interpreter's path (a
+# home directory, /opt): the commands work as installed, with no
+# PYTHONPATH (it failed with ModuleNotFoundError: samplerlib before).
+test_expect_success 'make install PREFIX=/opt-like: the commands run as installed, no PYTHONPATH' '
+	make -s -C "$ROOT" install-scripts BUILD="$TRASH/build2" \
+		PREFIX="$TRASH/opt" >make2.out 2>&1 || { cat make2.out; false; }
+	test -d opt/lib/sampler/python/samplerlib &&
+	for s in report compare plot import; do
+		env -u PYTHONPATH opt/bin/sampler-$s --help >help-$s.out 2>&1 ||
+			{ cat help-$s.out; false; }
+		expect_grep "^usage: sampler-$s" help-$s.out
+	done &&
+	(cd / && env -u PYTHONPATH "$TRASH/opt/bin/sampler-report" --csv --no-cache "$TRASH/p.csv") >r2.csv &&
+	expect_grep "^f1,/bin/app,1,33.3333," r2.csv
 '
 
 test_done
