@@ -458,7 +458,7 @@ class Merger:
             self.prev = int(self.host.get("start_ns", 0))
             out.write(line)
         elif kind == "format":
-            pass
+            out.write(line)  # stacks=1, runs=1: what the ts lines carry
         elif kind == "stats":
             self.place_channel(out)
             out.write(self.stats(line))

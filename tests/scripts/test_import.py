@@ -2,10 +2,13 @@
 energy matches the CSV's integral."""
 
 import os
+import subprocess
 
 import pytest
 
 from conftest import (
+    BIN,
+    EXAMPLES,
     BASE,
     FIXTURES,
     REALTIME,
@@ -177,3 +180,39 @@ def test_bz2_import_round_trip(tmp_path, lynsyn_profile):
     assert out.read_bytes()[:3] == b"BZh"
     plain = run("sampler-report", "--csv", "--no-cache", lynsyn_profile).stdout
     assert run("sampler-report", "--csv", "--no-cache", out).stdout == plain
+
+
+def dump_lines(prof, kind):
+    out = subprocess.run(
+        [os.path.join(BIN, "sampler-profile"), "dump", str(prof)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line for line in out.splitlines() if line.startswith(kind + " ")]
+
+
+def test_merge_keeps_call_stacks(tmp_path):
+    """A profile recorded with -g merges (it failed: unknown field "stack"),
+    and keeps every thread-sample's stack."""
+    need("sampler", "sampler-profile", "sampler-export")
+    prof = tmp_path / "g.prof"
+    subprocess.run(
+        [os.path.join(BIN, "sampler"), "-g", "-f", "200", "-o", str(prof), "--",
+         os.path.join(EXAMPLES, "busy"), "0.2"],
+        capture_output=True,
+        check=True,
+    )
+    tl = tmp_path / "flat.csv"
+    tl.write_text("time,power\n" + "".join("%g,10\n" % (i * 0.1) for i in range(-10, 200)))
+    out = tmp_path / "m.prof"
+    run("sampler-import", "--merge", tl, prof, "-o", out, "--time", "relative")
+    before, after = dump_lines(prof, "ts"), dump_lines(out, "ts")
+    assert len(before) > 10 and [ln for ln in before if "stack=0x" in ln]
+    assert after == before
+    assert dump_lines(out, "format")[0].endswith("stacks=1")
+    # 10 W from the run's start to its last sample
+    start = int(dump_lines(out, "host")[0].split(" start_ns=")[1].split()[0])
+    last = int(dump_lines(out, "sample")[-1].split(" time=")[1].split()[0])
+    total = report_json(out)["total"]["meter_J"]
+    assert total == pytest.approx(10 * (last - start) * 1e-9, rel=0.01)
