@@ -165,6 +165,7 @@ def sensor_channels(tab, sensors):
                 )
             )
             continue
+        tab.check_power(power, "the power of %s" % what)
         out.append(
             (
                 {
@@ -364,8 +365,8 @@ def read_timeline(args):
         raise cli.SamplerError("%s: one column only (expected time and power)" % tab.path)
     times = [t + args.time_offset for t in tab.floats(tcol, "time")]
     meter.check_times(times, tab.path)
-    values = tab.floats(vcol, "value")
     name = header[vcol] if header else ""
+    values = tab.floats(vcol, "the %s" % (name or "value"))
     if name.startswith("current"):
         vv = next((i for i, h in enumerate(header) if h.startswith("voltage")), None)
         if vv is not None:
@@ -378,6 +379,7 @@ def read_timeline(args):
             )
     elif args.voltage is not None and not name.startswith("power"):
         values = [i * args.voltage for i in values]
+    tab.check_power(values, "the power")
     mode = args.time
     if mode == "auto":
         mode = "epoch" if times[0] > EPOCH_MIN else "relative"

@@ -62,15 +62,34 @@ class Table:
         return None
 
     def floats(self, col: int, what: str) -> list[float]:
+        """The column's values; a value that is not a finite number (inf,
+        nan, 1e400: what a meter writes for overload or no data) is refused
+        with its line."""
         out = []
         for cells, number in zip(self.rows, self.lines):
             try:
-                out.append(float(cells[col]))
+                v = float(cells[col])
             except ValueError:
                 raise SamplerError(
                     "%s:%d: %s is not a number: %r" % (self.path, number, what, cells[col][:30])
                 )
+            if not math.isfinite(v):
+                raise SamplerError(
+                    "%s:%d: %s is not a finite number: %r (a meter's overload or no-data "
+                    "value: remove the row or fix the export)"
+                    % (self.path, number, what, cells[col][:30])
+                )
+            out.append(v)
         return out
+
+    def check_power(self, watts: Sequence[float], what: str) -> None:
+        """A power (or current times voltage) below 0 W is not a reading."""
+        for w, number in zip(watts, self.lines):
+            if w < 0:
+                raise SamplerError(
+                    "%s:%d: %s is %g W, below 0 (check the column, its sign and "
+                    "--voltage)" % (self.path, number, what, w)
+                )
 
 
 def _numeric(text: str) -> bool:

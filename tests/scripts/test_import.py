@@ -216,3 +216,30 @@ def test_merge_keeps_call_stacks(tmp_path):
     last = int(dump_lines(out, "sample")[-1].split(" time=")[1].split()[0])
     total = report_json(out)["total"]["meter_J"]
     assert total == pytest.approx(10 * (last - start) * 1e-9, rel=0.01)
+
+
+@pytest.mark.parametrize("bad", ["inf", "1e400", "nan", "-inf"])
+def test_merge_refuses_a_value_that_is_not_finite(app, tmp_path, bad):
+    """An overload or no-data value was an OverflowError (inf, 1e400)."""
+    need("sampler-profile", "sampler-export")
+    prof = split_profile(app, tmp_path / "s.prof", {"f20": 10})
+    tl = tmp_path / "bad.csv"
+    tl.write_text("time,power\n0,10\n0.005,%s\n0.01,10\n" % bad)
+    out = tmp_path / "m.prof"
+    proc = run("sampler-import", "--merge", tl, prof, "-o", out, "--time", "relative", ok=False)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert "bad.csv:3: the power is not a finite number" in proc.stderr
+    assert not out.exists()
+
+
+def test_merge_refuses_negative_power(app, tmp_path):
+    """A -50 W timeline was merged as negative energy."""
+    need("sampler-profile", "sampler-export")
+    prof = split_profile(app, tmp_path / "s.prof", {"f20": 10})
+    tl = tmp_path / "neg.csv"
+    tl.write_text("time,power\n0,-50\n0.01,-50\n")
+    out = tmp_path / "m.prof"
+    proc = run("sampler-import", "--merge", tl, prof, "-o", out, "--time", "relative", ok=False)
+    assert proc.returncode == 1 and "neg.csv:2: the power is -50 W, below 0" in proc.stderr
+    assert not out.exists()
