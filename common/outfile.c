@@ -16,6 +16,9 @@
 
 #define PROC_SUPER_MAGIC 0x9fa0
 #define TEMP_TRIES 100
+/* Temporaries a fatal signal may find unpublished at once (an export
+ * writes one output, a merge one more). */
+#define PENDING_MAX 8
 /* A reader started in the background just before (reader & sampler -o
  * FIFO) may not have opened its end yet: wait this long for one. */
 #define FIFO_READER_WAIT_MS 2000
@@ -28,10 +31,45 @@ struct outfile {
 	char *path;			/* as given */
 	char *base;			/* the target's name in dirfd */
 	char *tmp;			/* the new file's name until published */
+	struct pending_temp *pending;	/* tmp's slot for a fatal signal */
 	unsigned flags;
 	bool is_file;
 	bool published;
 };
+
+/* The unpublished temporaries, for outfile_remove_pending() in a signal
+ * handler, which can reach no struct outfile: each slot a directory and a
+ * name, set before the file exists and cleared before it is renamed. */
+static struct pending_temp {
+	volatile int dirfd;		/* -1: a free slot */
+	char name[NAME_MAX + 1];
+} pending[PENDING_MAX] = { [0 ... PENDING_MAX - 1] = { .dirfd = -1 } };
+
+static struct pending_temp *pending_add(int dirfd, const char *name)
+{
+	for (int i = 0; i < PENDING_MAX; i++) {
+		if (pending[i].dirfd >= 0)
+			continue;
+		snprintf(pending[i].name, sizeof(pending[i].name), "%s", name);
+		pending[i].dirfd = dirfd;
+		return &pending[i];
+	}
+	return NULL;			/* not removed on a signal, as before */
+}
+
+static void pending_drop(struct pending_temp **slot)
+{
+	if (*slot)
+		(*slot)->dirfd = -1;
+	*slot = NULL;
+}
+
+void outfile_remove_pending(void)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending[i].dirfd >= 0)
+			unlinkat(pending[i].dirfd, pending[i].name, 0);
+}
 
 static const char *name_of(const char *path)
 {
@@ -57,6 +95,7 @@ static struct outfile *outfile_new(const char *path, unsigned flags)
 
 static void outfile_free(struct outfile *o)
 {
+	pending_drop(&o->pending);
 	if (o->fd >= 0)
 		close(o->fd);
 	if (o->dirfd >= 0)
@@ -193,9 +232,13 @@ static int create_temp(struct outfile *o, mode_t mode, struct error *err)
 	for (int i = 0; i < TEMP_TRIES; i++) {
 		random_suffix(suffix, 6);
 		snprintf(o->tmp, keep + 9, ".%.*s.%s", (int)keep, o->base, suffix);
+		o->pending = pending_add(o->dirfd, o->tmp);
 		o->fd = openat(o->dirfd, o->tmp,
 			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (o->fd >= 0 || errno != EEXIST)
+		if (o->fd >= 0)
+			break;
+		pending_drop(&o->pending);	/* not ours: never removed */
+		if (errno != EEXIST)
 			break;
 	}
 	if (o->fd < 0) {
@@ -338,6 +381,9 @@ int outfile_publish(struct outfile *o, struct error *err)
 {
 	if (o->published)
 		return 0;
+	/* a signal now leaves the temporary (or the published file) in place:
+	 * never the target's name removed */
+	pending_drop(&o->pending);
 	if (o->flags & OUTFILE_FORCE) {
 		if (renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0)
 			return rename_error(o, err);

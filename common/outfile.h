@@ -70,6 +70,11 @@ int outfile_close(struct outfile *o, struct error *err);
  * as it was.  NULL is fine. */
 void outfile_abandon(struct outfile *o);
 
+/* Remove every file not yet published, for a handler of a signal that
+ * ends the process (async-signal-safe): an interrupted export leaves no
+ * hidden temporary behind. */
+void outfile_remove_pending(void);
+
 /* The message for a failed write to o: errnum says whose fault it is (a
  * reader that went away is not a full disk).  Returns -1. */
 int outfile_write_error(const struct outfile *o, int errnum, struct error *err);

@@ -13,6 +13,7 @@
 #include "export.h"
 #include "merge.h"
 #include "symcache.h"
+#include "../common/outfile.h"
 #include "../common/stdfds.h"
 
 #define PROG EXPORT_PROG
@@ -212,14 +213,16 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
  * handler can reach no context struct, so this one path is static. */
 static char merge_tmp[PATH_MAX];
 
-/* A signal that ends the export removes the merge's temporary file, then
- * ends the process as the signal would have: SA_RESETHAND restored the
- * default action, and the signal raised again is delivered when the
- * handler returns (not an interrupted call failing with EINTR). */
-static void remove_merge_tmp(int sig)
+/* A signal that ends the export removes the merge's temporary file and
+ * the output's unpublished one (outfile.h), then ends the process as the
+ * signal would have: SA_RESETHAND restored the default action, and the
+ * signal raised again is delivered when the handler returns (not an
+ * interrupted call failing with EINTR). */
+static void remove_temporaries(int sig)
 {
 	if (merge_tmp[0])
 		unlink(merge_tmp);
+	outfile_remove_pending();
 	raise(sig);
 }
 
@@ -227,7 +230,7 @@ static void catch_fatal_signals(void)
 {
 	static const int fatal[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXCPU, SIGXFSZ,
 				     SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-	struct sigaction sa = { .sa_handler = remove_merge_tmp, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = remove_temporaries, .sa_flags = SA_RESETHAND };
 
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
 		struct sigaction old;
@@ -287,7 +290,6 @@ static int merge_inputs(char *const *paths, size_t n, struct export_options *opt
 		return error_set(err, "cannot merge the profiles: the directory name %s is too long (write the output elsewhere)",
 				 dir);
 	}
-	catch_fatal_signals();
 	fd = mkstemp(merge_tmp);
 	if (fd < 0) {
 		merge_tmp[0] = '\0';
@@ -316,6 +318,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILED;	/* no /dev/null: nowhere safe to write */
 	/* A reader that goes away is one clear error, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
+	catch_fatal_signals();
 	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
 		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
 	ret = parse_options(argc, argv, &ex, &opt, &err);
