@@ -224,23 +224,40 @@ test_skip() {
 }
 
 # Assertions: each prints what was expected and what came, and fails.
+# Two empty values are not equal: a parse that found nothing on both sides
+# would pass.  A value that must be empty says so with expect_empty.
 expect_eq() {	# expected actual [what]
+	if [ -z "$1" ] && [ -z "$2" ]; then
+		echo "expected ${3:+$3 }a value, got two empty ones (expect_empty checks for nothing)"
+		return 1
+	fi
 	[ "$1" = "$2" ] && return 0
 	echo "expected ${3:+$3 }'$1', got '$2'"
 	return 1
 }
 
-# expect_number_ VALUE WHAT: VALUE is a decimal number (sign, digits, point,
-# exponent); an empty or other value fails, saying so.  awk would read ""
-# as 0 and compare "n/a" as a string, so a parse that came back empty would
-# pass every bound.
+expect_empty() {	# actual [what]
+	[ -z "$1" ] && return 0
+	echo "expected ${2:+$2 }to be empty, got '$1'"
+	return 1
+}
+
+# expect_number_ VALUE WHAT: VALUE is one finite decimal number (sign,
+# digits, point, exponent); an empty or other value fails, saying so.  awk
+# would read "" as 0 and compare "n/a" as a string, so a parse that came
+# back empty would pass every bound; a value of two lines would be matched
+# line by line, and 1e999 read as infinity.
 expect_number_() {
 	case $1 in
 	'') echo "expected $2 to be a number, got an empty value"
 	    return 1 ;;
+	*'
+'*) echo "expected $2 to be one number, got several lines: '$(printf '%s' "$1" | tr '\n' ' ')'"
+	    return 1 ;;
 	esac
 	printf '%s\n' "$1" |
 		grep -Eqx '[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?' &&
+		awk -v v="$1" 'BEGIN { x = v + 0; exit !(x < 1.7e308 && x > -1.7e308) }' &&
 		return 0
 	echo "expected $2 to be a number, got '$1'"
 	return 1

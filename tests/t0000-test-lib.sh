@@ -124,6 +124,23 @@ test_expect_success 'numeric assertions fail on a value that is not a number, sa
 	fails_saying "expected the tolerance for x to be a number, got '"'"'1%'"'"'" expect_near 0 0 1% x
 '
 
+test_expect_success 'numeric assertions take one finite number: not two lines, not 1e999' '
+	fails_saying "expected the value to be one number, got several lines: '"'"'5 99'"'"'" expect_ge 10 "5
+99" &&
+	fails_saying "expected the value to be one number, got several lines: '"'"'2 500'"'"'" expect_near 2 "2
+500" 0.01 &&
+	fails_saying "expected the value to be a number, got '"'"'1e999'"'"'" expect_ge 0 1e999 &&
+	fails_saying "expected the maximum to be a number, got '"'"'-1e999'"'"'" expect_le -1e999 0 &&
+	expect_le 1e300 1e299
+'
+
+test_expect_success 'expect_eq refuses two empty values; expect_empty checks for nothing' '
+	fails_saying "expected rows a value, got two empty ones (expect_empty checks for nothing)" expect_eq "" "" rows &&
+	fails_saying "expected errors to be empty, got '"'"'oops'"'"'" expect_empty oops errors &&
+	expect_empty "" errors &&
+	expect_eq a a
+'
+
 tiny t9003-prereqs <<-\EOF
 	test_lazy_prereq HAVE 'echo checked >>"$TMPDIR/../have.count"'
 	test_lazy_prereq LACK 'echo "the frobnicator is not installed (apt-get install frob)"; false'

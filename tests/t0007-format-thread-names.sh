@@ -46,7 +46,7 @@ test_expect_success 'build from the dump gives back the name records' '
 test_expect_success PERF 'perf report --sort comm: the threads under their names' '
 "$EXPORT" -o n.data n.prof &&
 perf report -i n.data --stdio --sort comm >comm.txt 2>comm.err &&
-expect_eq "" "$(cat comm.err)" "perf report stderr" &&
+expect_empty "$(cat comm.err)" "perf report stderr" &&
 awk "/^# Samples:/ { n++ } n == 1 && /%/ { sub(/%/, \"\", \$1); print \$2, \$1 }" comm.txt >cpu-shares &&
 cat cpu-shares &&
 expect_ge 25 "$(awk "\$1 == \"worker-energy\" { print \$2 }" cpu-shares)" "cpu-time share of worker-energy" &&
@@ -57,7 +57,7 @@ expect_grep "^phase-two " cpu-shares
 test_expect_success PERF 'perf script: each name on its own thread, phase-two after phase-one' '
 energy=$(tid_named worker-energy) && one=$(tid_named phase-one) &&
 perf script -i n.data -F comm,tid,time,event >script.txt 2>script.err &&
-expect_eq "" "$(cat script.err)" "perf script stderr" &&
+expect_empty "$(cat script.err)" "perf script stderr" &&
 expect_eq "$energy" "$(awk "\$1 == \"worker-energy\" { print \$2 }" script.txt | sort -u)" "tids of worker-energy samples" &&
 expect_eq "$one" "$(awk "\$1 ~ /^phase-/ { print \$2 }" script.txt | sort -u)" "tids of phase samples" &&
 awk "\$1 == \"phase-two\" && !two { two = \$3 } \$1 == \"phase-one\" { one = \$3 } END { exit !(two && one && one < two) }" script.txt &&

@@ -72,7 +72,7 @@ stray() {
 
 test_expect_success 'the checkout holds no profile, perf.data, fuzzer artifact, core or build output out of place' '
 	stray "$ROOT" >stray &&
-	expect_eq "" "$(cat stray)" "stray files (git rm --cached the tracked ones; delete or move them out of the tree)"
+	expect_empty "$(cat stray)" "stray files (git rm --cached the tracked ones; delete or move them out of the tree)"
 '
 
 test_expect_success 'the check finds each kind planted in a scratch checkout, tracked or not' '
@@ -160,7 +160,7 @@ test_expect_success 'the committed seeds carry no local path and no host name of
 	cat hosts &&
 	expect_ge 10 "$(wc -l <profiles)" "profiles among the seeds and fixtures" &&
 	expect_ge 8 "$(wc -l <hosts)" "host names read (the native seeds)" &&
-	expect_eq "" "$(cat local)" "local paths and host names"
+	expect_empty "$(cat local)" "local paths and host names"
 '
 
 test_done

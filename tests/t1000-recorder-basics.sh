@@ -54,7 +54,7 @@ test_expect_success 'host facts: name, system, CPUs, memory, command line, clock
 test_expect_success 'without -o nothing is written' '
 	mkdir empty && cd empty &&
 	"$SAMPLER" -f 200 -- "$EXAMPLES/busy" 0.1 &&
-	expect_eq "" "$(ls -A)" "files created"
+	expect_empty "$(ls -A)" "files created"
 '
 
 test_expect_success 'a .bz2 output is compressed and reads back' '

@@ -39,7 +39,7 @@ test_expect_success 'threads that come and go: those that lived through a sample
 		/^sample / { for (t in live) print t }" churn.txt | sort -u >lived &&
 	field_values churn.txt ts tid | sort -u >sampled &&
 	expect_ge 1 "$(wc -l <lived)" "threads that lived through a sample" &&
-	expect_eq "" "$(comm -3 lived sampled)" "threads sampled but not alive, or alive at a sample but never sampled"
+	expect_empty "$(comm -3 lived sampled)" "threads sampled but not alive, or alive at a sample but never sampled"
 '
 
 # A thread that starts threads at once: a child's first stop, its life and

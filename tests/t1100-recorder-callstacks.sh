@@ -120,7 +120,7 @@ test_expect_success 'a stack copy of 256 bytes: deep stacks cut short and marked
 	expect_grep "^sampler: call stacks: dwarf, 256 bytes" dbg &&
 	expect_ge 50 "$(grep -c "stack_end=copy-short" c.prof.txt)" "stacks marked copy-short" &&
 	"$EXPORT" --format folded c.prof >c.folded 2>err &&
-	expect_eq "" "$(cat err)" "export stderr"
+	expect_empty "$(cat err)" "export stderr"
 '
 
 test_expect_success 'a stripped program without CFI: no crash, stacks marked no-cfi' '

@@ -59,7 +59,7 @@ test_expect_success '--pid: attached to a running program, every thread has its 
 	"$SAMPLER" -g -f 2000 --pid $app --duration 3 -o a.prof 2>err &&
 	run_status wait $app &&
 	expect_eq 0 "$rc" "exit status of the program" &&
-	expect_eq "" "$(but_rate_warning err)" "sampler stderr" &&
+	expect_empty "$(but_rate_warning err)" "sampler stderr" &&
 	check_stacks a.prof out &&
 	expect_eq 2 "$(field_values a.prof.txt thread tid | sort -u | wc -l)" "threads recorded"
 '

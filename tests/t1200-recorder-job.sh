@@ -43,7 +43,7 @@ test_expect_success '%h host, %p pid, %t UTC start time, %% percent, in one name
 	t=$(echo "$name" | cut -d. -f4) &&
 	expect_eq 16 "${#t}" "length of %t ($t)" &&
 	{ [[ ! "$t" < "$before" ]] && [[ ! "$t" > "$after" ]] || { echo "%t $t not in [$before, $after]"; false; }; } &&
-	dump "$name" && expect_eq "" "$(host_field "$name.txt" rank)" "rank without a launcher"
+	dump "$name" && expect_empty "$(host_field "$name.txt" rank)" "rank without a launcher"
 '
 
 test_expect_success 'four ranks, one profile each' '
@@ -63,7 +63,7 @@ test_expect_success 'errors: %r without a rank, unknown %X, lone %, a rank that 
 	expect_eq 125 "$rc" "status" && expect_grep "lone %" err &&
 	run_status env SLURM_PROCID=x1 "$SAMPLER" -o a -- true 2>err &&
 	expect_eq 125 "$rc" "status" && expect_grep "bad rank in SLURM_PROCID=.x1." err &&
-	expect_eq "" "$(ls a a.* a% 2>/dev/null)" "files left"
+	expect_empty "$(ls a a.* a% 2>/dev/null)" "files left"
 '
 
 # Issue 19 #4: mpirun -np 4 sampler -o same.prof left same.prof (rank 3)
@@ -79,7 +79,7 @@ test_expect_success 'under a launcher, -o without %r is refused: one line naming
 	run_status env SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_STEP_NUM_TASKS=2 "$SAMPLER" -o "p%%r" -- touch ran 2>err &&
 	expect_eq 125 "$rc" "status (%%r is no rank)" &&
 	expect_grep "(SLURM_PROCID=0 of 2): put %r" err &&
-	expect_eq "" "$(ls same.prof* dir.d p%r ran 2>/dev/null)" "files left"
+	expect_empty "$(ls same.prof* dir.d p%r ran 2>/dev/null)" "files left"
 '
 
 # A Slurm batch script has SLURM_PROCID=0 and the job's SLURM_NTASKS, but
@@ -108,7 +108,7 @@ test_expect_success 'a bad rank is quoted cut and escaped; an empty rank variabl
 	expect_eq 125 "$rc" "status" &&
 	expect_eq "sampler: error: -o e.%r: %r needs a rank, but OMPI_COMM_WORLD_RANK is empty (the launcher sets it to a number; or use %p)" \
 		"$(cat err)" "stderr" &&
-	expect_eq "" "$(ls a e.* 2>/dev/null)" "files left"
+	expect_empty "$(ls a e.* 2>/dev/null)" "files left"
 '
 
 test_expect_success '-p 1234 hints at --pid' '

@@ -44,7 +44,7 @@ test_expect_success '--delay 0.3 --duration 0.4: off, one window, off; no sample
 	# lasted twice its --duration fails.
 	expect_le $((start + 550000000)) "$b" "window start (start_ns + delay + 250 ms)" &&
 	expect_le $((start + 950000000)) "$e" "window end (start_ns + delay + duration + 250 ms)" &&
-	expect_eq "" "$(check_inside d.prof.txt)" "samples outside the window" &&
+	expect_empty "$(check_inside d.prof.txt)" "samples outside the window" &&
 	expect_ge 1 "$(records d.prof.txt sample)" "samples" &&
 	ideal=$(awk -v w=$((e - b)) "BEGIN { print int(w / 1e9 * 200) }") &&
 	served=$(( $(records d.prof.txt sample) + $(stat_of d.prof.txt missed) )) &&
@@ -99,7 +99,7 @@ test_expect_success '--control FIFO: enable and disable from the program, two wi
 		\"$EXAMPLES/busy\" 0.2" &&
 	dump c.prof &&
 	expect_eq "0 1 0 1 0" "$(field_values c.prof.txt window enabled | tr "\n" " " | sed "s/ \$//")" "window states" &&
-	expect_eq "" "$(check_inside c.prof.txt)" "samples outside the windows" &&
+	expect_empty "$(check_inside c.prof.txt)" "samples outside the windows" &&
 	expect_eq 2 "$(wc -l <win.txt)" "windows" &&
 	while read b e; do
 		n=$(awk -v b=$b -v e=$e "/^sample / { split(\$2, t, \"=\"); if (t[2] >= b && t[2] <= e) n++ } END { print n + 0 }" c.prof.txt)

@@ -240,7 +240,7 @@ test_expect_success 'mpirun -np 4 sampler -o same.prof: refused, naming %r; no p
 		"$SAMPLER" -f 200 -o same.prof -- "$EXAMPLES/mpi_app" 5 >out 2>err &&
 	cat err &&
 	expect_ge 1 "$rc" "mpirun status" &&
-	expect_eq "" "$(ls same.prof* 2>/dev/null)" "profiles written" &&
+	expect_empty "$(ls same.prof* 2>/dev/null)" "profiles written" &&
 	expect_eq 0 "$(grep -c "^rank=" out)" "ranks that ran" &&
 	n=$(grep -c "^sampler: error: -o same.prof: every rank of the job would write this one file (OMPI_COMM_WORLD_RANK=[0-3] of 4): put %r, the rank, in the name (e.g. -o same.%r.prof)\$" err) &&
 	# mpirun may end the other ranks before they print

@@ -16,7 +16,7 @@ expected() {	# function kind: the generator's own attribution
 test_expect_success 'a 1000-sample profile of 4 threads exports to perf.data' '
 	"$GEN" p.prof 4000 4 >gen.out &&
 	"$EXPORT" --energy-rule end -o perf.data p.prof 2>export.err &&
-	expect_eq "" "$(cat export.err)" "export stderr" &&
+	expect_empty "$(cat export.err)" "export stderr" &&
 	expect_eq PERFILE2 "$(head -c 8 perf.data)" magic
 '
 
@@ -43,12 +43,12 @@ test_expect_success PERF 'event totals are kept: energy in uJ, CPU time in ns, c
 '
 
 test_expect_success PERF 'perf report prints no warning about the file' '
-	expect_eq "" "$(cat report.err)" "perf report stderr"
+	expect_empty "$(cat report.err)" "perf report stderr"
 '
 
 test_expect_success PERF 'perf script prints one line per exported sample' '
 	perf script -i perf.data -F comm,tid,event,ip,sym >script.txt 2>script.err &&
-	expect_eq "" "$(cat script.err)" "perf script stderr" &&
+	expect_empty "$(cat script.err)" "perf script stderr" &&
 	expect_eq 3200 "$(grep -c " cpu-time:" script.txt)" "cpu-time samples (threads that ran)" &&
 	expect_eq 4000 "$(grep -c " wall-time:" script.txt)" "wall-time samples (every thread-sample)" &&
 	expect_eq 4000 "$(grep -c " energy-package-0-uJ:" script.txt)" "energy samples" &&
@@ -59,13 +59,13 @@ test_expect_success PERF 'perf script prints one line per exported sample' '
 
 test_expect_success PERF 'perf script shows wall-clock time from CLOCK_DATA' '
 	perf script -i perf.data -F tod,event 2>tod.err | head -1 >tod.txt &&
-	expect_eq "" "$(cat tod.err)" "stderr" &&
+	expect_empty "$(cat tod.err)" "stderr" &&
 	expect_grep "^ *$(date +%Y)-[0-9][0-9]-[0-9][0-9] [0-9:.]* *cpu-time" tod.txt
 '
 
 test_expect_success PERF 'perf report --header-only shows host, command and event names' '
 	perf report -i perf.data --header-only >header.txt 2>header.err &&
-	expect_eq "" "$(cat header.err)" "stderr" &&
+	expect_empty "$(cat header.err)" "stderr" &&
 	expect_grep "^# hostname : genhost$" header.txt &&
 	expect_grep "^# os release : 6.1.0-gen$" header.txt &&
 	expect_grep "^# arch : x86_64$" header.txt &&
@@ -83,7 +83,7 @@ test_expect_success PERF 'perf report --header-only shows host, command and even
 
 test_expect_success PERF 'perf evlist -v lists every event with its attr' '
 	perf evlist -v -i perf.data >evlist.txt 2>evlist.err &&
-	expect_eq "" "$(cat evlist.err)" "stderr" &&
+	expect_empty "$(cat evlist.err)" "stderr" &&
 	expect_eq "cpu-time wall-time energy-package-0-uJ instructions" \
 		"$(cut -d: -f1 evlist.txt | tr "\n" " " | sed "s/ $//")" "events" &&
 	expect_eq 4 "$(grep -c "sample_type: IP|TID|TIME|PERIOD|IDENTIFIER" evlist.txt)" "sample types"
@@ -91,7 +91,7 @@ test_expect_success PERF 'perf evlist -v lists every event with its attr' '
 
 test_expect_success PERF 'perf annotate works on a hot function' '
 	perf annotate -i perf.data --stdio hot_a >annotate.txt 2>annotate.err &&
-	expect_eq "" "$(cat annotate.err)" "perf annotate stderr" &&
+	expect_empty "$(cat annotate.err)" "perf annotate stderr" &&
 	expect_grep "<hot_a>:" annotate.txt &&
 	expect_grep "^ *100.00 :" annotate.txt
 '
@@ -100,7 +100,7 @@ test_expect_success PERF 'pipe mode gives the same report as file mode' '
 	"$EXPORT" --energy-rule end -o - p.prof >pipe.data &&
 	expect_eq PERFILE2 "$(head -c 8 pipe.data)" magic &&
 	perf report -i - --stdio --sort symbol <pipe.data >pipe-report.txt 2>pipe.err &&
-	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
+	expect_empty "$(cat pipe.err)" "perf report stderr (pipe)" &&
 	diff <(without_tip report.txt) <(without_tip pipe-report.txt) &&
 	"$EXPORT" --energy-rule end -o - p.prof | perf script -i - -F event 2>/dev/null | wc -l >pipe-count.txt &&
 	expect_eq 14400 "$(cat pipe-count.txt)" "perf script lines (pipe)"
@@ -116,7 +116,7 @@ test_expect_success PERF 'a single-thread profile with bzip2 input exports the s
 	"$GEN" one.prof.bz2 500 1 >gen1.out &&
 	"$EXPORT" -o one.data one.prof.bz2 &&
 	perf report -i one.data --stdio --sort symbol >one.txt 2>one.err &&
-	expect_eq "" "$(cat one.err)" "stderr" &&
+	expect_empty "$(cat one.err)" "stderr" &&
 	sed -n "s/^expect hot_a .*cpu=\([0-9.]*\).*/\1/p" gen1.out >exp1 &&
 	expect_near "$(cat exp1)" "$(share one.txt cpu-time hot_a)" 0.5 "cpu-time share of hot_a"
 '

@@ -85,7 +85,7 @@ test_expect_success 'compute the expected shares from the dump' '
 test_expect_success PERF 'perf report shows the functions with the profile'"'"'s CPU-time and energy shares' '
 	"$EXPORT" --energy-rule end -o perf.data p.prof &&
 	perf report -i perf.data --stdio --sort symbol >report.txt 2>report.err &&
-	expect_eq "" "$(cat report.err)" "perf report stderr" &&
+	expect_empty "$(cat report.err)" "perf report stderr" &&
 	x=$(printf "0x%x" $(( APP_BASE + 0x$(sym_addr app work_x) + 4 ))) &&
 	y=$(printf "0x%x" $(( APP_BASE + 0x$(sym_addr app work_y) + 4 ))) &&
 	for fn in work_x:$x work_y:$y; do
@@ -97,7 +97,7 @@ test_expect_success PERF 'perf report shows the functions with the profile'"'"'s
 
 test_expect_success PERF 'the shared library sample resolves in libc with its share' '
 	perf report -i perf.data --stdio --sort dso >dso.txt 2>dso.err &&
-	expect_eq "" "$(cat dso.err)" "stderr" &&
+	expect_empty "$(cat dso.err)" "stderr" &&
 	want=$(awk -v p=$(cat libc-pc) "\$1 == p { print \$2 }" expected) &&
 	got=$(awk "/^# Samples:/ { n++ } n == 1 && /libc.so/ { sub(/%/, \"\", \$1); print \$1; exit }" dso.txt) &&
 	expect_near "$want" "$got" 0.5 "cpu-time share of libc.so.6"
@@ -105,7 +105,7 @@ test_expect_success PERF 'the shared library sample resolves in libc with its sh
 
 test_expect_success PERF 'fork and exec: the child'"'"'s samples carry its new name' '
 	perf script -i perf.data -F comm,pid,tid,event >script.txt 2>script.err &&
-	expect_eq "" "$(cat script.err)" "stderr" &&
+	expect_empty "$(cat script.err)" "stderr" &&
 	expect_eq 200 "$(awk "\$1 == \"app\" && \$NF == \"wall-time:\"" script.txt | wc -l)" "wall-time samples of app" &&
 	expect_eq 50 "$(awk "\$1 == \"child\" && \$NF == \"wall-time:\"" script.txt | wc -l)" "wall-time samples of child" &&
 	expect_eq 225 "$(grep -c " cpu-time:" script.txt)" "cpu-time samples (threads that ran)" &&
@@ -133,7 +133,7 @@ test_expect_success LIBC_DEBUG 'local functions of a stripped libc come from its
 	id=$(readelf -n "$libc" | awk "/Build ID/ { print \$3 }") &&
 	debug=/usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug &&
 	a=$(sym_addr "$debug" _itoa_word) &&
-	expect_eq "" "$(sym_addr "$libc" _itoa_word || true)" "_itoa_word in the stripped libc" &&
+	expect_empty "$(sym_addr "$libc" _itoa_word || true)" "_itoa_word in the stripped libc" &&
 	{
 	grep -v "^\(sample\|ts\|exit\|stats\)" p.txt
 	echo "sample time=1010000000 nthreads=1 values=90"
@@ -146,7 +146,7 @@ test_expect_success LIBC_DEBUG 'local functions of a stripped libc come from its
 
 test_expect_success PERF 'pipe mode: same report as file mode' '
 	"$EXPORT" --energy-rule end -o - p.prof | perf report -i - --stdio --sort symbol >pipe.txt 2>pipe.err &&
-	expect_eq "" "$(cat pipe.err)" "stderr" &&
+	expect_empty "$(cat pipe.err)" "stderr" &&
 	diff <(without_tip report.txt) <(without_tip pipe.txt)
 '
 
@@ -165,7 +165,7 @@ test_expect_success PERF 'a reused tid is a new thread for perf (FORK again afte
 	"$PROFILE_TOOL" build reuse.prof <reuse.txt &&
 	run_status "$EXPORT" -o reuse.data reuse.prof 2>reuse.err &&
 	perf script -i reuse.data --show-task-events -F comm,pid,tid,event >reuse-script.txt 2>reuse-script.err &&
-	expect_eq "" "$(cat reuse-script.err)" "perf script stderr" &&
+	expect_empty "$(cat reuse-script.err)" "perf script stderr" &&
 	expect_eq 2 "$(grep -c "PERF_RECORD_FORK(100:101):(100:100)" reuse-script.txt)" "FORKs of tid 101" &&
 	expect_eq 1 "$(grep -c "PERF_RECORD_EXIT(100:101)" reuse-script.txt)" "EXITs of tid 101" &&
 	expect_eq 4 "$(grep -c "^ *app .* 100/10[01] .*cpu-time:" reuse-script.txt)" "cpu-time samples named app"
@@ -186,7 +186,7 @@ test_expect_success 'the same profile in the pperf layout: the reader restores t
 test_expect_success PERF 'perf report and CSV of the pperf profile name the same functions' '
 	"$EXPORT" -o pperf.data p.pperf &&
 	perf report -i pperf.data --stdio --sort symbol >pperf-report.txt 2>pperf-report.err &&
-	expect_eq "" "$(cat pperf-report.err)" "perf report stderr" &&
+	expect_empty "$(cat pperf-report.err)" "perf report stderr" &&
 	for fn in work_x work_y; do
 		expect_near "$(share report.txt cpu-time $fn)" "$(share pperf-report.txt cpu-time $fn)" 0.01 "cpu-time share of $fn" || exit 1
 	done &&

@@ -36,9 +36,9 @@ test_expect_success 'a profile in the original tool'"'"'s layout (pperf) exports
 
 test_expect_success PERF 'perf report of a pperf profile shows the functions and CPU-time shares' '
 	"$EXPORT" -o pp.data pp.prof 2>pp.err &&
-	expect_eq "" "$(cat pp.err)" "export stderr" &&
+	expect_empty "$(cat pp.err)" "export stderr" &&
 	perf report -i pp.data --stdio --sort symbol >pp.txt 2>pp-report.err &&
-	expect_eq "" "$(cat pp-report.err)" "perf stderr" &&
+	expect_empty "$(cat pp-report.err)" "perf stderr" &&
 	for f in hot_a hot_b hot_c; do
 		want=$(sed -n "s/^expect $f cpu=\([0-9.]*\).*/\1/p" genpp.out)
 		expect_near "$want" "$(share pp.txt cpu-time $f)" 0.5 "cpu-time share of $f" || exit 1
@@ -65,7 +65,7 @@ test_expect_success 'a truncated profile: partial export, one line saying what w
 
 test_expect_success PERF 'the partial perf.data is complete up to the cut and perf reads it cleanly' '
 	perf report -i cut.data --stdio --sort symbol >cut.txt 2>cut-report.err &&
-	expect_eq "" "$(cat cut-report.err)" "perf stderr" &&
+	expect_empty "$(cat cut-report.err)" "perf stderr" &&
 	n=$(samples_of cut.data wall-time) &&
 	expect_ge 4000 "$n" "wall-time samples kept" && expect_le 39999 "$n" "wall-time samples kept" &&
 	expect_near 60 "$(share cut.txt wall-time hot_a)" 1 "wall-time share of hot_a"
@@ -115,7 +115,7 @@ test_expect_success 'several profiles: - (stdin) at most once; the merge leaves 
 	expect_grep "(stdin) given 2 times" stdin2.err &&
 	mkdir tmpd &&
 	TMPDIR=$PWD/tmpd "$EXPORT" --format columns -o two.cols p.prof - <p.prof &&
-	expect_eq "" "$(ls -A tmpd)" "files left in TMPDIR" &&
+	expect_empty "$(ls -A tmpd)" "files left in TMPDIR" &&
 	expect_grep "^# sampler columns v3" <(head -n 1 two.cols)
 '
 

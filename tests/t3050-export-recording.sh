@@ -23,9 +23,9 @@ test_expect_success 'record attrib with a fake RAPL tree that spends 10 W: the p
 
 test_expect_success PERF 'export it; perf report prints no warning' '
 	"$EXPORT" -o perf.data rec.prof 2>export.err &&
-	expect_eq "" "$(cat export.err)" "export stderr" &&
+	expect_empty "$(cat export.err)" "export stderr" &&
 	perf report -i perf.data --stdio --sort symbol >report.txt 2>report.err &&
-	expect_eq "" "$(cat report.err)" "perf report stderr" &&
+	expect_empty "$(cat report.err)" "perf report stderr" &&
 	"$EXPORT" --format csv --symbols -o rec.csv rec.prof &&
 	csv_shares rec.csv >expected &&
 	cat expected
@@ -46,7 +46,7 @@ test_expect_success PERF 'perf script prints one line per exported sample' '
 	tails=$(awk "/^exit / && / dcpu=/ && !/ dcpu=0 /" rec.txt | wc -l) &&
 	expect_eq "$tails" "$(grep -v "^#" rec.csv | awk -F, "\$4 == \"exit\" && \$6 > 0" | wc -l)" "CSV exit rows that ran" &&
 	perf script -i perf.data -F event >script.txt 2>script.err &&
-	expect_eq "" "$(cat script.err)" "stderr" &&
+	expect_empty "$(cat script.err)" "stderr" &&
 	expect_eq "$rows" "$(grep -c "wall-time:" script.txt)" "wall-time lines (thread-samples)" &&
 	expect_eq "$ran" "$(grep -c "cpu-time:" script.txt)" \
 		"cpu-time lines (CSV rows that ran: thread-samples, and threads that ran after their last sample)"
@@ -56,11 +56,11 @@ test_expect_success PERF 'a fork+exec recording: both programs, no warning, pipe
 	"$SAMPLER" -f 500 -o fe.prof -- "$EXAMPLES/forkexec" 0.3 >/dev/null &&
 	"$EXPORT" -o fe.data fe.prof &&
 	perf report -i fe.data --stdio --sort comm >comm.txt 2>comm.err &&
-	expect_eq "" "$(cat comm.err)" "perf report stderr" &&
+	expect_empty "$(cat comm.err)" "perf report stderr" &&
 	expect_grep "% *forkexec" comm.txt &&
 	expect_grep "% *busy" comm.txt &&
 	"$EXPORT" -o - fe.prof | perf report -i - --stdio --sort comm >pipe.txt 2>pipe.err &&
-	expect_eq "" "$(cat pipe.err)" "perf report stderr (pipe)" &&
+	expect_empty "$(cat pipe.err)" "perf report stderr (pipe)" &&
 	diff <(without_tip comm.txt) <(without_tip pipe.txt)
 '
 
@@ -69,7 +69,7 @@ test_expect_success PERF 'a 16-thread recording: every thread of the profile in 
 	"$EXPORT" -o th.data th.prof &&
 	perf report -i th.data --stdio --sort pid 2>th.err >tids.txt &&
 	awk "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == \"wall-time\" && /% *[0-9]*:threads/" tids.txt | wc -l >n &&
-	expect_eq "" "$(cat th.err)" "perf report stderr" &&
+	expect_empty "$(cat th.err)" "perf report stderr" &&
 	"$BUILD/sampler-profile" dump th.prof | awk "/^ts / { print \$2 }" | sort -u | wc -l >want &&
 	expect_ge 16 "$(cat want)" "threads in the profile" &&
 	expect_eq "$(cat want)" "$(cat n)" "threads in the wall-time view"
@@ -80,7 +80,7 @@ test_expect_success PERF 'CPU time and counts after each thread'"'"'s last sampl
 	"$BUILD/sampler-profile" dump tail.prof >tail.txt &&
 	"$EXPORT" -o tail.data tail.prof &&
 	perf report -i tail.data --stdio --sort symbol >tail.rep 2>tail.err &&
-	expect_eq "" "$(cat tail.err)" "perf report stderr" &&
+	expect_empty "$(cat tail.err)" "perf report stderr" &&
 	total() { awk -v ev="$1" "/^# Samples:/ { split(\$0, q, \"\\047\"); cur = q[2] } cur == ev && /^# Event count/ { print \$NF; exit }" tail.rep; } &&
 	sum() {	# what the profile has: every ts and every exit
 		awk -v k="$1" "/^ts / || /^exit / {
@@ -109,7 +109,7 @@ test_expect_success PERF 'samples in the vDSO: CSV --symbols and perf report nam
 	csv_shares vd.csv >vd.expected &&
 	"$EXPORT" -o vd.data vd.prof &&
 	perf report -i vd.data --stdio --sort symbol >vd.txt 2>vd.err &&
-	expect_eq "" "$(cat vd.err)" "perf report stderr" &&
+	expect_empty "$(cat vd.err)" "perf report stderr" &&
 	# "pc function" of every thread-sample: CSV rows by their header names
 	# (kind=sample only, where there is a kind column), perf wall-time
 	# events; a symbol version (clock_gettime@GLIBC_2.2.5 and @@GLIBC_2.17

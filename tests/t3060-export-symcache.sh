@@ -97,7 +97,7 @@ test_expect_success 'an export with --symbols writes one cache file per build-id
 		expect_eq SMPLSYMC "$(head -c 8 "$f")" "magic of $f" &&
 		expect_eq "-rw-r-----" "$(stat -c %A "$f")" "mode of $f" || exit 1
 	done &&
-	expect_eq "" "$(ls "$CACHE" | grep -v "\.sym\$")" "other files in the cache" &&
+	expect_empty "$(ls "$CACHE" | grep -v "\.sym\$")" "other files in the cache" &&
 	cp "$CACHE/$(build_id app).sym" good-app.sym &&
 	cp "$CACHE/$(build_id "$LIBC").sym" good-libc.sym
 '
@@ -132,7 +132,7 @@ test_expect_success 'a truncated or damaged cache file gives the same CSV and is
 			esac || exit 1
 		done &&
 		csv p.prof d.csv 2>err &&
-		cmp ref.csv d.csv && expect_eq "" "$(cat err)" "stderr ($damage)" &&
+		cmp ref.csv d.csv && expect_empty "$(cat err)" "stderr ($damage)" &&
 		cmp good-app.sym "$app" && cmp good-libc.sym "$libc" || { echo "damage: $damage"; exit 1; }
 	done
 '
@@ -160,11 +160,11 @@ test_expect_success 'a FIFO or a directory in place of a cache file: no hang, sa
 test_expect_success NOBODY_CAN_READ 'a cache directory that cannot be written does not fail the export' '
 	: >afile &&
 	SAMPLER_CACHE_DIR=$TRASH/afile/cache "$EXPORT" --format csv --symbols -o u.csv p.prof 2>err &&
-	cmp ref.csv u.csv && expect_eq "" "$(cat err)" "stderr" &&
+	cmp ref.csv u.csv && expect_empty "$(cat err)" "stderr" &&
 	mkdir ro && chmod 755 ro &&
 	as_nobody env SAMPLER_CACHE_DIR=$TRASH/ro "$EXPORT" --format csv --symbols -o - p.prof >n.csv 2>err &&
-	cmp ref.csv n.csv && expect_eq "" "$(cat err)" "stderr as nobody" &&
-	expect_eq "" "$(ls -A ro)" "files in the read-only cache"
+	cmp ref.csv n.csv && expect_empty "$(cat err)" "stderr as nobody" &&
+	expect_empty "$(ls -A ro)" "files in the read-only cache"
 '
 
 test_expect_success 'with the cache off (--no-symbol-cache, SAMPLER_CACHE_DIR=) no file is written' '
@@ -190,7 +190,7 @@ test_expect_success 'same build-id, other file (stripped): the entry is not used
 
 test_expect_success 'a DSO without a build-id is not cached' '
 	rm -rf "$CACHE" && cc -O1 -g -Wl,--build-id=none -o app app.c &&
-	expect_eq "" "$(build_id app)" "build-id of the rebuilt app" &&
+	expect_empty "$(build_id app)" "build-id of the rebuilt app" &&
 	"$EXPORT" --no-symbol-cache --format csv --symbols -o b-ref.csv p.prof &&
 	csv p.prof b.csv && cmp b-ref.csv b.csv &&
 	grep -v "^#" b.csv | tail -n +2 | awk -F, "{ print \$(NF - 1) }" | sort -u | grep "^/" >dsos &&

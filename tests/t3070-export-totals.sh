@@ -68,7 +68,7 @@ for mode in file pipe; do
 		else
 			"$EXPORT" -o - ch.prof | perf report -i - --stdio --sort comm >rep.txt 2>rep.err
 		fi &&
-		expect_eq "" "$(cat rep.err)" "perf report stderr" &&
+		expect_empty "$(cat rep.err)" "perf report stderr" &&
 		expect_eq "$(cat want.cpu)" "$(event_count rep.txt cpu-time)" "cpu-time (ns)" &&
 		expect_near "$(sed -n 1p want)" "$(event_count rep.txt energy-package-0-uJ)" 1 "energy (uJ, whole)" &&
 		expect_eq "$(sed -n 2p want)" "$(event_count rep.txt perf::TASK-CLOCK)" "task-clock" &&

@@ -41,13 +41,13 @@ fi
 test_expect_success 'setup: calltree recorded with -g (dwarf), exported to perf.data' '
 	"$SAMPLER" -f 2000 -g -o p.prof -- "$EXAMPLES/calltree" 3 >out &&
 	"$EXPORT" -o perf.data p.prof 2>export.err &&
-	expect_eq "" "$(cat export.err)" "export stderr" &&
+	expect_empty "$(cat export.err)" "export stderr" &&
 	"$EXPORT" --format folded --weight cpu p.prof >cpu.folded
 '
 
 test_expect_success 'perf report --children: the shares of the call paths, no warning' '
 	perf report -i perf.data --stdio --children --sort symbol -g none >children.txt 2>err &&
-	expect_eq "" "$(cat err)" "perf report stderr" &&
+	expect_empty "$(cat err)" "perf report stderr" &&
 	for f in $PATHS; do
 		expect_near "$(folded_children cpu.folded $f)" "$(children children.txt cpu-time $f)" 0.5 \
 			"cpu-time children share of $f (%), as the folded stacks give it" || exit 1
@@ -56,11 +56,11 @@ test_expect_success 'perf report --children: the shares of the call paths, no wa
 
 test_expect_success 'perf report -g (callee and caller graphs) shows the paths, no warning' '
 	perf report -i perf.data --stdio --no-children --sort symbol -g graph,0.5,callee >callee.txt 2>err &&
-	expect_eq "" "$(cat err)" "stderr of -g callee" &&
+	expect_empty "$(cat err)" "stderr of -g callee" &&
 	expect_grep "%--a$" callee.txt &&
 	expect_grep "%--b$" callee.txt &&
 	perf report -i perf.data --stdio --children --sort symbol --call-graph=caller >caller.txt 2>err &&
-	expect_eq "" "$(cat err)" "stderr of --call-graph=caller" &&
+	expect_empty "$(cat err)" "stderr of --call-graph=caller" &&
 	expect_grep "%--leaf$" caller.txt &&
 	grep -A3 -- "--sorter$" caller.txt >sorter.txt &&
 	expect_grep "qsort" sorter.txt
@@ -68,7 +68,7 @@ test_expect_success 'perf report -g (callee and caller graphs) shows the paths, 
 
 test_expect_success 'perf script prints each sample with its stack, no warning' '
 	perf script -i perf.data -F comm,tid,event,ip,sym >script.txt 2>err &&
-	expect_eq "" "$(cat err)" "perf script stderr" &&
+	expect_empty "$(cat err)" "perf script stderr" &&
 	awk "/ leaf\$/ { getline c; n++; if (c ~ / a\$/) via_a++; if (c ~ / b\$/) via_b++ }
 	     END { print n, via_a + via_b }" script.txt >leaf.txt &&
 	expect_ge 100 "$(cut -d" " -f1 leaf.txt)" "samples in leaf" &&
@@ -77,14 +77,14 @@ test_expect_success 'perf script prints each sample with its stack, no warning' 
 
 test_expect_success 'perf script report stackcollapse, file and pipe mode, no warning' '
 	perf script -i perf.data report stackcollapse >collapsed.txt 2>err &&
-	expect_eq "" "$(cat err)" "stackcollapse stderr" &&
+	expect_empty "$(cat err)" "stackcollapse stderr" &&
 	expect_grep "^calltree;_start;.*;main;timed;a;leaf [0-9]*$" collapsed.txt &&
 	expect_grep "^calltree;clone3;start_thread;signal_thread;outside;__restore_rt;handler;handler_work [0-9]*$" collapsed.txt &&
 	"$EXPORT" -o - p.prof | perf script -i - report stackcollapse >piped.txt 2>err &&
-	expect_eq "" "$(cat err)" "pipe-mode stackcollapse stderr" &&
+	expect_empty "$(cat err)" "pipe-mode stackcollapse stderr" &&
 	diff collapsed.txt piped.txt &&
 	"$EXPORT" -o - p.prof | perf report -i - --stdio --no-children --sort symbol -g graph,0.5,callee >piped-report.txt 2>err &&
-	expect_eq "" "$(cat err)" "pipe-mode perf report stderr" &&
+	expect_empty "$(cat err)" "pipe-mode perf report stderr" &&
 	diff -I "^#" callee.txt piped-report.txt
 '
 
@@ -165,7 +165,7 @@ test_expect_success 'energy per call path (fake RAPL PMU): 1 W over the readings
 	echo "measured: cpu $(measured e.out), wall $(measured e.out wall); energy: $(cat energy.paths); effective samples: $neff" &&
 	"$EXPORT" -o e.data e.prof &&
 	perf report -i e.data --stdio --children --sort symbol -g none >e.txt 2>err &&
-	expect_eq "" "$(cat err)" "perf report stderr" &&
+	expect_empty "$(cat err)" "perf report stderr" &&
 	expect_near "$(folded_children energy.folded leaf)" "$(children e.txt energy-package-0 leaf)" 0.5 \
 		"energy children share of leaf in perf report (%)"
 '
@@ -182,9 +182,9 @@ fi
 test_expect_success 'every event carries the call chain: cpu-time, wall-time and a counter (perf plug-in)' '
 	"$SAMPLER" -f 1000 -g -p perf:perf::TASK-CLOCK -o k.prof -- "$EXAMPLES/calltree" 2 >/dev/null &&
 	"$EXPORT" -o k.data k.prof 2>err &&
-	expect_eq "" "$(cat err)" "export stderr" &&
+	expect_empty "$(cat err)" "export stderr" &&
 	perf script -i k.data -F event,ip,sym >k.script 2>err &&
-	expect_eq "" "$(cat err)" "perf script stderr" &&
+	expect_empty "$(cat err)" "perf script stderr" &&
 	awk "/: *\$/ { ev = \$1; n[ev]++; getline f; getline c
 			if (f ~ / leaf\$/) { leaf[ev]++; if (c ~ / (a|b)\$/) ok[ev]++ } }
 	     END { for (e in n) print e, n[e], leaf[e] + 0, ok[e] + 0 }" k.script | sort >k.events &&
@@ -195,7 +195,7 @@ test_expect_success 'every event carries the call chain: cpu-time, wall-time and
 		expect_eq "$leaf" "$ok" "$ev samples in leaf called from a or b" || exit 1
 	done <k.events &&
 	perf report -i k.data --stdio --children --sort symbol -g none >k.txt 2>err &&
-	expect_eq "" "$(cat err)" "perf report stderr" &&
+	expect_empty "$(cat err)" "perf report stderr" &&
 	"$EXPORT" --format folded --weight perf::TASK-CLOCK k.prof >k.folded &&
 	expect_near "$(folded_children k.folded leaf)" "$(children k.txt perf::TASK-CLOCK leaf)" 0.5 \
 		"task-clock children share of leaf in perf report (%)"
@@ -207,11 +207,11 @@ test_expect_success 'truncated, stripped and JIT stacks export without a warning
 	"$SAMPLER" -g -o j.prof -- "$EXAMPLES/jit" 0.3 &&
 	for p in t s j; do
 		"$EXPORT" -o $p.data $p.prof 2>err &&
-		expect_eq "" "$(cat err)" "export stderr of $p" &&
+		expect_empty "$(cat err)" "export stderr of $p" &&
 		perf report -i $p.data --stdio --children -g caller >/dev/null 2>err &&
-		expect_eq "" "$(cat err)" "perf report stderr of $p" &&
+		expect_empty "$(cat err)" "perf report stderr of $p" &&
 		"$EXPORT" --format folded $p.prof >$p.folded 2>err &&
-		expect_eq "" "$(cat err)" "folded stderr of $p" || exit 1
+		expect_empty "$(cat err)" "folded stderr of $p" || exit 1
 	done &&
 	expect_grep "^calltree-stripp;\[truncated: no-cfi\];\[calltree-stripped\] [0-9]" s.folded &&
 	expect_grep "^jit;.*;main;\[unknown\] [0-9]" j.folded

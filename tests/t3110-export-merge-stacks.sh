@@ -37,7 +37,7 @@ test_expect_success 'two -g profiles merge in every format, no file left behind'
 		expect_eq 0 "$rc" "exit status of --format $f" &&
 		test -s out/m.$f || exit 1
 	done &&
-	expect_eq "" "$(cat perf.err csv.err columns.err folded.err)" "stderr" &&
+	expect_empty "$(cat perf.err csv.err columns.err folded.err)" "stderr" &&
 	expect_grep "pperf keeps no call stacks" pperf.err &&
 	expect_eq 0 "$(leftovers out "$TMPDIR" .)" "temporary files left"
 '
@@ -68,7 +68,7 @@ test_expect_success 'a profile with stacks merges with one without, in either or
 test_expect_success PERF 'perf report of the merge: each input'"'"'s call chains' '
 	perf report -i mix.perf --stdio --no-children --sort comm,symbol -g caller,0,callee \
 		>mix.report 2>mix.rerr &&
-	expect_eq "" "$(cat mix.rerr)" "perf report stderr" &&
+	expect_empty "$(cat mix.rerr)" "perf report stderr" &&
 	awk "/^ +[0-9.]+%/ { comm = \$2 } /--- *main\$/ || /^ +main\$/ { if (comm) print comm }" \
 		mix.report | sort -u >chained &&
 	expect_grep "^busy\[#0\]\$" chained
@@ -104,7 +104,7 @@ test_expect_success MPI,PERF 'an Open MPI job recorded with -g: perf report give
 		"$SAMPLER" -g -f 200 -o "app.%r.prof" -- "$EXAMPLES/mpi_app" 100 >mpi.out 2>/dev/null &&
 	expect_eq 2 "$(grep -c "^rank=.* cpu_s=" mpi.out)" "ranks that ran" &&
 	"$EXPORT" -o job.data app.0.prof app.1.prof 2>job.err &&
-	expect_eq "" "$(cat job.err)" "export stderr" &&
+	expect_empty "$(cat job.err)" "export stderr" &&
 	expect_eq 0 "$(leftovers . "$TMPDIR")" "temporary files left" &&
 	perf script -i job.data -F comm,ip,sym 2>/dev/null >job.script &&
 	for r in 0 1; do

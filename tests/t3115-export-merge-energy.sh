@@ -80,7 +80,7 @@ test_expect_success 'setup: two hosts, two ranks each, every rank reads its node
 test_expect_success 'the merge keeps the energy: a per-thread count per channel, every format' '
 	run_status "$EXPORT" --format csv -o m.csv r0.prof r1.prof r2.prof r3.prof 2>m.err &&
 	expect_eq 0 "$rc" "exit status" &&
-	expect_eq "" "$(cat m.err)" "stderr" &&
+	expect_empty "$(cat m.err)" "stderr" &&
 	expect_grep "^# channel index=0 name=energy-package-0-uJ source=rapl unit=uJ scale=1e-06 kind=counter scope=thread$" m.csv &&
 	csv_energy m.csv energy-package-0-uJ >merged &&
 	cat merged &&
@@ -130,7 +130,7 @@ test_expect_success 'the node divided by modelled power: rank 0 hot, truth 25 J 
 test_expect_success PERF 'perf report --sort comm: energy samples per rank, as each rank'"'"'s own export' '
 	"$EXPORT" -o m.data r0.prof r1.prof r2.prof r3.prof &&
 	perf report -i m.data --stdio --sort comm -F comm,period >report.txt 2>report.err &&
-	expect_eq "" "$(cat report.err)" "perf report stderr" &&
+	expect_empty "$(cat report.err)" "perf report stderr" &&
 	awk "/^# Samples:/ { ev = \$NF } ev == \"'"'"'energy-package-0-uJ'"'"'\" && /^  phases\[rank/ { sub(/^.*\[rank /, \"\"); sub(/\]/, \"\"); print }" \
 		report.txt >perf-ranks &&
 	cat perf-ranks &&
@@ -193,7 +193,7 @@ test_expect_success 'two recorded ranks of one node (-g): each its --node-peer e
 test_expect_success PERF 'perf report of the merged -g ranks: energy per rank and function' '
 	"$EXPORT" -o rec.data rec.1.0.prof rec.1.1.prof &&
 	perf report -i rec.data --stdio --no-children --sort comm,sym -F comm,sym,period >rec.txt 2>rec.err &&
-	expect_eq "" "$(cat rec.err)" "perf report stderr" &&
+	expect_empty "$(cat rec.err)" "perf report stderr" &&
 	awk "/^# Samples:/ { ev = \$NF } ev == \"'"'"'energy-package-0-uJ'"'"'\" && /\\[\\.\\] beta/" rec.txt >rec.beta &&
 	cat rec.beta &&
 	expect_grep "phases\\[rank 0\\]" rec.beta &&

@@ -86,9 +86,9 @@ children_share() {
 
 test_expect_success PERF 'perf.data: the marker is the outermost caller, in a map named after it' '
 	"$EXPORT" -o depth.data depth.prof 2>err &&
-	expect_eq "" "$(cat err)" "export stderr" &&
+	expect_empty "$(cat err)" "export stderr" &&
 	perf report -i depth.data --stdio --children --sort dso -g none >children 2>perr &&
-	expect_eq "" "$(cat perr)" "perf report stderr" &&
+	expect_empty "$(cat perr)" "perf report stderr" &&
 	"$EXPORT" --format folded --weight wall depth.prof >wall.folded &&
 	want=$(awk "{ t += \$NF } /;\[truncated: max-depth\];/ { m += \$NF } END { printf \"%.2f\", 100 * m / t }" wall.folded) &&
 	expect_near "$want" "$(children_share children wall-time "[truncated: max-depth]")" 0.02 \

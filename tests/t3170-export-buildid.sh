@@ -69,7 +69,7 @@ test_expect_success CC 'the build-id cache (~/.debug) gives the recorded file it
 	cp app.new app &&
 	HOME=$PWD/home "$EXPORT" --format folded p >cached.folded 2>cached.err &&
 	expect_eq "$(functions before.folded)" "$(functions cached.folded)" "functions" &&
-	expect_eq "" "$(cat cached.err)" "stderr"
+	expect_empty "$(cat cached.err)" "stderr"
 '
 
 test_expect_success CC 'perf.data carries the recorded build ID, not the new file'"'"'s' '

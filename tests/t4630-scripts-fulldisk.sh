@@ -47,28 +47,28 @@ test_expect_success FULLDISK 'report -o on a full disk: the file named, no tempo
 	on_full_disk "$REPORT -o full/r.txt p.prof 2>err" &&
 	expect_eq 1 "$(cat status)" "exit status" &&
 	expect_grep "^sampler-report: error: cannot write full/r.txt: No space left on device (free space" err &&
-	expect_eq "" "$(cat left)" "files left in full/" &&
+	expect_empty "$(cat left)" "files left in full/" &&
 	on_full_disk "$REPORT --tree --json -o full/t.json p.prof 2>err" &&
 	expect_eq 1 "$(cat status)" "exit status of --tree" &&
 	expect_grep "cannot write full/t.json: No space left on device" err &&
-	expect_eq "" "$(cat left)" "files left in full/ by --tree" &&
+	expect_empty "$(cat left)" "files left in full/ by --tree" &&
 	on_full_disk "$REPORT -o full/r.txt.bz2 p.prof 2>err" &&
 	expect_grep "cannot write full/r.txt.bz2: No space left on device" err &&
-	expect_eq "" "$(cat left)" "files left in full/ by a .bz2 output"
+	expect_empty "$(cat left)" "files left in full/ by a .bz2 output"
 '
 
 test_expect_success FULLDISK 'compare -o on a full disk: the file named, no temporary left' '
 	on_full_disk "$COMPARE -o full/c.txt p.prof p.prof 2>err" &&
 	expect_eq 1 "$(cat status)" "exit status" &&
 	expect_grep "^sampler-compare: error: cannot write full/c.txt: No space left on device" err &&
-	expect_eq "" "$(cat left)" "files left in full/"
+	expect_empty "$(cat left)" "files left in full/"
 '
 
 test_expect_success FULLDISK 'a cache on a full disk: the report still comes, no half entry left' '
 	on_full_disk "XDG_CACHE_HOME=full/cache $REPORT p.prof >out 2>err" &&
 	expect_eq 0 "$(cat status)" "exit status" &&
 	expect_grep "leaf" out &&
-	expect_eq "" "$(cat left)" "files left in full/ and its cache"
+	expect_empty "$(cat left)" "files left in full/ and its cache"
 '
 
 test_expect_success DEVFULL 'stdout on /dev/full: one line naming the standard output' '
@@ -84,7 +84,7 @@ test_expect_success 'report -o and plot -o a character device: written to, never
 	mknod -m 666 nul.svg c 1 3 &&
 	$PY "$ROOT/scripts/sampler-plot" --kind flame -o nul.svg p.prof &&
 	test -c nul && test -c nul.svg &&
-	expect_eq "" "$(ls -A | grep "^\.nul")" "temporaries beside nul"
+	expect_empty "$(ls -A | grep "^\.nul")" "temporaries beside nul"
 '
 
 test_done

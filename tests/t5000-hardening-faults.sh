@@ -53,7 +53,7 @@ test_expect_success 'SIGKILL to the sampler: no process of the target tree is le
 test_expect_success 'SIGKILL to the sampler: the profile reads back, truncated, with samples' '
 	run_status "$BUILD/sampler-profile" dump killed >killed.txt 2>killed.err &&
 	expect_eq 2 "$rc" "dump status (2: truncated)" &&
-	expect_eq "" "$(cat killed.err)" "dump errors" &&
+	expect_empty "$(cat killed.err)" "dump errors" &&
 	expect_grep "^truncated good_bytes=[1-9]" killed.txt &&
 	expect_eq truncated "$(tail -1 killed.txt | cut -d" " -f1)" "last line" &&
 	expect_ge "$(min_samples 1)" "$(records killed.txt sample)" "samples before the kill (the chunk of the first second at least)" &&

@@ -24,8 +24,8 @@ for target in pmu-args pmu-text; do
 		expect_grep "^Done [0-9]* runs" fuzz-$target.log &&
 		expect_ge 1000 "$(sed -n "s/^Done \([0-9]*\) runs.*/\1/p" fuzz-$target.log)" "runs" &&
 		expect_no_grep "ERROR: \|runtime error" fuzz-$target.log &&
-		expect_eq "" "$(ls artifacts-$target)" "artifacts (crash-*, leak-*, timeout-*)" &&
-		expect_eq "" "$(ls "$TRASH" | grep "^fuzz-sysfs\.")" "fake sysfs trees left behind"
+		expect_empty "$(ls artifacts-$target)" "artifacts (crash-*, leak-*, timeout-*)" &&
+		expect_empty "$(ls "$TRASH" | grep "^fuzz-sysfs\.")" "fake sysfs trees left behind"
 	'
 done
 

@@ -28,7 +28,7 @@ test_expect_success NOBODY_CAN_READ 'as uid 65534: the sampler works and holds n
 	expect_eq 0000000000000000 "$(status_field $sampler CapEff)" "sampler effective capabilities" &&
 	expect_eq 0000000000000000 "$(status_field $sampler CapPrm)" "sampler permitted capabilities" &&
 	wait &&
-	expect_eq "" "$(but_rate_warning nob.err)" "stderr (but the rate warning a loaded machine causes)" &&
+	expect_empty "$(but_rate_warning nob.err)" "stderr (but the rate warning a loaded machine causes)" &&
 	expect_eq "$NOBODY" "$(stat -c %u nob/prof)" "profile owner" &&
 	"$BUILD/sampler-profile" dump nob/prof >nob.txt &&
 	expect_schedule nob.txt
@@ -86,7 +86,7 @@ test_expect_success 'a profile is data only: nothing in it is run or written to'
 	"$EXPORT" -o out/h.perf hostile.prof &&
 	"$EXPORT" --info hostile.prof >out/h.info &&
 	XDG_CACHE_HOME=$TRASH/cache /usr/bin/python3 "$ROOT/scripts/sampler-report" hostile.prof >out/h.report 2>&1 &&
-	expect_eq "" "$(find "$TRASH" /tmp -maxdepth 2 -name "pwned[0-9]" 2>/dev/null | head -3)" "files the profile named" &&
+	expect_empty "$(find "$TRASH" /tmp -maxdepth 2 -name "pwned[0-9]" 2>/dev/null | head -3)" "files the profile named" &&
 	expect_eq "h.csv h.info h.perf h.report" "$(ls out | tr "\n" " " | sed "s/ \$//")" "files written" &&
 	expect_eq 2 "$(grep -c "^1000,10,10,\|^2000,10,10," out/h.csv)" "CSV rows" &&
 	expect_grep "^# process pid=10 ppid=0 comm=%60touch%20pwned3%60\|^# process pid=10 ppid=0 comm=.touch%20pwned3. " out/h.csv &&

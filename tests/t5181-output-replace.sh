@@ -58,7 +58,7 @@ test_expect_success 'umask 022: profile and CSV 0644, perf.data 0600 (as perf wr
 '
 
 test_expect_success 'no file is left behind but the outputs and their .old' '
-	expect_eq "" "$(ls -A | grep "^\." )" "hidden temporary files"
+	expect_empty "$(ls -A | grep "^\." )" "hidden temporary files"
 '
 
 test_expect_success '-o /dev/null: the sampler and every export run, the device stays' '

@@ -39,7 +39,7 @@ test_expect_success PERF 'sampler-export -o FIFO: pipe-mode perf.data that perf 
 	"$EXPORT" -o f p.prof &&
 	wait &&
 	perf report -i got.data --stdio --sort comm >rep.txt 2>rep.err &&
-	expect_eq "" "$(cat rep.err)" "perf report stderr" &&
+	expect_empty "$(cat rep.err)" "perf report stderr" &&
 	expect_grep "% *busy" rep.txt
 '
 

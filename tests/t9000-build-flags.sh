@@ -65,7 +65,7 @@ test_expect_success 'every program of every module.mk takes the builder'"'"'s fl
 	expect_ge 50 "$(wc -l <all.cc)" "compile and link lines" &&
 	grep -e " -c -o " all.cc | grep -v -e "-DSAMPLER_FLAGS_TEST=1 -O0 " >bad-compile || true &&
 	grep -v -e " -c -o " all.cc | grep -v -e "-O0 -Wl,-z,now " >bad-link || true &&
-	expect_eq "" "$(cat bad-compile bad-link)" "lines without the builder'"'"'s flags"
+	expect_empty "$(cat bad-compile bad-link)" "lines without the builder'"'"'s flags"
 '
 
 test_expect_success 'asan-build keeps its sanitizer flags when the outer make was given CFLAGS' '
