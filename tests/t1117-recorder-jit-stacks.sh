@@ -53,6 +53,20 @@ test_expect_success 'examples/jit with frame pointers: the chain goes through th
 	expect_le $((100 + total / 20)) "$(weight "\\\\[truncated: unknown-map\\\\]" f.folded)" "thread-samples marked unknown-map"
 '
 
+# node's module was lost because V8 maps a copy of node's code elsewhere:
+# examples/remap-nopie, not PIE either, maps a copy of its own code and
+# works in remap_outer -> remap_inner.  (Before: all stacks unknown-map,
+# remap_outer missing, found through rbp without the program's CFI.)
+test_expect_success 'an executable that maps a copy of its code: its stacks complete, with its CFI' '
+	"$SAMPLER" -d -f 1000 -g -o r.prof -- "$EXAMPLES/remap-nopie" 1 >out 2>dbg &&
+	grep -q "^copy=0x" out &&
+	"$EXPORT" --format folded --weight samples r.prof >r.folded &&
+	total=$(weight "" r.folded) &&
+	expect_ge $((total * 8 / 10)) "$(weight "^remap-nopie;_start;.*;main;remap_outer;remap_inner " r.folded)" \
+		"thread-samples on complete stacks main;remap_outer;remap_inner" &&
+	expect_eq 0 "$(weight "\\\\[truncated: " r.folded)" "thread-samples marked truncated"
+'
+
 # node --perf-basic-prof writes /tmp/perf-PID.map; fib runs optimized
 # (JS:*fib) most of the time, recursing through its own frames.
 test_expect_success NODE 'node --perf-basic-prof: complete stacks unmarked, JIT frames named' '
