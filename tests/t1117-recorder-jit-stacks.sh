@@ -68,11 +68,12 @@ test_expect_success 'an executable that maps a copy of its code: its stacks comp
 '
 
 # node --perf-basic-prof writes /tmp/perf-PID.map; fib runs optimized
-# (JS:*fib) most of the time, recursing through its own frames.
+# (JS:*fib), recursing through its own frames, for most of the CPU time
+# (a third under the sanitizer build, where node's start costs more).
 test_expect_success NODE 'node --perf-basic-prof: complete stacks unmarked, JIT frames named' '
 	cat >busy.js <<-\EOF &&
 	function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-	const end = Date.now() + 1500;
+	const end = Date.now() + 3000;
 	let s = 0;
 	while (Date.now() < end) s += fib(20);
 	console.log(s);
@@ -90,7 +91,7 @@ test_expect_success NODE 'node --perf-basic-prof: complete stacks unmarked, JIT 
 	echo "CPU ns: $total, $rooted rooted at _start or clone, $marked of them marked, $fib in fib" &&
 	expect_ge $((total * 7 / 10)) "$rooted" "CPU time on stacks rooted at _start or clone" &&
 	expect_eq 0 "$marked" "CPU time on rooted stacks marked truncated" &&
-	expect_ge $((total / 2)) "$fib" "CPU time in fib, named from the perf map"
+	expect_ge $((total / 4)) "$fib" "CPU time in fib, named from the perf map"
 '
 
 test_done
