@@ -1,7 +1,8 @@
 /* jit [SECONDS] - code generated at run time, as a JIT compiler makes it:
  * a loop copied into an anonymous executable mapping and called there for
- * most of the time, from jit_caller().  A sample in it has a PC in no
- * file mapping: its stack cannot be unwound with CFI ("unknown map"). */
+ * most of the time, from jit_caller(), calling back jit_callback().  A
+ * sample in it has a PC in no file mapping, without CFI: its stack goes on
+ * through the frame pointer the code keeps (jitcode.h). */
 #include <stdio.h>
 
 #include "jitcode.h"
@@ -17,6 +18,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while (now_s() < end)
-		jit_caller((void (*)(void))code);
+		jit_caller(code);
 	return 0;
 }

@@ -36,6 +36,6 @@ int main(int argc, char **argv)
 	printf("pid=%d map=%s\n", (int)getpid(), path);
 	fflush(stdout);
 	while (now_s() < end)
-		jit_caller((void (*)(void))code);
+		jit_caller(code);
 	return 0;
 }

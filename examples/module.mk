@@ -58,3 +58,10 @@ TEST_PROGRAMS += $(BUILD)/examples/busy-nopie-stripped
 $(BUILD)/examples/busy-nopie-stripped: examples/busy.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -no-pie -s -o $@ $< -lm
+
+# remap linked at a fixed address, as node is: the copy of its code it maps
+# elsewhere must not hide the program from the unwinder (t1117).
+TEST_PROGRAMS += $(BUILD)/examples/remap-nopie
+$(BUILD)/examples/remap-nopie: examples/remap.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -no-pie -o $@ $< -lm

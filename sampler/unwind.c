@@ -44,6 +44,7 @@ struct unwind_job {
 	bool read_past_copy;	/* a read above the copy, inside the stack */
 	bool junk;		/* a return address pointing at no code ended it */
 	enum profile_stack_end junk_end;	/* and why that frame was junk */
+	uint64_t callee_pc, callee_sp;	/* the frame cb_frame saw last */
 	/* fp mode's first step (cb_first_caller): the caller's frame */
 	bool caller_found;
 	uint64_t caller_pc, caller_fp;
@@ -273,6 +274,19 @@ static bool entry_point(Dwfl *dwfl, uint64_t pc)
 	return pc >= ehdr.e_entry + bias && pc < ehdr.e_entry + bias + ENTRY_CALL_WINDOW;
 }
 
+/* The caller of code in no file (a JIT's: no CFI), which libdwfl found
+ * through rbp as V8 and HotSpot keep it: a frame only if the frame
+ * pointer led up the stack, to an aligned address inside it. */
+static bool jit_caller_valid(const struct unwind_job *job, Dwfl_Frame *state)
+{
+	Dwarf_Word sp;
+
+	if (dwfl_addrmodule(job->dwfl, job->callee_pc))
+		return true;	/* a file's code: CFI, or the junk test below */
+	return dwfl_frame_reg(state, UNWIND_REG_SP, &sp) == 0 && sp > job->callee_sp &&
+	       !(sp & 7) && (!job->stack->end || sp <= job->stack->end);
+}
+
 /* Each frame after the first: keep its PC (inside the call instruction,
  * unless the frame was interrupted, as by a signal).  A return address
  * that points at no code is not a caller: libdwfl took it from a stack
@@ -283,16 +297,24 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 {
 	struct unwind_job *job = arg;
 	bool activation, file = true;
+	Dwarf_Word sp = 0;
 	Dwarf_Addr pc;
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (!job->leaf_seen) {
 		job->leaf_seen = true;
+		job->callee_pc = pc;
+		job->callee_sp = job->regs->r[UNWIND_REG_SP];
 		return DWARF_CB_OK;
 	}
 	if (!activation)
 		pc--;
+	if (!jit_caller_valid(job, state)) {
+		job->junk = true;
+		job->junk_end = PROFILE_STACK_BAD_FRAME;
+		return DWARF_CB_ABORT;
+	}
 	if (!executable(job->maps, pc, &file)) {
 		uint64_t callee = job->n ? job->frames[job->n - 1] : job->regs->r[UNWIND_REG_PC];
 
@@ -313,13 +335,20 @@ static int cb_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	job->frames[job->n++] = pc;
+	job->callee_pc = pc;
+	if (dwfl_frame_reg(state, UNWIND_REG_SP, &sp) == 0)
+		job->callee_sp = sp;
 	return DWARF_CB_OK;
 }
 
 /* ---- modules from maps ------------------------------------------------ */
 
 /* The load bias of the file mapped by m: the address of its first byte
- * minus the link-time address there, from the PT_LOAD that maps pgoff. */
+ * minus the link-time address there, from the PT_LOAD that maps pgoff.
+ * An executable (ET_EXEC) is only where it was linked: a copy of its
+ * pages elsewhere (node remaps V8's builtins) is not reported, for
+ * libdwfl places the file at its link addresses whatever the bias, finds
+ * the module reported there already, and drops it as an overlap. */
 static bool load_bias(Elf *elf, const struct map_entry *m, uint64_t *bias)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -328,10 +357,6 @@ static bool load_bias(Elf *elf, const struct map_entry *m, uint64_t *bias)
 
 	if (!gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &phnum) != 0)
 		return false;
-	if (ehdr.e_type == ET_EXEC) {
-		*bias = 0;
-		return true;
-	}
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
@@ -339,7 +364,7 @@ static bool load_bias(Elf *elf, const struct map_entry *m, uint64_t *bias)
 			continue;
 		if ((ph.p_offset & ~(page - 1)) == m->pgoff) {
 			*bias = m->start - (ph.p_vaddr & ~(page - 1));
-			return true;
+			return ehdr.e_type != ET_EXEC || *bias == 0;
 		}
 	}
 	return false;
@@ -580,15 +605,12 @@ static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_lis
 	p->job = &job;
 	rc = dwfl_getthread_frames(p->dwfl, pid, cb_frame, &job);
 	p->job = NULL;
-	/* A sampled PC in no file (a JIT's code) has no CFI: libdwfl found
-	 * its caller through rbp, which skips the caller of code without a
-	 * frame.  Otherwise a stack that reached a frame whose return address
-	 * is undefined (rc 0) is complete, even through code in no file
-	 * (JIT code that keeps frame pointers); but libdwfl also ends a stack
-	 * so, quietly, when it cannot read a return address. */
-	if (!dwfl_addrmodule(p->dwfl, job.regs->r[UNWIND_REG_PC]))
-		*end = job.max_hit ? PROFILE_STACK_MAX_DEPTH : PROFILE_STACK_UNKNOWN_MAP;
-	else if (rc == 0 && !job.max_hit && !job.junk && !job.read_failed)
+	/* A stack that reached a frame whose return address is undefined
+	 * (rc 0: _start, a thread's start) is complete, through code in no
+	 * file too: libdwfl follows a JIT's frames through rbp (V8 and
+	 * HotSpot keep it).  But libdwfl also ends a stack so, quietly, when
+	 * it cannot read a return address. */
+	if (rc == 0 && !job.max_hit && !job.junk && !job.read_failed)
 		*end = PROFILE_STACK_COMPLETE;
 	else
 		*end = dwarf_cut(&job);
@@ -639,8 +661,8 @@ static bool first_caller_cfi(struct unwind_proc *p, struct unwind_job *job)
  * without a frame of its own keeps its caller; the others from the chain.
  * The walk ends where the chain does (fp 0: _start and clone clear it),
  * and stops at anything that cannot be a frame of this stack.  A sampled
- * PC in no file (a JIT's code) has no CFI: its caller may be missing, and
- * the stack is marked so. */
+ * PC in no file (a JIT's code) has no CFI: the chain gives its callers,
+ * as it does to a JIT that keeps frame pointers (V8, HotSpot). */
 static unsigned unwind_fp(struct unwinder *u, pid_t pid, const struct map_list *maps,
 			  const struct unwind_regs *regs, const struct unwind_stack *s,
 			  uint64_t *frames, enum profile_stack_end *end)
@@ -706,8 +728,6 @@ static unsigned unwind_fp(struct unwinder *u, pid_t pid, const struct map_list *
 		}
 		fp = next;
 	}
-	if (!p && *end != PROFILE_STACK_MAX_DEPTH)
-		*end = PROFILE_STACK_UNKNOWN_MAP;
 	return n;
 }
 

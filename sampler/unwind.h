@@ -11,7 +11,9 @@
  *                 perf's libdw unwinder does, with modules reported from
  *                 the recorder's maps and kept per process across samples.
  * A stack that cannot be followed to its end keeps the frames found so far
- * and says why it stopped (enum profile_stack_end).
+ * and says why it stopped (enum profile_stack_end); one that reaches its
+ * outermost frame is complete, through JIT code that keeps a frame
+ * pointer too (followed through rbp, as V8's and HotSpot's).
  */
 #ifndef SAMPLER_UNWIND_H
 #define SAMPLER_UNWIND_H

@@ -130,14 +130,6 @@ test_expect_success 'a stripped program without CFI: no crash, stacks marked no-
 	expect_ge 100 "$(grep -c "stack_end=no-cfi" s.prof.txt)" "stacks marked no-cfi"
 '
 
-test_expect_success 'code in an anonymous executable mapping (a JIT): marked unknown-map, fp and dwarf' '
-	for mode in fp dwarf; do
-		"$SAMPLER" -d --call-graph $mode -o j.prof -- "$EXAMPLES/jit" 0.5 2>dbg &&
-		dump j.prof &&
-		expect_ge 100 "$(grep -c "stack_end=unknown-map" j.prof.txt)" "$mode stacks marked unknown-map" || exit 1
-	done
-'
-
 # forkexec's main keeps two PATH_MAX buffers: its caller lies beyond 8 KiB.
 test_expect_success 'across fork and exec, unprivileged: every process gets its stacks' '
 	mkdir nobody && chown $NOBODY:$NOBODY nobody &&

@@ -214,7 +214,7 @@ test_expect_success 'truncated, stripped and JIT stacks export without a warning
 		expect_empty "$(cat err)" "folded stderr of $p" || exit 1
 	done &&
 	expect_grep "^calltree-stripp;\[truncated: no-cfi\];\[calltree-stripped\] [0-9]" s.folded &&
-	expect_grep "^jit;.*;main;\[unknown\] [0-9]" j.folded
+	expect_grep "^jit;_start;.*;main;jit_caller;\[unknown\] [0-9]" j.folded
 '
 
 test_done
