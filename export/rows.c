@@ -19,22 +19,59 @@ struct row_process {
 	char *argv;
 };
 
-static void free_processes(struct idmap *procs)
+/* A thread's last name (pthread_setname_np, prctl): its row names it when
+ * it differs from its process's. */
+struct row_thread {
+	uint32_t pid;
+	uint32_t order;			/* first appearance */
+	char comm[PROFILE_COMM_MAX];
+};
+
+static void tasks_init(struct row_tasks *t)
+{
+	idmap_init(&t->procs, sizeof(struct row_process));
+	idmap_init(&t->threads, sizeof(struct row_thread));
+}
+
+static void tasks_free(struct row_tasks *t)
 {
 	struct row_process *p;
 	size_t pos = 0;
 
-	while ((p = idmap_next(procs, &pos, NULL)))
+	while ((p = idmap_next(&t->procs, &pos, NULL)))
 		free(p->argv);
-	idmap_free(procs);
+	idmap_free(&t->procs);
+	idmap_free(&t->threads);
 }
 
-static int collect_process(struct idmap *procs, const struct profile_record *rec)
+static int collect_name(struct idmap *threads, const struct profile_name *n)
 {
-	struct row_process *p;
-	uint32_t pid = rec->type == PROFILE_REC_PROCESS ? rec->process.pid : rec->exec.pid;
+	struct row_thread *t;
 	bool created;
 
+	t = idmap_get(threads, n->tid, &created);
+	if (!t)
+		return -1;
+	if (created)
+		t->order = idmap_count(threads);
+	t->pid = n->pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", n->name);
+	return 0;
+}
+
+/* A process, exec or name record into the task names; -1: out of memory. */
+static int collect_task(struct row_tasks *tasks, const struct profile_record *rec)
+{
+	struct idmap *procs = &tasks->procs;
+	struct row_process *p;
+	uint32_t pid;
+	bool created;
+
+	if (rec->type == PROFILE_REC_NAME)
+		return collect_name(&tasks->threads, &rec->name);
+	if (rec->type != PROFILE_REC_PROCESS && rec->type != PROFILE_REC_EXEC)
+		return 0;
+	pid = rec->type == PROFILE_REC_PROCESS ? rec->process.pid : rec->exec.pid;
 	p = idmap_get(procs, pid, &created);
 	if (!p)
 		return -1;
@@ -56,9 +93,10 @@ static int collect_process(struct idmap *procs, const struct profile_record *rec
 	return p->argv ? 0 : -1;
 }
 
-/* First pass: every process with its last comm and argv.  A read error
- * only ends the pass early; the second pass reports it. */
-static int collect_processes(const char *input, struct idmap *procs, struct error *err)
+/* First pass: every process with its last comm and argv, every thread
+ * with its last name.  A read error only ends the pass early; the second
+ * pass reports it. */
+static int collect_tasks(const char *input, struct row_tasks *tasks, struct error *err)
 {
 	struct profile_record rec;
 	struct profile_reader *r = profile_reader_open(input, err);
@@ -66,9 +104,7 @@ static int collect_processes(const char *input, struct idmap *procs, struct erro
 	if (!r)
 		return -1;
 	while (profile_read_next(r, &rec, NULL) > 0) {
-		if (rec.type != PROFILE_REC_PROCESS && rec.type != PROFILE_REC_EXEC)
-			continue;
-		if (collect_process(procs, &rec) < 0) {
+		if (collect_task(tasks, &rec) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the process list");
 		}
@@ -108,10 +144,50 @@ static int write_processes(FILE *f, const struct idmap *procs, struct error *err
 	return 0;
 }
 
+/* The threads whose last name is not their process's, in the order they
+ * appeared. */
+static int write_threads(FILE *f, const struct row_tasks *tasks, struct error *err)
+{
+	size_t n = idmap_count(&tasks->threads), pos = 0;
+	const struct row_thread **order = calloc(n + 1, sizeof(*order));
+	uint32_t *tids = calloc(n + 1, sizeof(*tids));
+	const struct row_thread *t;
+	uint32_t tid;
+
+	if (!order || !tids) {
+		free(order);
+		free(tids);
+		return error_set(err, "out of memory for %zu thread names", n);
+	}
+	while ((t = idmap_next(&tasks->threads, &pos, &tid))) {
+		order[t->order - 1] = t;
+		tids[t->order - 1] = tid;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct row_process *p = idmap_find(&tasks->procs, order[i]->pid);
+
+		if (p && strcmp(p->comm, order[i]->comm) == 0)
+			continue;
+		fprintf(f, "# thread pid=%" PRIu32 " tid=%" PRIu32 " comm=", order[i]->pid, tids[i]);
+		textform_escaped(f, order[i]->comm);
+		putc('\n', f);
+	}
+	free(order);
+	free(tids);
+	return 0;
+}
+
+static int write_tasks(FILE *f, const struct row_tasks *tasks, struct error *err)
+{
+	if (write_processes(f, &tasks->procs, err) < 0)
+		return -1;
+	return write_threads(f, tasks, err);
+}
+
 int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 		    struct error *err)
 {
-	struct idmap procs;
+	struct row_tasks tasks;
 	int ret = 0;
 
 	fputs("# host", f);
@@ -124,17 +200,17 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
 	}
 	if (!input)
 		return 0;
-	idmap_init(&procs, sizeof(struct row_process));
-	ret = collect_processes(input, &procs, err);
+	tasks_init(&tasks);
+	ret = collect_tasks(input, &tasks, err);
 	if (ret == 0)
-		ret = write_processes(f, &procs, err);
-	free_processes(&procs);
+		ret = write_tasks(f, &tasks, err);
+	tasks_free(&tasks);
 	return ret;
 }
 
 int rows_write_processes(FILE *f, const struct rows *r, struct error *err)
 {
-	return write_processes(f, &r->procs, err);
+	return write_tasks(f, &r->tasks, err);
 }
 
 bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value)
@@ -203,7 +279,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 {
 	memset(r, 0, sizeof(*r));
 	r->info = info;
-	idmap_init(&r->procs, sizeof(struct row_process));
+	tasks_init(&r->tasks);
 	if (opt->symbols && (!(r->symbols = symbolizer_new()) ||
 			     symbolizer_set_cache(r->symbols, opt->symbol_cache) < 0)) {
 		rows_free(r);
@@ -230,7 +306,7 @@ void rows_free(struct rows *r)
 	symbolizer_free(r->symbols);
 	free(r->shares);
 	energy_estimate_free(&r->estimate);
-	free_processes(&r->procs);
+	tasks_free(&r->tasks);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -352,11 +428,12 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 	case PROFILE_REC_MAP:
 		return add_map(r, &rec->map, err);
 	case PROFILE_REC_EXEC:
-		if (r->collect && collect_process(&r->procs, rec) < 0)
+	case PROFILE_REC_NAME:
+		if (r->collect && collect_task(&r->tasks, rec) < 0)
 			return error_set(err, "out of memory for the process list");
 		return 0;
 	case PROFILE_REC_PROCESS:
-		if (r->collect && collect_process(&r->procs, rec) < 0)
+		if (r->collect && collect_task(&r->tasks, rec) < 0)
 			return error_set(err, "out of memory for the process list");
 		if (r->symbols && rec->process.ppid &&
 		    symbolizer_fork(r->symbols, rec->process.pid, rec->process.ppid) < 0)

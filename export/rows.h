@@ -11,7 +11,8 @@
  * profile once more before the rows).
  *
  * Both outputs start with the same text lines: the host, one line per
- * channel and one per process with its last comm and argv.  Only the whole
+ * channel, one per process with its last comm and argv, and one per thread
+ * whose last name is not its process's.  Only the whole
  * profile tells those, so the CSV reads the profile twice: a first pass
  * collects the processes (a few bytes each), the second makes the rows.
  * The columns name the processes at their end instead, from the one pass.
@@ -29,6 +30,12 @@
 #include "stackfmt.h"
 #include "symbols.h"
 
+/* The names the rows' text lines give: processes and renamed threads. */
+struct row_tasks {
+	struct idmap procs;		/* pid -> struct row_process */
+	struct idmap threads;		/* tid -> struct row_thread */
+};
+
 struct rows {
 	const struct profile_info *info;
 	struct symbolizer *symbols;	/* NULL without --symbols */
@@ -43,7 +50,7 @@ struct rows {
 	size_t sample_index;		/* samples seen so far */
 	bool collect;			/* collect the processes as they come */
 	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */
-	struct idmap procs;		/* (rows_write_processes) */
+	struct row_tasks tasks;		/* (rows_write_processes) */
 };
 
 struct row {

@@ -43,6 +43,16 @@ test_expect_success 'build from the dump gives back the name records' '
 	"$PROFILE" dump n2.prof | cmp - n.dump
 '
 
+test_expect_success 'the CSV export names each renamed thread by its last name' '
+	pid=$(sed -n "s/^process pid=\([0-9]*\) ppid=0 .*/\1/p" n.dump) &&
+	energy=$(tid_named worker-energy) && one=$(tid_named phase-one) &&
+	"$EXPORT" --format csv -o n.csv n.prof &&
+	grep "^# thread " n.csv >threads.csv &&
+	expect_eq 2 "$(wc -l <threads.csv)" "thread lines (the main thread keeps its process name)" &&
+	expect_grep "^# thread pid=$pid tid=$energy comm=worker-energy\$" threads.csv &&
+	expect_grep "^# thread pid=$pid tid=$one comm=phase-two\$" threads.csv
+'
+
 test_expect_success PERF 'perf report --sort comm: the threads under their names' '
 "$EXPORT" -o n.data n.prof &&
 perf report -i n.data --stdio --sort comm >comm.txt 2>comm.err &&

@@ -189,7 +189,7 @@ def group(
             gk = (dso,)
             label = (dso, "")
         elif by == "thread":
-            comm = run.comm(pid)
+            comm = run.thread_comm(pid, tid)
             gk = (comm, procs[pid], threads[(pid, tid)])
             label = (
                 "%s %s" % (tid, comm)

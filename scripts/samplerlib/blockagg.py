@@ -265,6 +265,7 @@ def aggregate(profile: csvprof.Profile, prog: str) -> RunAgg:
     run.path = profile.path
     run.host = profile.host
     run.processes = profile.processes
+    run.threads = profile.threads
     run.energy_channels = profile.channels_of(csvprof.ENERGY_LIKE)
     run.reading_channels = profile.channels_of(csvprof.READINGS)
     run.counter_channels = profile.channels_of(("counter",))

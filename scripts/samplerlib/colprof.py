@@ -95,6 +95,7 @@ class Profile(csvprof.Profile):
         self.host = {}
         self.channels = []
         self.processes = {}
+        self.threads = {}
         self.stats = {}
         self.version = 2  # rows have kinds, as CSV v2
         self.symbols: dict[int, tuple[str, str]] = {}  # id -> (dso, symbol)

@@ -117,6 +117,7 @@ class Profile:
         self.host: dict[str, str] = {}
         self.channels: list[Channel] = []
         self.processes: dict[int, dict[str, str]] = {}
+        self.threads: dict[tuple[int, int], str] = {}  # (pid, tid) -> last name
         self.stats: dict[str, str] = {}
         self.header = None
         self.version = 0  # of the CSV (MAGICS), once the head is read
@@ -191,6 +192,11 @@ class Profile:
                 self.processes[int(fields["pid"])] = fields
             except (KeyError, ValueError):
                 self._bad("bad process line %r" % line[:60])
+        elif words[0] == "thread":  # a thread renamed from its process's name
+            try:
+                self.threads[(int(fields["pid"]), int(fields["tid"]))] = fields["comm"]
+            except (KeyError, ValueError):
+                self._bad("bad thread line %r" % line[:60])
         elif words[0] == "stats":
             self.stats = fields
         elif words[0] == "meter":  # the energy estimate's (energy.py)

@@ -309,6 +309,8 @@ def combine(
         tag = "[rank %s]" % rank_of(run) if rank_of(run) is not None else "[#%d]" % i
         for pid, p in run.processes.items():
             out.processes[base | int(pid)] = dict(p, comm=p.get("comm", "?") + tag)
+        for (pid, tid), comm in run.threads.items():
+            out.threads[(base | pid, base | tid)] = comm + tag
         for (pid, tid, dso, sym), acc in run.keys.items():
             out.keys[(base | int(pid), base | int(tid), dso, sym)] = _scaled(acc, run, f)
         out.samples += run.samples

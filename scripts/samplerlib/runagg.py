@@ -27,7 +27,7 @@ N, CPU, CPU2, WALL = range(4)
 BASE = 4
 E, E2, SE, SE2, SEW, SW, SW2, EV = range(8)
 PER_ENERGY = 8
-CACHE_FORMAT = 3  # 2: CSV v2 exit rows in the CPU and counter sums; 3: EV
+CACHE_FORMAT = 4  # 2: CSV v2 exit rows in the CPU and counter sums; 3: EV; 4: threads
 
 Key = Tuple[Any, ...]  # (pid, tid, dso, symbol)
 Channel = Dict[str, str]  # {name, kind, unit}
@@ -40,6 +40,7 @@ class RunAgg:
         self.path = ""  # the profile as named on the command line
         self.host: dict[str, str] = {}
         self.processes: dict[int, dict[str, str]] = {}
+        self.threads: dict[tuple[int, int], str] = {}  # (pid, tid) -> last name, if renamed
         self.stats: dict[str, Any] = {}
         self.energy: list[Channel] = []  # energy/power channels
         self.readings: list[Channel] = []  # current/voltage channels
@@ -67,6 +68,7 @@ class RunAgg:
             "version": VERSION,
             "host": self.host,
             "processes": {str(k): v for k, v in self.processes.items()},
+            "threads": [[pid, tid, comm] for (pid, tid), comm in self.threads.items()],
             "stats": self.stats,
             "energy": self.energy,
             "readings": self.readings,
@@ -81,6 +83,7 @@ class RunAgg:
         run.path = path
         run.host = data["host"]
         run.processes = {int(k): v for k, v in data["processes"].items()}
+        run.threads = {(int(pid), int(tid)): comm for pid, tid, comm in data["threads"]}
         run.stats = data["stats"]
         run.energy, run.readings, run.counters = data["energy"], data["readings"], data["counters"]
         run.samples = data["samples"]
@@ -94,3 +97,7 @@ class RunAgg:
     def comm(self, pid: int) -> str:
         p = self.processes.get(int(pid))
         return p.get("comm", "?") if p else "?"
+
+    def thread_comm(self, pid: int, tid: int) -> str:
+        """The thread's last name (pthread_setname_np), else its process's."""
+        return self.threads.get((int(pid), int(tid))) or self.comm(pid)

@@ -314,3 +314,26 @@ def test_totals_equal_the_profile_stats_on_churn(tmp_path):
     assert total["samples"] == int(stats["thread_samples"])
     assert total["perf::TASK-CLOCK"] == int(stats["totals"])
     assert total["cpu_s"] == pytest.approx(cpu, abs=1e-6)
+
+
+def test_by_thread_names_a_renamed_thread_by_its_last_name(tmp_path):
+    """examples/named-threads renames one thread worker-energy and another
+    phase-one then phase-two (pthread_setname_np): the rows were all
+    "named-threads", the process's name; perf report --sort tid names a
+    thread by its last name."""
+    need("sampler", "sampler-export")
+    prog = os.path.join(EXAMPLES, "named-threads")
+    if not os.access(prog, os.X_OK):
+        pytest.skip("build/examples/named-threads not built (run make)")
+    prof = tmp_path / "n.prof"
+    subprocess.run(
+        [os.path.join(BIN, "sampler"), "-f", "500", "-o", str(prof), "--", prog, "1"],
+        capture_output=True,
+        check=True,
+    )
+    doc = report_json("--by", "thread", "--no-cache", prof)
+    names = sorted(r["name"].split(" ", 1)[1] for r in doc["rows"])
+    assert names == ["named-threads", "phase-two", "worker-energy"], doc["rows"]
+    # two runs line up by the threads' names too
+    doc2 = report_json("--by", "thread", "--no-cache", prof, prof)
+    assert sorted(r["name"].split("#")[0] for r in doc2["rows"]) == names
