@@ -15,8 +15,10 @@
  * more than any answer could be (it streams readings by itself, or one
  * endless line) talks out of turn; that reading is missing, the connection
  * is re-opened, and the run says so once.  So do answers that are not a
- * number, and negative power: readings missing, one warning each, quoting
- * what the meter sent.
+ * decimal number, and negative power: readings missing, one warning each,
+ * quoting what the meter sent.  Every reading is judged (plausible.h):
+ * overload codes, values out of range and lone spikes are refused as
+ * missing readings, counted, and said at the end of the run.
  *
  * unit=J: the meter integrates (a power analyzer's watt-hour counter;
  * default query MEAS:ENER?) and answers the energy it counted so far.  The
@@ -25,10 +27,11 @@
  * counted in updates that fell between two samples is never lost, where a
  * power reading held over a long interval misses them (under load 10-65%
  * of a 500 Hz meter's updates reached no reading at 1 kHz).  The handshake's
- * answer is the baseline.  A missing reading (timeout, garbage, SCPI's
- * 9.91e37) keeps the baseline: the next good one carries the energy of
- * both intervals.  A counter that goes backwards (the meter was reset)
- * gives a missing reading and a new baseline, and one warning.  The count
+ * answer is the baseline.  A missing or refused reading (timeout,
+ * garbage, SCPI's 9.91e37, a count that went back or jumped: plausible.h)
+ * keeps the baseline: the next good one carries the energy of both
+ * intervals.  A counter that goes on from a refused count was reset (or
+ * jumped): counting goes on from there, with one warning.  The count
  * is queried at the sample, not pipelined: the target waits one round trip
  * per sample, but the count is the meter's at the sample, so the energy
  * between two counts is that of the interval the sample closes (a count
@@ -831,11 +834,13 @@ int scpi_check_args(const char *args, struct error *err)
 size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 {
 	struct scpi *scpi = calloc(1, sizeof(*scpi));
+	struct plausible *power = plausible_new(true, 0, 0), *count = plausible_new(true, 0, 0);
 	size_t numbers = 0;
+	long long t_ns = 0;
 	double value;
 
-	if (!scpi)
-		return 0;
+	if (!scpi || !power || !count)
+		goto out;
 	chunk = chunk ? chunk : 1;
 	while (len) {
 		size_t n = len < chunk ? len : chunk;
@@ -849,12 +854,19 @@ size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 		while (next_line(scpi)) {
 			char quoted[4 * SCPI_QUOTE_MAX + 8];
 
-			if (reading_parse(scpi->line, &value) == 0)
-				numbers++;
-			else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
+			if (reading_parse(scpi->line, &value) == 0) {
+				double delta, from;
+
+				numbers++;	/* judged as power and as a count */
+				plausible_power(power, value);
+				plausible_count(count, value, t_ns += 1000000, &delta, &from);
+			} else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
 				abort();	/* never: the quote fits */
 		}
 	}
+out:
+	plausible_free(power);
+	plausible_free(count);
 	free(scpi);
 	return numbers;
 }

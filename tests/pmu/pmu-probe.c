@@ -5,7 +5,8 @@
  *   pmu-probe -p help
  *
  * Prints the channels, one "read" line per read (unless -q), then per
- * channel the total / mean / missing count of per-sample channels, the
+ * channel the total / mean / missing / refused count of per-sample
+ * channels (the refusals' warning on stderr, as the sampler's), the
  * final count of per-thread channels for the followed thread, and the read
  * latency.  With CMD, the command is attached before it runs (as the
  * recorder would) and read every MS until it exits, then once more;
