@@ -1,13 +1,17 @@
 /* plausible.c - refusing the readings a meter cannot stand for
  * (plausible.h).
  *
- * The learned bound: a power more than 10 times the recent median plus
- * five robust deviations (the MAD, scaled), plus 1 W, is a spike.  The
- * median and MAD are of the last WINDOW good readings, so a lone spike
- * cannot move them; while the median is 0 W (a meter before the load
- * came on: t2125's read 0 W, then 1.26 W) there is no level to judge by; the margin is wide because a meter's readings follow
- * the load (t2120's phases go from 5 to 28 W within 10 ms: the bound
- * then sits near 400 W).  An integrating meter's count is judged as the
+ * The learned bound: a power more than 10 times the 90th percentile of
+ * the last WINDOW good readings, plus 1 W, is a spike.  A percentile,
+ * so that a lone spike cannot move it (three of 31 readings may be
+ * anything); not the median, because a meter's power may be mostly near
+ * 0 W with bursts (t2120's polled meter read 0-0.1 W half the time and
+ * 5-6 W between: a bound of 10 x (median + 5 MAD) refused 2-26 good
+ * readings a run and put the count 5-12% over).  While the percentile is
+ * 0 W (a meter before the load came on: t2125's read 0 W, then 1.26 W)
+ * there is no level to judge by.  The margin is wide because a meter's
+ * readings follow the load (t2120's phases go from 5 W to 28 W within
+ * 10 ms: after 31 readings of 5 W the bound is 51 W).  An integrating meter's count is judged as the
  * power it implies: the step over the time since the last good count, or
  * over the meter's update period when that is longer (a count changes
  * only at an update: one seen 0.1 ms after the previous count carries a
@@ -25,7 +29,7 @@
 #define WINDOW 31		/* good readings the bound is learned from */
 #define MIN_WINDOW 8		/* readings before the bound is used */
 #define SPIKE_FACTOR 10.0
-#define SPIKE_MADS 5.0
+#define SPIKE_QUANTILE 90	/* percentile of the window the bound is a multiple of */
 #define SPIKE_FLOOR_W 1.0	/* so that a meter at a low level may rise */
 #define SPACINGS 15		/* count changes the update period is the median of */
 #define MIN_SPACINGS 3
@@ -168,18 +172,16 @@ static double median(double *v, unsigned n)
 /* The power above which a reading is a spike (INFINITY until learned). */
 static double spike_bound(const struct plausible *p)
 {
-	double v[WINDOW], med, mad;
+	double v[WINDOW], high;
 
 	if (!p->learn || p->nwindow < MIN_WINDOW)
 		return INFINITY;
 	memcpy(v, p->window, p->nwindow * sizeof(*v));
-	med = median(v, p->nwindow);
-	if (med <= 0)		/* no level yet (a meter before the load) */
+	qsort(v, p->nwindow, sizeof(*v), cmp_double);
+	high = v[p->nwindow * SPIKE_QUANTILE / 100];
+	if (high <= 0)		/* no level yet (a meter before the load) */
 		return INFINITY;
-	for (unsigned i = 0; i < p->nwindow; i++)
-		v[i] = fabs(v[i] - med);
-	mad = median(v, p->nwindow) * 1.4826;
-	return SPIKE_FACTOR * (med + SPIKE_MADS * mad) + SPIKE_FLOOR_W;
+	return SPIKE_FACTOR * high + SPIKE_FLOOR_W;
 }
 
 static void remember(struct plausible *p, double watts)

@@ -581,7 +581,7 @@ static int answer_value(struct scpi *scpi, double *value, struct error *err)
 
 	if (verdict == CHANNEL_REFUSED_NOT_DECIMAL)
 		warn_once(&scpi->warned_garbage, err,
-			  "scpi: meter at %s answered '%s' to '%.*s', not a decimal number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?, and set the meter to print decimal numbers)",
+			  "scpi: meter at %s answered '%s' to '%.*s', not a number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?, and set the meter to answer in decimal)",
 			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
 			  (int)scpi->query_len - 1, scpi->query);
 	if (!verdict && (scpi->channel.kind == CHANNEL_POWER || scpi->poll_hz) && *value < 0) {

@@ -82,7 +82,7 @@ test_expect_success 'hex (0x10, one answer in 5) is no decimal number: refused, 
 	run hex "$(at hex)" &&
 	expect_near 10 "$(field hex.dump stats totals)" 0.01 "mean power (W)" &&
 	expect_ge 50 "$(field hex.dump stats refused)" "refused" &&
-	expect_grep "^sampler: warning: scpi: meter at .* answered .0x10. to .MEAS:POW?., not a decimal number" hex.err &&
+	expect_grep "^sampler: warning: scpi: meter at .* answered .0x10. to .MEAS:POW?., not a number; .* set the meter to answer in decimal)" hex.err &&
 	refused_line hex "[0-9]* not decimal"
 '
 
@@ -144,9 +144,14 @@ test_expect_success 'unit=J, one count 1e6 J high and the next right again: abou
 	refused_line jump "1 out of range"
 '
 
-test_expect_success 'the refused counts read back from the profile, and a profile without them as 0' '
+# fuzz/corpus/native-runs is a version 4 profile (with a meter channel)
+test_expect_success 'the refused counts read back from the profile; older profiles read with none' '
 	sed -n "/^stats /p" jump.dump >stats &&
 	expect_grep " refused=1\$" stats &&
+	expect_eq 5 "$(od -An -tu4 -j8 -N4 jump.prof | tr -d " ")" "format version written" &&
+	expect_eq 4 "$(od -An -tu4 -j8 -N4 "$ROOT/fuzz/corpus/native-runs" | tr -d " ")" "version of the old profile" &&
+	$PROFILE dump "$ROOT/fuzz/corpus/native-runs" >old.dump &&
+	expect_grep "^stats .* hold=[0-9]*\$" old.dump &&
 	$PROFILE dump ovl.prof | sed -n "/^stats/s/ refused=[0-9]*//p" >ovl.stats &&
 	$PROFILE dump ovl.prof | sed "/^stats/s/ refused=[0-9]*//" >ovl.txt &&
 	$PROFILE build ovl0.prof <ovl.txt &&
