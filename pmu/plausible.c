@@ -208,10 +208,11 @@ static bool persists(const struct plausible *p, double watts)
 }
 
 /* Judge a power against the learned bound, without changing anything:
- * 0 or CHANNEL_REFUSED_STEP. */
-static int judge(const struct plausible *p, double watts)
+ * 0 or CHANNEL_REFUSED_STEP.  level: a spike that persists is a new level
+ * of power. */
+static int judge(const struct plausible *p, double watts, bool level)
 {
-	if (watts <= spike_bound(p) || persists(p, watts))
+	if (watts <= spike_bound(p) || (level && persists(p, watts)))
 		return 0;
 	return CHANNEL_REFUSED_STEP;
 }
@@ -248,7 +249,7 @@ int plausible_power(struct plausible *p, double watts)
 	if (fabs(watts) > (p->max_w > 0 ? p->max_w : PLAUSIBLE_CEILING_W))
 		verdict = CHANNEL_REFUSED_RANGE;
 	else
-		verdict = watts > 0 ? judge(p, watts) : 0;
+		verdict = watts > 0 ? judge(p, watts, true) : 0;
 	learn(p, watts, verdict);
 	plausible_refuse(p, verdict);
 	return verdict;
@@ -280,8 +281,9 @@ static void add_spacing(struct plausible *p, long long ns)
 }
 
 /* A step of joules over ns since the count it is taken from: 0, or why it
- * cannot be.  The power it implies into *watts. */
-static int judge_step(const struct plausible *p, double joules, long long ns, double *watts)
+ * cannot be.  The power it implies into *watts.  level: as judge(). */
+static int judge_step(const struct plausible *p, double joules, long long ns, double *watts,
+		      bool level)
 {
 	double dt = (double)(ns > 0 ? ns : 0) * 1e-9, period = update_period(p);
 	double max_w = p->max_w > 0 ? p->max_w : PLAUSIBLE_CEILING_W;
@@ -289,7 +291,7 @@ static int judge_step(const struct plausible *p, double joules, long long ns, do
 	*watts = joules > 0 ? joules / fmax(fmax(dt, period), 1e-6) : 0;
 	if (joules > max_w * (dt + period) * 1.001 + 1e-9)
 		return CHANNEL_REFUSED_RANGE;
-	return joules > 0 ? judge(p, *watts) : 0;
+	return joules > 0 ? judge(p, *watts, level) : 0;
 }
 
 /* The count becomes the baseline, the energy since the old one *delta. */
@@ -322,7 +324,7 @@ int plausible_count(struct plausible *p, double count, long long t_ns, double *d
 		return 0;
 	}
 	if (count >= p->base) {
-		verdict = judge_step(p, count - p->base, t_ns - p->base_ns, &watts);
+		verdict = judge_step(p, count - p->base, t_ns - p->base_ns, &watts, true);
 		if (verdict || count > p->base)	/* (no update: no power to learn) */
 			learn(p, watts, verdict);
 		if (!verdict) {
@@ -331,9 +333,11 @@ int plausible_count(struct plausible *p, double count, long long t_ns, double *d
 		}
 	}
 	/* not from the baseline: from the refused count before, the counter
-	 * was reset or jumped there, and counting goes on from it */
+	 * was reset or jumped there, and counting goes on from it (a power
+	 * that rose for good is taken from the baseline above, once it
+	 * persists: all of its energy counts) */
 	if (p->have_cand && count >= p->cand &&
-	    !judge_step(p, count - p->cand, t_ns - p->cand_ns, &cand_watts)) {
+	    !judge_step(p, count - p->cand, t_ns - p->cand_ns, &cand_watts, false)) {
 		if (verdict == CHANNEL_REFUSED_STEP)
 			p->npending = 0;	/* no spike of power after all */
 		learn(p, cand_watts, 0);

@@ -33,7 +33,8 @@ queues an error).  Options to misbehave:
                      reading without pause, unasked, until the client goes away
   --endless-after N  (TCP) the same, but one endless line without a newline
   --log FILE         write "queries=N streams=S answers=M" there after every
-                     query and stream
+                     query and stream (--energy: and "first=J last=J", the
+                     true counts of the first and the last answer)
 Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
 """
 import argparse
@@ -61,6 +62,7 @@ class Meter:
         self.watts = float(args.value) if args.energy else 0.0
         self.since = time.monotonic()
         self.counted = 0.0      # J until self.since (--energy)
+        self.first = self.last = None   # --energy: the true counts answered first and last
 
     def count(self):
         """The energy counted until now (--energy)."""
@@ -107,6 +109,8 @@ class Meter:
             value = self.answers if self.args.counting else self.args.value
             if self.args.energy:
                 value = repr(self.count())
+                self.first = self.first if self.first is not None else value
+                self.last = value
             if self.args.alternate:
                 period = int(time.monotonic() * 1000 / self.args.period_ms)
                 value = self.args.alternate[period % 2]
@@ -127,7 +131,8 @@ class Meter:
     def log(self):
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
-                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}\n")
+                counts = f" first={self.first} last={self.last}" if self.args.energy else ""
+                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}{counts}\n")
             os.replace(self.args.log + ".tmp", self.args.log)
 
 
