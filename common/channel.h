@@ -4,6 +4,8 @@
 #define SAMPLER_CHANNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum channel_kind {
 	CHANNEL_ENERGY,		/* value = energy spent since the previous sample */
@@ -42,6 +44,32 @@ struct channel_desc {
 
 /* The longest update interval or delay a meter may declare (a minute). */
 #define CHANNEL_TIMING_MAX_MS 60000.0
+
+/* Why a meter's reading was refused (pmu/plausible.h): it is then a
+ * missing reading.  NONE is no refusal. */
+enum channel_refused_kind {
+	CHANNEL_REFUSED_NONE,
+	CHANNEL_REFUSED_NOT_DECIMAL,	/* no decimal number: text, hex */
+	CHANNEL_REFUSED_OVERLOAD,	/* SCPI's 9.9E37, 9.91E37, NaN, inf */
+	CHANNEL_REFUSED_RANGE,		/* beyond the meter's range (max_w=) */
+	CHANNEL_REFUSED_STEP,		/* a lone spike far above the recent readings */
+	CHANNEL_REFUSED_BACKWARDS,	/* an energy count below the one before */
+	CHANNEL_REFUSED_KINDS
+};
+
+/* A channel's refused readings, by kind (n[CHANNEL_REFUSED_NONE] unused). */
+struct channel_refused {
+	uint64_t n[CHANNEL_REFUSED_KINDS];
+};
+
+const char *channel_refused_name(enum channel_refused_kind kind);	/* "overload", ... */
+uint64_t channel_refused_total(const struct channel_refused *r);
+/* "2 overload, 1 step" into buf (empty when none). */
+void channel_refused_text(const struct channel_refused *r, char *buf, size_t size);
+/* The one line that says what a channel's refusals were (for the end of
+ * a run; empty when none). */
+void channel_refused_warning(const struct channel_desc *c, const struct channel_refused *r,
+			     char *buf, size_t size);
 
 const char *channel_kind_name(enum channel_kind kind);	/* "energy", ... */
 /* Whether ms is a timing a meter may declare: 0 to CHANNEL_TIMING_MAX_MS. */

@@ -224,3 +224,15 @@ void pmu_set_release(struct pmu_set *set)
 		set->inst[i].ops->release(set->inst[i].state);
 	set->n = set->nsample = set->nthread = 0;
 }
+
+void pmu_set_refused(const struct pmu_set *set, struct channel_refused *out)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const struct pmu_instance *in = &set->inst[i];
+
+		memset(out, 0, in->nsample * sizeof(*out));
+		if (in->nsample && in->ops->refused)
+			in->ops->refused(in->state, out);
+		out += in->nsample;
+	}
+}

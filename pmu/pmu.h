@@ -65,6 +65,11 @@ struct pmu_ops {
 	int (*read_thread)(void *state, pid_t tid, uint64_t *values, struct error *err);
 
 	void (*release)(void *state);
+
+	/* Optional: the readings refused so far as ones the meter cannot
+	 * stand for (pmu/plausible.h), by kind, one per CHANNEL_PER_SAMPLE
+	 * channel; they were read as missing (NaN). */
+	void (*refused)(void *state, struct channel_refused *out);
 };
 
 /* The registry: every plug-in, NULL-terminated. */
@@ -121,6 +126,8 @@ int pmu_set_read(struct pmu_set *set, double *values /* nsample */, struct error
 int pmu_set_read_thread(struct pmu_set *set, pid_t tid, uint64_t *values /* nthread */,
 			struct error *err);
 void pmu_set_release(struct pmu_set *set);
+/* The readings refused so far, one per per-sample channel (nsample). */
+void pmu_set_refused(const struct pmu_set *set, struct channel_refused *out);
 
 /* Root of every sysfs path plug-ins read: $SAMPLER_SYSFS_ROOT or "/sys". */
 const char *pmu_sysfs_root(void);

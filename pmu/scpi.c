@@ -15,8 +15,10 @@
  * more than any answer could be (it streams readings by itself, or one
  * endless line) talks out of turn; that reading is missing, the connection
  * is re-opened, and the run says so once.  So do answers that are not a
- * number, and negative power: readings missing, one warning each, quoting
- * what the meter sent.
+ * decimal number, and negative power: readings missing, one warning each,
+ * quoting what the meter sent.  Every reading is judged (plausible.h):
+ * overload codes, values out of range and lone spikes are refused as
+ * missing readings, counted, and said at the end of the run.
  *
  * unit=J: the meter integrates (a power analyzer's watt-hour counter;
  * default query MEAS:ENER?) and answers the energy it counted so far.  The
@@ -25,10 +27,11 @@
  * counted in updates that fell between two samples is never lost, where a
  * power reading held over a long interval misses them (under load 10-65%
  * of a 500 Hz meter's updates reached no reading at 1 kHz).  The handshake's
- * answer is the baseline.  A missing reading (timeout, garbage, SCPI's
- * 9.91e37) keeps the baseline: the next good one carries the energy of
- * both intervals.  A counter that goes backwards (the meter was reset)
- * gives a missing reading and a new baseline, and one warning.  The count
+ * answer is the baseline.  A missing or refused reading (timeout,
+ * garbage, SCPI's 9.91e37, a count that went back or jumped: plausible.h)
+ * keeps the baseline: the next good one carries the energy of both
+ * intervals.  A counter that goes on from a refused count was reset (or
+ * jumped): counting goes on from there, with one warning.  The count
  * is queried at the sample, not pipelined: the target waits one round trip
  * per sample, but the count is the meter's at the sample, so the energy
  * between two counts is that of the interval the sample closes (a count
@@ -48,6 +51,7 @@
  */
 #include "pmu.h"
 #include "args.h"
+#include "plausible.h"
 #include "powercount.h"
 #include "scpi.h"
 
@@ -78,7 +82,6 @@
 #define SCPI_INIT_TIMEOUT_MS 2000	/* first answer and TCP connect */
 #define SCPI_RECONNECT_NS 1000000000LL
 #define SCPI_SETTLE_NS 20000000LL	/* quiet time after the first answer */
-#define SCPI_NAN_VALUE 9.91e37		/* SCPI's "not a number" */
 /* Most bytes taken from the meter in one read (an answer is one line of at
  * most 255 bytes; a few unrequested lines may follow it). */
 #define SCPI_READ_BUDGET 4096
@@ -122,10 +125,13 @@ struct scpi {
 	/* what the run was already warned about (once each) */
 	int warned_chatter, warned_garbage, warned_negative, warned_backwards, warned_held;
 
-	/* unit=J: the meter's count at the last good reading (the baseline) */
+	/* unit=J: the meter counts energy; plausible keeps the baseline */
 	int integrating;
-	double energy_base;	/* NaN: no baseline yet */
 	int at_sample;		/* query at the sample, not after the previous one */
+
+	/* what a reading may be (max_w=: the meter's largest power, 0: none) */
+	double max_w;
+	struct plausible *plausible;
 
 	/* poll_hz=: the poller thread owns the connection from the first
 	 * sample on; read() only takes the energy and the poller's warning */
@@ -262,6 +268,13 @@ static int parse_option(struct scpi *scpi, const char *item, struct error *err)
 		scpi->timeout_ms = (int)ms;
 		return 0;
 	}
+	if ((v = pmu_arg_option(item, "max_w"))) {
+		if (reading_parse(v, &scpi->max_w) != 0 || !(scpi->max_w > 0) ||
+		    scpi->max_w > PLAUSIBLE_CEILING_W)
+			return error_set(err, "scpi: bad value '%s' for max_w (give the meter's largest power in W from its manual, a decimal number above 0 and at most %g, e.g. max_w=2000)",
+					 v, PLAUSIBLE_CEILING_W);
+		return 0;
+	}
 	if ((v = pmu_arg_option(item, "poll_hz")))
 		return pmu_arg_ulong("scpi", "poll_hz", v, 1, 10000, &scpi->poll_hz, err);
 	/* the meter's timing, from its manual: the energy estimate takes it
@@ -283,7 +296,7 @@ static int parse_option(struct scpi *scpi, const char *item, struct error *err)
 		strcpy(scpi->channel.name, v);
 		return 0;
 	}
-	return error_set(err, "scpi: unknown option '%s' (options: query=..., unit=W|A|V|J, timeout_ms=N, poll_hz=N, update_ms=MS, delay_ms=MS, name=...)",
+	return error_set(err, "scpi: unknown option '%s' (options: query=..., unit=W|A|V|J, timeout_ms=N, poll_hz=N, max_w=W, update_ms=MS, delay_ms=MS, name=...)",
 			 item);
 }
 
@@ -300,6 +313,9 @@ static int parse_args(struct scpi *scpi, const char *args, struct error *err)
 		ret = i == 0 ? parse_address(scpi, list.items[0], err)
 			     : parse_option(scpi, list.items[i], err);
 	pmu_args_free(&list);
+	if (ret == 0 && scpi->max_w > 0 && scpi->channel.kind != CHANNEL_POWER &&
+	    !scpi->integrating)
+		return error_set(err, "scpi: max_w= bounds a power meter's readings: it needs unit=W or unit=J");
 	if (ret == 0 && scpi->poll_hz && scpi->channel.kind != CHANNEL_POWER)
 		return error_set(err, "scpi: poll_hz= integrates power readings: it needs unit=W (a meter that counts energy itself: unit=J, without poll_hz)");
 	if (ret == 0 && scpi->poll_hz) {	/* the energy of the readings */
@@ -539,23 +555,6 @@ static const char *quote(const char *text, char *out, size_t size)
 	return error_quote(out, size, text, SCPI_QUOTE_MAX);
 }
 
-/* One number, as SCPI instruments print them ("12.5", "+1.250E+01"). */
-static int parse_reading(const char *text, double *value)
-{
-	char *end;
-
-	while (*text == ' ' || *text == '\t')
-		text++;
-	*value = strtod(text, &end);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (end == text || *end || !isfinite(*value))
-		return -1;
-	if (fabs(*value) >= SCPI_NAN_VALUE * 0.999)
-		*value = NAN;
-	return 0;
-}
-
 /* Say once per run what made readings missing (err: the set prints it). */
 static void warn_once(int *warned, struct error *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -572,48 +571,51 @@ static void warn_once(int *warned, struct error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The reading in a fresh answer, or NaN: an answer that is not a number,
- * or a negative power, is a missing reading. */
-static double answer_value(struct scpi *scpi, struct error *err)
+/* The reading in a fresh answer into *value, and 0; or NaN and why it
+ * was refused (plausible.h): not a number, an overload code, a negative
+ * or implausible power (a count is judged by count_delta). */
+static int answer_value(struct scpi *scpi, double *value, struct error *err)
 {
 	char quoted[4 * SCPI_QUOTE_MAX + 8];
-	double value;
+	int verdict = reading_parse(scpi->line, value);
 
-	if (parse_reading(scpi->line, &value) < 0) {
+	if (verdict == CHANNEL_REFUSED_NOT_DECIMAL)
 		warn_once(&scpi->warned_garbage, err,
-			  "scpi: meter at %s answered '%s' to '%.*s', not a number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?)",
+			  "scpi: meter at %s answered '%s' to '%.*s', not a number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?, and set the meter to answer in decimal)",
 			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
 			  (int)scpi->query_len - 1, scpi->query);
-		return NAN;
-	}
-	if (scpi->channel.kind == CHANNEL_POWER && value < 0) {
+	if (!verdict && (scpi->channel.kind == CHANNEL_POWER || scpi->poll_hz) && *value < 0) {
 		warn_once(&scpi->warned_negative, err,
 			  "scpi: meter at %s answered '%s' to '%.*s', a negative power; such readings are recorded as missing (check the meter's wiring or current direction; unit=A or unit=V record signed values)",
 			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
 			  (int)scpi->query_len - 1, scpi->query);
-		return NAN;
+		verdict = CHANNEL_REFUSED_RANGE;
 	}
-	return value;
+	if (verdict) {
+		plausible_refuse(scpi->plausible, verdict);
+	} else if (!scpi->integrating) {
+		verdict = plausible_power(scpi->plausible, *value);
+	}
+	if (verdict)
+		*value = NAN;
+	return verdict;
 }
 
-/* unit=J: the energy since the baseline, or NaN; a good count becomes the
- * baseline.  A missing one keeps it (the next good one then covers both
- * intervals); one below it means the meter's counter was reset. */
-static double energy_delta(struct scpi *scpi, double count, struct error *err)
+/* unit=J: the energy since the last good count, or NaN (a missing or
+ * refused count: the baseline stays, and the next good count carries
+ * the energy of both updates).  A counter that was reset, or jumped,
+ * and goes on from there is said once. */
+static double count_delta(struct scpi *scpi, double count, struct error *err)
 {
-	double delta = count - scpi->energy_base;
+	double delta, from;
 
 	if (isnan(count))
 		return NAN;
-	scpi->energy_base = count;
-	if (isnan(delta))	/* the first good count: a baseline only */
-		return NAN;
-	if (delta < 0) {
+	plausible_count(scpi->plausible, count, now_ns(), &delta, &from);
+	if (!isnan(from))
 		warn_once(&scpi->warned_backwards, err,
-			  "scpi: meter at %s answered %.9g J to '%.*s', less than the %.9g J before; its energy counter went back (reset?): that reading is recorded as missing and counting starts again from there (do not reset or restart the meter's integration during a run)",
-			  scpi->address, count, (int)scpi->query_len - 1, scpi->query, count - delta);
-		return NAN;
-	}
+			  "scpi: meter at %s: its energy counter was reset or jumped, and went on from %.9g J: the update in between is recorded as missing (do not reset or restart the meter's integration during a run)",
+			  scpi->address, from);
 	return delta;
 }
 
@@ -623,6 +625,7 @@ static double collect_answer(struct scpi *scpi, struct error *err)
 {
 	int fresh = scpi->sent_at + (scpi->at_sample ? 0 : 1) == scpi->reads;
 	long long deadline = now_ns() + (fresh ? (long long)scpi->timeout_ms * 1000000 : 0);
+	double value;
 	int ret;
 
 	ret = await_line(scpi, deadline);
@@ -635,7 +638,9 @@ static double collect_answer(struct scpi *scpi, struct error *err)
 	if (ret == 0)
 		return NAN;
 	scpi->outstanding = 0;
-	return fresh ? answer_value(scpi, err) : NAN;
+	if (!fresh || answer_value(scpi, &value, err))
+		return NAN;
+	return value;
 }
 
 /* The meter sent more than any answer could be: it talks out of turn.
@@ -681,6 +686,7 @@ static int await_answer(struct scpi *scpi)
  * does. */
 static void poll_once(struct scpi *scpi, struct error *err)
 {
+	double watts = NAN;
 	long long unseen;
 	int ret;
 
@@ -707,7 +713,9 @@ static void poll_once(struct scpi *scpi, struct error *err)
 		scpi_disconnect(scpi);
 	else
 		scpi->outstanding = 0;
-	unseen = power_count_feed(scpi->count, ret > 0 ? answer_value(scpi, err) : NAN, now_ns());
+	if (ret > 0 && answer_value(scpi, &watts, err))
+		return;		/* refused: as an update no poll saw */
+	unseen = power_count_feed(scpi->count, ret > 0 ? watts : NAN, now_ns());
 	if (unseen >= HELD_WARN_NS && !err->msg[0])
 		warn_once(&scpi->warned_held, err,
 			  "scpi: the thread polling %s was held back: %.1f ms of the meter's updates went unseen, counted at the mean power before them (give the sampler a CPU of its own; said once)",
@@ -805,7 +813,7 @@ static int scpi_read(void *state, double *values, struct error *err)
 		got = NAN;
 		on_chatter(scpi, err);
 	}
-	values[0] = scpi->integrating ? energy_delta(scpi, got, err) : got;
+	values[0] = scpi->integrating ? count_delta(scpi, got, err) : got;
 	return 0;
 }
 
@@ -826,11 +834,13 @@ int scpi_check_args(const char *args, struct error *err)
 size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 {
 	struct scpi *scpi = calloc(1, sizeof(*scpi));
+	struct plausible *power = plausible_new(true, 0, 0), *count = plausible_new(true, 0, 0);
 	size_t numbers = 0;
+	long long t_ns = 0;
 	double value;
 
-	if (!scpi)
-		return 0;
+	if (!scpi || !power || !count)
+		goto out;
 	chunk = chunk ? chunk : 1;
 	while (len) {
 		size_t n = len < chunk ? len : chunk;
@@ -844,12 +854,19 @@ size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 		while (next_line(scpi)) {
 			char quoted[4 * SCPI_QUOTE_MAX + 8];
 
-			if (parse_reading(scpi->line, &value) == 0)
-				numbers++;
-			else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
+			if (reading_parse(scpi->line, &value) == 0) {
+				double delta, from;
+
+				numbers++;	/* judged as power and as a count */
+				plausible_power(power, value);
+				plausible_count(count, value, t_ns += 1000000, &delta, &from);
+			} else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
 				abort();	/* never: the quote fits */
 		}
 	}
+out:
+	plausible_free(power);
+	plausible_free(count);
 	free(scpi);
 	return numbers;
 }
@@ -882,9 +899,10 @@ static int handshake(struct scpi *scpi, struct error *err)
 				 scpi->address, ret < 0 ? "closed the connection instead of answering" : "did not answer",
 				 (int)scpi->query_len - 1, scpi->query, SCPI_INIT_TIMEOUT_MS);
 	scpi->outstanding = 0;
-	if (parse_reading(scpi->line, &value) == 0)
-		scpi->energy_base = value;	/* unit=J: the baseline (NaN: none yet) */
-	else
+	ret = reading_parse(scpi->line, &value);
+	if (ret == 0 && scpi->integrating)	/* the baseline */
+		count_delta(scpi, value, NULL);
+	else if (ret == CHANNEL_REFUSED_NOT_DECIMAL)
 		return error_set(err, "scpi: meter at %s answered '%s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
 				 scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
 				 (int)scpi->query_len - 1, scpi->query);
@@ -911,6 +929,7 @@ static void scpi_release(void *state)
 		pthread_join(scpi->poller, NULL);
 	}
 	power_count_free(scpi->count);
+	plausible_free(scpi->plausible);
 	pthread_mutex_destroy(&scpi->note_lock);
 	scpi_disconnect(scpi);
 	free(scpi);
@@ -938,13 +957,16 @@ static int scpi_init(void **state, const char *args, struct error *err)
 	scpi->channel.scale = 1;
 	scpi->channel.kind = CHANNEL_POWER;
 	scpi->channel.scope = CHANNEL_PER_SAMPLE;
-	scpi->energy_base = NAN;
 	if (pthread_mutex_init(&scpi->note_lock, NULL) != 0) {
 		free(scpi);
 		return error_set(err, "scpi: out of memory");
 	}
 	/* the handshake leaves the first sample's query sent (unit=W, A, V) */
 	if (parse_args(scpi, args, err) < 0 ||
+	    (!(scpi->plausible = plausible_new(scpi->channel.kind == CHANNEL_POWER || scpi->integrating ||
+						 scpi->poll_hz, scpi->max_w,
+						 scpi->channel.has_update ? scpi->channel.update_ms * 1e-3 : 0)) &&
+	     error_set(err, "scpi: out of memory") < 0) ||
 	    (scpi->poll_hz && !(scpi->count = power_count_new(scpi_gap_ns(scpi))) &&
 	     error_set(err, "scpi: out of memory") < 0) ||
 	    scpi_connect(scpi, SCPI_INIT_TIMEOUT_MS, err) < 0 ||
@@ -954,6 +976,13 @@ static int scpi_init(void **state, const char *args, struct error *err)
 	}
 	*state = scpi;
 	return 0;
+}
+
+static void scpi_refused(void *state, struct channel_refused *out)
+{
+	struct scpi *scpi = state;
+
+	plausible_tally(scpi->plausible, out);
 }
 
 static size_t scpi_channels(void *state, const struct channel_desc **channels)
@@ -977,12 +1006,13 @@ static void scpi_list(FILE *out)
 
 const struct pmu_ops pmu_scpi = {
 	.name = "scpi",
-	.syntax = "scpi:ADDRESS[,query=Q][,unit=W|A|V|J][,timeout_ms=N][,poll_hz=N][,update_ms=MS][,delay_ms=MS][,name=N]",
+	.syntax = "scpi:ADDRESS[,query=Q][,unit=W|A|V|J][,timeout_ms=N][,poll_hz=N][,max_w=W][,update_ms=MS][,delay_ms=MS][,name=N]",
 	.summary = "external meter over tcp://HOST:PORT or /dev/ttyX@BAUD, one SCPI query per sample (default MEAS:POW?), or poll_hz=N a second, integrated",
 	.probe = scpi_probe,
 	.list = scpi_list,
 	.init = scpi_init,
 	.channels = scpi_channels,
 	.read = scpi_read,
+	.refused = scpi_refused,
 	.release = scpi_release,
 };

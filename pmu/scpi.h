@@ -14,7 +14,8 @@ int scpi_check_args(const char *args, struct error *err);
 
 /* Feed bytes, as a meter would send them, through the plug-in's line
  * assembly in pieces of at most chunk bytes, and parse every whole line as
- * a reading.  Returns the number of lines that parsed as a number. */
+ * a reading, judged as a power and as an energy count (plausible.h).
+ * Returns the number of lines that parsed as a number. */
 size_t scpi_scan_replies(const char *data, size_t len, size_t chunk);
 
 #endif

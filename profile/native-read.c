@@ -379,6 +379,21 @@ static int read_window(struct native_reader *nr, struct cursor *c, uint8_t flags
 	return 1;
 }
 
+/* Version 5: the readings refused per channel, as many as the totals. */
+static int read_refused(struct native_reader *nr, struct cursor *c, struct profile_stats *s,
+			struct error *err)
+{
+	uint32_t n;
+
+	GET(c, cur_u32, &n, "stats refused count");
+	if (n != s->nchannels)
+		return reader_corrupt(&nr->head, cursor_offset(c) - 1, err,
+				      "%u refused counts for %u channel totals", n, s->nchannels);
+	for (uint32_t i = 0; i < n; i++)
+		GET(c, cur_varint, &s->channel_refused[i], "stats refused readings");
+	return 0;
+}
+
 static int read_stats(struct native_reader *nr, struct cursor *c, struct profile_stats *s,
 		      struct error *err)
 {
@@ -407,6 +422,8 @@ static int read_stats(struct native_reader *nr, struct cursor *c, struct profile
 	s->hold_ns = s->latency_ns;	/* (a profile written before the hold: the best guess) */
 	if (cursor_left(c))
 		GET(c, cur_varint, &s->hold_ns, "stats hold");
+	if (cursor_left(c) && read_refused(nr, c, s, err) < 0)
+		return -1;
 	if (cursor_left(c))
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "record after the statistics record");
 	nr->stats_seen = true;

@@ -487,7 +487,7 @@ static int write_stats(struct native_writer *nw, const struct profile_stats *st,
 		       struct error *err)
 {
 	uint32_t nch = st->nchannels <= PROFILE_MAX_CHANNELS ? st->nchannels : 0;
-	uint8_t *p = record_begin(nw, 1 + 13 * VARINT_MAX + 8 * nch, err);
+	uint8_t *p = record_begin(nw, 1 + 14 * VARINT_MAX + (8 + VARINT_MAX) * nch, err);
 
 	if (!p)
 		return -1;
@@ -506,6 +506,9 @@ static int write_stats(struct native_writer *nw, const struct profile_stats *st,
 	for (uint32_t i = 0; i < nch; i++)
 		p = put_double(p, st->channel_totals[i]);
 	p = put_varint(p, st->hold_ns);
+	p = put_varint(p, nch);		/* version 5 */
+	for (uint32_t i = 0; i < nch; i++)
+		p = put_varint(p, st->channel_refused[i]);
 	nw->chunk.len = (size_t)(p - nw->chunk.data);
 	return 0;
 }

@@ -245,6 +245,9 @@ struct profile_stats {
 					 * instant (every thread stopped) to the
 					 * threads' resume; profiles that predate it
 					 * read back latency_ns */
+	uint64_t channel_refused[PROFILE_MAX_CHANNELS]; /* per channel: readings
+					 * refused as ones the meter cannot stand
+					 * for (missing too); 0 before version 5 */
 };
 
 /* Everything known before the first sample.  The writer takes it at open;

@@ -720,6 +720,7 @@ static int build_stats(struct builder *b, struct line *l, struct error *err)
 	    get_u32(l, "processes", &st.processes_seen, err) < 0 ||
 	    get_list(l, "totals", n, st.channel_totals, NULL, err) < 0 ||
 	    get_u64(l, "hold", &st.hold_ns, err) < 0 ||
+	    (field(l, "refused") && get_list(l, "refused", n, NULL, st.channel_refused, err) < 0) ||
 	    check_fields(l, err) < 0)
 		return -1;
 	if (!field(l, "hold"))

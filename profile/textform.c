@@ -158,4 +158,10 @@ void textform_stats_fields(FILE *f, const struct profile_stats *s)
 		s->exit_status);
 	textform_doubles(f, "totals", s->channel_totals, n);
 	fprintf(f, " hold=%" PRIu64, s->hold_ns);
+	for (uint32_t i = 0; i < n; i++) {
+		if (s->channel_refused[i]) {	/* (none: as before version 5) */
+			textform_u64s(f, "refused", s->channel_refused, n);
+			break;
+		}
+	}
 }

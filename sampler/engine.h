@@ -78,6 +78,7 @@ struct engine_stats {
 	uint64_t engine_cpu_ns;		/* ...of it the engine's thread (the serial part) */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */
 	uint64_t channel_missing[PROFILE_MAX_CHANNELS]; /* per channel: readings missing (per-sample ones) */
+	struct channel_refused channel_refused[PROFILE_MAX_CHANNELS]; /* ...of them refused, by kind */
 	int ncpus;			/* online CPUs */
 	uint64_t cpu_unread;		/* CPU-time readings that failed (the previous value was kept) */
 	uint64_t cpu_unread_fds;	/* ...of them for want of a file descriptor */

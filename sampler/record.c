@@ -133,8 +133,11 @@ void read_sample_channels(struct engine *e)
 void channel_totals(struct engine *e)
 {
 	struct profile_stats *out = &e->stats.profile;
+	struct channel_refused refused[CHANNEL_MAX_PER_RUN] = { 0 };
 	size_t s = 0, c = 0;
 
+	if (e->cfg.pmus)
+		pmu_set_refused(e->cfg.pmus, refused);
 	out->nchannels = e->out.nchannels;
 	out->missing_readings = 0;
 	for (uint32_t i = 0; i < e->out.nchannels; i++) {
@@ -152,6 +155,8 @@ void channel_totals(struct engine *e)
 				tally->sum / (double)tally->count : NAN;
 		out->missing_readings += tally->missing;
 		e->stats.channel_missing[i] = tally->missing;
+		e->stats.channel_refused[i] = refused[s];
+		out->channel_refused[i] = channel_refused_total(&refused[s]);
 		s++;
 	}
 }

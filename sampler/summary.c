@@ -158,6 +158,14 @@ static void warn_readings(const char *prog, const struct summary_run *run,
 				   "reading or went away; those samples carry no value, see stats missing=)",
 				   c->source, c->name, st->channel_missing[i], st->profile.samples);
 	}
+	for (uint32_t i = 0; i < info->nchannels; i++) {
+		char line[512];
+
+		channel_refused_warning(&info->channels[i], &st->channel_refused[i], line,
+					sizeof(line));
+		if (line[0])
+			warn_print(prog, "%s", line);
+	}
 }
 
 /* The sampler ran out of file descriptors (a low ulimit -n): one line

@@ -103,13 +103,16 @@ test_expect_success 'unit=J: an energy channel, the energy since the previous go
 	expect_grep "^channel name=scpi source=scpi unit=J scale=1 kind=energy scope=sample$" out &&
 	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out >got &&
 	# 100 -> 100.5 -> 101.5, NaN (missing; the baseline kept), 103 (the
-	# 1.5 J since 101.5), 1 (back: missing, the new baseline), 1.25, 1.25...
+	# 1.5 J since 101.5), 1 (back: refused, missing), 1.25 (on from 1: the
+	# counter was reset, the 0.25 J since), 1.25...
 	printf "%s\n" 0.5 1 nan 1.5 nan 0.25 0 0 0 >expect &&
 	diff expect got &&
 	expect_eq 3.25 "$(field out "total name=scpi " value)" "energy: 103 - 100 + 1.25 - 1" &&
 	expect_eq 2 "$(field out "total name=scpi " missing)" "missing readings" &&
-	expect_eq 1 "$(grep -c "^pmu-probe: warning: scpi: meter at tcp://127.0.0.1:[0-9]* answered 1 J to .MEAS:ENER?., less than the 103 J before; its energy counter went back (reset?): that reading is recorded as missing" err)" "reset warnings" &&
-	expect_eq 1 "$(grep -c . err)" "lines on stderr"
+	expect_eq 2 "$(field out "total name=scpi " refused)" "refused readings" &&
+	expect_eq 1 "$(grep -c "^pmu-probe: warning: scpi: meter at tcp://127.0.0.1:[0-9]*: its energy counter was reset or jumped, and went on from 1 J: the update in between is recorded as missing" err)" "reset warnings" &&
+	expect_eq 1 "$(grep -c "^pmu-probe: warning: scpi: channel .scpi.: 2 readings refused (1 overload, 1 backwards)" err)" "the refusals at the end" &&
+	expect_eq 2 "$(grep -c . err)" "lines on stderr"
 '
 
 # Queried at the sample (not one sample early, as power is): the handshake

@@ -94,7 +94,9 @@ test_expect_success 'garbage mid-run: readings missing, one warning quoting it e
 	cat out err &&
 	expect_eq 4 "$(field out "total name=scpi " value | awk "{ print \$1 / 12.5 }")" "readings before the garbage" &&
 	expect_eq 26 "$(field out "total name=scpi " missing)" "missing readings" &&
-	expect_eq 1 "$(wc -l <err)" "stderr lines" &&
+	expect_eq 26 "$(field out "total name=scpi " refused)" "refused readings" &&
+	expect_eq 2 "$(wc -l <err)" "stderr lines: the answer quoted, the refusals at the end" &&
+	expect_grep "^pmu-probe: warning: scpi: channel .scpi.: 26 readings refused (26 not decimal)" err &&
 	expect_grep "^pmu-probe: warning: scpi: meter at $(meter garbage) answered .-113,\"Undefined header\"\\\\x01\\\\xff\\\\'"'"'\\\\\\\\xxxxx*\.\.\.. to .MEAS:POW?., not a number; such readings are recorded as missing" err
 '
 

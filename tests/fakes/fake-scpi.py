@@ -16,6 +16,16 @@ queues an error).  Options to misbehave:
                      (A+B)/2)
   --values A,B,...   answer A, then B, ... (as given: 9.91E37 is SCPI's NaN),
                      the last one again and again
+  --energy           integrate: answer the energy (J) counted since the meter
+                     started at --value W (MEAS:ENER? with --query), as a
+                     power analyzer's counter
+  --step-after N     after N answers the power is --step-value W, and stays
+  --bad-every N      every Nth answer misbehaves as --bad says (hostile meters)
+  --bad-at N,M,...   those answers (numbered from 1, the handshake's too)
+                     misbehave as --bad says
+  --bad TEXT         what a misbehaving answer is: TEXT as it is (9.9E37, NaN,
+                     inf, 0x10, 1e30, 500), or with --energy "+D" / "-D": the
+                     count D J off, the next one right again
   --extra            send an unrequested line "extra" after every answer
   --garbage-after N  after N answers, answer bytes that are no number (control
                      characters, bytes >= 0x80, 100 bytes long)
@@ -23,7 +33,8 @@ queues an error).  Options to misbehave:
                      reading without pause, unasked, until the client goes away
   --endless-after N  (TCP) the same, but one endless line without a newline
   --log FILE         write "queries=N streams=S answers=M" there after every
-                     query and stream
+                     query and stream (--energy: and "first=J last=J", the
+                     true counts of the first and the last answer)
 Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
 """
 import argparse
@@ -48,6 +59,35 @@ class Meter:
         self.answers = 0
         self.streams = 0
         self.buf = b""
+        self.watts = float(args.value) if args.energy else 0.0
+        self.since = time.monotonic()
+        self.counted = 0.0      # J until self.since (--energy)
+        self.first = self.last = None   # --energy: the true counts answered first and last
+
+    def count(self):
+        """The energy counted until now (--energy)."""
+        return self.counted + self.watts * (time.monotonic() - self.since)
+
+    def step(self):
+        """--step-after: the power changes for good."""
+        if self.args.step_after is not None and self.answers == self.args.step_after + 1:
+            if self.args.energy:
+                self.counted = self.count()
+                self.since = time.monotonic()
+                self.watts = float(self.args.step_value)
+            else:
+                self.args.value = self.args.step_value
+
+    def bad(self, value):
+        """The answer a misbehaving meter gives instead of value, or None."""
+        n = self.answers
+        if not ((self.args.bad_every and n % self.args.bad_every == 0) or
+                (self.args.bad_at and n in self.args.bad_at)):
+            return None
+        text = self.args.bad
+        if self.args.energy and text[:1] in "+-":
+            return repr(float(value) + float(text))
+        return text
 
     def answer(self, data):
         """Bytes to send back for the received data."""
@@ -65,12 +105,18 @@ class Meter:
             if self.args.delay_ms:
                 time.sleep(self.args.delay_ms / 1000)
             self.answers += 1
+            self.step()
             value = self.answers if self.args.counting else self.args.value
+            if self.args.energy:
+                value = repr(self.count())
+                self.first = self.first if self.first is not None else value
+                self.last = value
             if self.args.alternate:
                 period = int(time.monotonic() * 1000 / self.args.period_ms)
                 value = self.args.alternate[period % 2]
             if self.args.values:
                 value = self.args.values[min(self.answers, len(self.args.values)) - 1]
+            value = self.bad(value) or value
             if self.args.garbage:
                 out += b"garbage\n"
             elif self.args.garbage_after is not None and self.answers > self.args.garbage_after:
@@ -85,7 +131,8 @@ class Meter:
     def log(self):
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
-                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}\n")
+                counts = f" first={self.first} last={self.last}" if self.args.energy else ""
+                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}{counts}\n")
             os.replace(self.args.log + ".tmp", self.args.log)
 
 
@@ -172,6 +219,12 @@ def main():
     p.add_argument("--alternate", type=lambda v: v.split(","))
     p.add_argument("--period-ms", type=float, default=2)
     p.add_argument("--extra", action="store_true")
+    p.add_argument("--energy", action="store_true")
+    p.add_argument("--step-after", type=int)
+    p.add_argument("--step-value", default="0")
+    p.add_argument("--bad-every", type=int)
+    p.add_argument("--bad-at", type=lambda v: [int(x) for x in v.split(",")])
+    p.add_argument("--bad", default="9.9E37")
     p.add_argument("--garbage-after", type=int)
     p.add_argument("--stream-after", type=int)
     p.add_argument("--endless-after", type=int)

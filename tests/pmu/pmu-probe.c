@@ -5,7 +5,8 @@
  *   pmu-probe -p help
  *
  * Prints the channels, one "read" line per read (unless -q), then per
- * channel the total / mean / missing count of per-sample channels, the
+ * channel the total / mean / missing / refused count of per-sample
+ * channels (the refusals' warning on stderr, as the sampler's), the
  * final count of per-thread channels for the followed thread, and the read
  * latency.  With CMD, the command is attached before it runs (as the
  * recorder would) and read every MS until it exits, then once more;
@@ -99,7 +100,8 @@ static int read_once(struct probe *p, pid_t tid, struct error *err)
 	return 0;
 }
 
-static void print_summary(const struct probe *p)
+/* The totals; the refusals also as the sampler says them, on stderr. */
+static void print_summary(const struct probe *p, const struct channel_refused *refused)
 {
 	size_t s = 0, t = 0;
 
@@ -108,9 +110,14 @@ static void print_summary(const struct probe *p)
 
 		if (c->scope == CHANNEL_PER_SAMPLE) {
 			unsigned long good = p->reads - p->missing[s];
+			char line[512];
 
-			printf("total name=%s value=%.17g mean=%.17g missing=%lu\n", c->name,
-			       p->totals[s], good ? p->totals[s] / good : NAN, p->missing[s]);
+			printf("total name=%s value=%.17g mean=%.17g missing=%lu refused=%llu\n", c->name,
+			       p->totals[s], good ? p->totals[s] / good : NAN, p->missing[s],
+			       (unsigned long long)channel_refused_total(&refused[s]));
+			channel_refused_warning(c, &refused[s], line, sizeof(line));
+			if (line[0])
+				fprintf(stderr, PROG ": warning: %s\n", line);
 			s++;
 		} else {
 			printf("thread name=%s value=%llu\n", c->name, (unsigned long long)p->counts[t++]);
@@ -155,6 +162,7 @@ static pid_t start_command(struct probe *p, char **argv, struct error *err)
 static int run(struct probe *p, char **cmd, unsigned long nreads, unsigned interval_ms,
 	       struct error *err)
 {
+	struct channel_refused refused[CHANNEL_MAX_PER_RUN];
 	pid_t tid = cmd ? 0 : gettid();
 	int status = 0;
 
@@ -175,7 +183,8 @@ static int run(struct probe *p, char **cmd, unsigned long nreads, unsigned inter
 		if (done)
 			break;
 	}
-	print_summary(p);
+	pmu_set_refused(&p->set, refused);
+	print_summary(p, refused);
 	pmu_set_detach(&p->set, tid);
 	return cmd && WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 }
