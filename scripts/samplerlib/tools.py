@@ -54,13 +54,23 @@ def start(
         raise SamplerError("cannot run %s: %s" % (argv[0], e.strerror))
 
 
+# What the profile reader says of damage (a chunk failing its CRC, a bad
+# record), unlike a truncation: the C tools end a partial export either way.
+DAMAGE = "corrupt profile at byte offset"
+
+
 def check_finished(proc: subprocess.Popen[bytes], name: str, ok: Container[int] = (0,)) -> int:
-    """Wait for proc; a failure becomes one SamplerError line."""
+    """Wait for proc; a failure becomes one SamplerError line.  A partial
+    export (status 2) is a truncation, which the caller may accept; one
+    cut by damage is an error, with the offset the reader named."""
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     status = proc.wait()
-    if status in ok:
-        return status
     lines = [line for line in err.splitlines() if line.strip()]
+    damage = [line for line in lines if DAMAGE in line]
+    if status in ok and not (status == 2 and damage):
+        return status
+    if damage:  # "...: dropped the rest: PATH: corrupt profile at byte offset N: ..."
+        raise SamplerError(damage[-1].split("dropped the rest: ", 1)[-1].split("error: ", 1)[-1])
     why = lines[-1] if lines else "exit status %d" % status
     # The program's line already says "name: error: ...": keep its words.
     marker = "error: "

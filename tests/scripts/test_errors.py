@@ -209,3 +209,33 @@ def test_missing_numpy(tmp_path, monkeypatch):
     for prog in ("sampler-report", "sampler-compare", "sampler-plot", "sampler-import"):
         assert run(prog, "--version").stdout.startswith(prog + " 0.")
     assert run("sampler-report", "--csv", prof).stdout == cached
+
+
+@pytest.mark.parametrize(
+    "prog, extra",
+    [
+        ("sampler-report", []),
+        ("sampler-report", ["--by", "thread"]),
+        ("sampler-plot", ["-o", "x.png"]),
+    ],
+)
+def test_damaged_profile_is_an_error_with_its_offset(app, tmp_path, prog, extra):
+    """A chunk that fails its CRC was called "truncated", exit 0 and an
+    empty result; a truncation after good data stays a warning."""
+    need("sampler-profile", "sampler-export")
+    good = split_profile(app, tmp_path / "good.prof", {"f20": 3000, "f50": 3000})
+    data = bytearray(good.read_bytes())
+    # 6 s of samples: chunks of a second each, the damage in a later one
+    damaged = tmp_path / "damaged.prof"
+    at = len(data) // 2
+    data[at : at + 4] = bytes(b ^ 0xFF for b in data[at : at + 4])
+    damaged.write_bytes(bytes(data))
+    says = "corrupt profile at byte offset "
+    line = expect_error(prog, "--no-cache", *extra, damaged, says=says)
+    assert "damaged.prof" in line and "the file is damaged" in line
+    assert not (tmp_path / "x.png").exists()
+    cut = tmp_path / "cut.prof"
+    cut.write_bytes(good.read_bytes()[:at])
+    proc = run("sampler-report", "--no-cache", cut)
+    assert "cut.prof is truncated: using the samples before the cut" in proc.stderr
+    assert "f20" in proc.stdout and "f50" in proc.stdout
