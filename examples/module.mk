@@ -41,6 +41,12 @@ $(BUILD)/examples/frameless: examples/frameless.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -O2 -momit-leaf-frame-pointer -o $@ $< -lm
 
+# The inlined-function workload -O2: its hottest function is inlined into
+# its caller (no symbol of its own), for the inlined-frames tests.
+$(BUILD)/examples/inlined: examples/inlined.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -O2 -o $@ $< -lm
+
 # The C++ example (demangling tests), when a C++ compiler is there (g++:
 # make deps installs it).
 CXX_FOUND := $(shell command -v $(CXX) 2>/dev/null)

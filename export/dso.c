@@ -54,6 +54,8 @@ void dso_free(struct dso *d)
 	free(d->table.segments);
 	free(d->table.symbols);
 	free(d->table.names);
+	dso_inlines_free(d->inlines);
+	free(d->source);
 	free(d->path);
 	free(d);
 }

@@ -16,6 +16,7 @@
 
 #include "../common/buildid.h"
 #include "../common/idmap.h"
+#include "inlines.h"
 #include "symtab.h"
 
 struct dso {
@@ -25,6 +26,8 @@ struct dso {
 	bool loaded;			/* read, or tried */
 	bool readable;			/* table holds the file's segments */
 	struct symbol_table table;
+	char *source;			/* the file read (dso_source), NULL: none */
+	struct dso_inlines *inlines;	/* its inline scopes, made when first asked */
 	/* the demangled names of the symbols, made as they are first shown
 	 * (table.nsymbols entries, NULL: not yet, or not mangled) */
 	char **demangled;

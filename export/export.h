@@ -25,6 +25,7 @@ struct export_options {
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 	bool no_demangle;		/* symbols: C++ and Rust names as mangled */
+	bool no_inline;			/* stacks: no inlined frames (inlines.h) */
 	const char *events[EXPORT_MAX_EVENTS];	/* perf: --event names, none: all */
 	uint32_t nevents;
 	const char *weight;		/* folded: samples (NULL), cpu, wall, energy[:CH], COUNTER */

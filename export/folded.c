@@ -185,12 +185,10 @@ static uint32_t child_node(struct folded_writer *w, uint32_t parent, uint32_t na
 	return w->nnodes - 1;
 }
 
-/* The leaf node of a stack's text (frames joined by ';'); 0 when out of
- * memory. */
-static uint32_t text_node(struct folded_writer *w, const char *text)
+/* The leaf node of a stack's text (frames joined by ';') below node (0:
+ * the root); 0 when out of memory. */
+static uint32_t text_node(struct folded_writer *w, uint32_t node, const char *text)
 {
-	uint32_t node = 0;
-
 	for (const char *p = text;;) {
 		const char *end = strchr(p, ';');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -232,7 +230,8 @@ static int callers_node(struct folded_writer *w, const struct row *row, uint32_t
 	}
 	n = profile_stack_frames(row->stacks, row->chain, w->frames, PROFILE_MAX_FRAMES);
 	if (stack_text_build(&w->text, w->rows.symbols, comm_of(w, row->pid, row->tid), row->pid,
-			     n ? w->frames[0] : 0, w->frames + 1, n ? n - 1 : 0, row->stack_end) < 0)
+			     n ? w->frames[0] : 0, true, w->frames + 1, n ? n - 1 : 0,
+			     row->stack_end) < 0)
 		return -1;
 	if (!n) {		/* no callers: drop the frame made of pc 0 */
 		char *semi = strrchr(w->text.buf, ';');
@@ -240,7 +239,7 @@ static int callers_node(struct folded_writer *w, const struct row *row, uint32_t
 		*(semi ? semi : w->text.buf) = '\0';
 	}
 	*node = 0;
-	if (w->text.buf[0] && !(*node = text_node(w, w->text.buf)))
+	if (w->text.buf[0] && !(*node = text_node(w, 0, w->text.buf)))
 		return -1;
 	*e = (struct leaf_cache_entry){ row->pid, row->tid, row->chain, *node, row->stack_end };
 	return 0;
@@ -250,14 +249,14 @@ static int callers_node(struct folded_writer *w, const struct row *row, uint32_t
  * 0 when out of memory. */
 static uint32_t leaf_node(struct folded_writer *w, const struct row *row)
 {
-	uint32_t node, name;
+	uint32_t node;
 
+	/* (its text: the frame and the functions inlined there) */
 	if (callers_node(w, row, &node) < 0 ||
-	    stack_text_build(&w->text, w->rows.symbols, NULL, row->pid, row->pc, NULL, 0,
+	    stack_text_build(&w->text, w->rows.symbols, NULL, row->pid, row->pc, false, NULL, 0,
 			     PROFILE_STACK_COMPLETE) < 0)
 		return 0;
-	name = intern_name(w, w->text.buf, w->text.len);
-	return name ? child_node(w, node, name) : 0;
+	return text_node(w, node, w->text.buf);
 }
 
 /* One row: its weight on the line of its stack.  An exit row (CPU time

@@ -37,7 +37,8 @@ static const struct exporter *const exporters[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope] [--symbols]\n"
-	      "                      [--weight W] [--no-demangle] [--no-symbol-cache] [--force] PROFILE...\n"
+	      "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
+	      "                      [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
 	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
@@ -65,6 +66,8 @@ static void usage(FILE *f)
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
+	      "  --no-inline    csv, columns, folded, speedscope: no frames of inlined\n"
+	      "                 functions in the stacks (perf: perf report --no-inline)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
@@ -114,6 +117,8 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "no-symbol-cache", no_argument, NULL, 'n' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "demangle", no_argument, NULL, 'M' },
+		{ "no-inline", no_argument, NULL, 'I' },
+		{ "inline", no_argument, NULL, 'N' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -154,6 +159,10 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			break;
 		case 'M':
 			opt->no_demangle = false;
+			break;
+		case 'I':
+		case 'N':
+			opt->no_inline = c == 'I';
 			break;
 		case 'i':
 			*ex = &info_exporter;

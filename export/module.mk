@@ -10,9 +10,11 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
 	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
-	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o
-# libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it
-EXPORT_LDLIBS := -lelf -liberty -lm
+	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o \
+	$(BUILD)/export/inlines.o
+# libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it;
+# libdw (libdw-dev): the inline scopes of an address, as perf reads them
+EXPORT_LDLIBS := -ldw -lelf -liberty -lm
 
 PROGRAMS += $(BUILD)/sampler-export
 $(BUILD)/sampler-export: $(BUILD)/export/main.o $(EXPORT_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)

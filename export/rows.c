@@ -285,8 +285,10 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 		rows_free(r);
 		return error_set(err, "out of memory for the symbolizer");
 	}
-	if (r->symbols)
+	if (r->symbols) {
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
+		symbolizer_set_inlines(r->symbols, !opt->no_inline);
+	}
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
 		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
 						  opt->npeers, info, opt->meters, opt->nmeters,
@@ -402,7 +404,7 @@ int rows_stack(struct rows *r, const struct row *row, struct stack_text *text,
 {
 	uint32_t n = profile_stack_frames(row->stacks, row->chain, r->frames, PROFILE_MAX_FRAMES);
 
-	if (stack_text_build(text, r->symbols, NULL, row->pid, row->pc, r->frames, n,
+	if (stack_text_build(text, r->symbols, NULL, row->pid, row->pc, false, r->frames, n,
 			     row->stack_end) < 0)
 		return error_set(err, "out of memory for a call stack");
 	return 0;
@@ -500,6 +502,18 @@ void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol)
 {
 	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, symbol);
+}
+
+void rows_function(const struct rows *r, const struct row *row, const char **dso,
+		   const char **function)
+{
+	const char *inlined[INLINE_MAX_DEPTH];
+	size_t n;
+
+	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, function);
+	n = symbolizer_inlines(r->symbols, row->pid, row->pc, false, inlined);
+	if (n)
+		*function = inlined[n - 1];	/* the stack's last frame */
 }
 
 struct same_code {

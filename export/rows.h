@@ -102,9 +102,16 @@ enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch
  * reading or a channel that is neither. */
 double rows_energy(const struct rows *r, const struct row *row, uint32_t ch);
 
-/* The row's DSO and function (symbols.h; needs --symbols). */
+/* The row's DSO and symbol (symbols.h; needs --symbols), what perf
+ * report --sort dso,sym names. */
 void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol);
+
+/* The row's DSO and the function that ran: the innermost one inlined at
+ * its PC, "NAME (inlined)" (not with --no-inline), else its symbol; its
+ * stack's last frame. */
+void rows_function(const struct rows *r, const struct row *row, const char **dso,
+		   const char **function);
 
 /* The row's call stack as text (stackfmt.h: names with --symbols, else
  * addresses), outermost first.  -1: err set. */

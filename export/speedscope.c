@@ -49,7 +49,8 @@ struct speedscope_writer {
 	struct idmap names;		/* tid -> ss_name: the thread's, while it lives */
 	struct idmap threads;		/* tid -> ss_thread: every thread with a stack */
 	uint64_t callers[PROFILE_MAX_FRAMES];
-	uint32_t ids[PROFILE_MAX_FRAMES + 2];	/* [marker,] outermost ... pc */
+	/* [marker,] outermost ... pc, each frame with its inlined functions */
+	uint32_t ids[1 + (PROFILE_MAX_FRAMES + 1) * (1 + INLINE_MAX_DEPTH)];
 	char **frames;			/* the shared frame table: names */
 	size_t nframes, frames_cap;
 	uint32_t *frame_slots;		/* open addressing: frame index + 1 */
@@ -207,12 +208,19 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 	n = profile_stack_frames(row->stacks, row->chain, w->callers, PROFILE_MAX_FRAMES);
 	for (uint32_t i = 0; i <= n; i++) {
 		uint64_t addr = i < n ? w->callers[n - 1 - i] : row->pc;
+		const char *inlined[INLINE_MAX_DEPTH];
+		size_t k = symbolizer_inlines(w->rows.symbols, row->pid, addr, i < n, inlined);
 		int64_t id = frame_index(w, stack_frame_name(w->rows.symbols, row->pid, addr, buf,
 							     sizeof(buf)));
 
 		if (id < 0)
 			goto nomem;
 		w->ids[m++] = (uint32_t)id;
+		for (size_t j = 0; j < k; j++) {
+			if ((id = frame_index(w, inlined[j])) < 0)
+				goto nomem;
+			w->ids[m++] = (uint32_t)id;
+		}
 	}
 	t = idmap_get(&w->threads, row->tid, &created);
 	if (!t || add_stack(w, row->tid, m, weight) < 0)

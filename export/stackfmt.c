@@ -56,11 +56,32 @@ const char *stack_end_marker(unsigned stack_end, char buf[STACK_MARKER_MAX])
 	return buf;
 }
 
-int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
-		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n,
-		     unsigned stack_end)
+/* One frame: its function, then the functions inlined there (symbols.h). */
+static int append_frame(struct stack_text *t, struct symbolizer *s, uint32_t pid,
+			uint64_t addr, bool caller)
 {
-	char buf[PROFILE_PATH_MAX + 2], marker_buf[STACK_MARKER_MAX];
+	char buf[PROFILE_PATH_MAX + 2];
+	const char *inlined[INLINE_MAX_DEPTH];
+	size_t n;
+
+	if (!s) {
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		return append(t, buf, ';');
+	}
+	if (append(t, stack_frame_name(s, pid, addr, buf, sizeof(buf)), ';') < 0)
+		return -1;
+	n = symbolizer_inlines(s, pid, addr, caller, inlined);
+	for (size_t i = 0; i < n; i++)
+		if (append(t, inlined[i], ';') < 0)
+			return -1;
+	return 0;
+}
+
+int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
+		     uint32_t pid, uint64_t pc, bool pc_is_caller, const uint64_t *callers,
+		     uint32_t n, unsigned stack_end)
+{
+	char marker_buf[STACK_MARKER_MAX];
 	const char *marker = stack_end_marker(stack_end, marker_buf);
 
 	t->len = 0;
@@ -68,14 +89,9 @@ int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *pre
 	    (marker && append(t, marker, ';') < 0))
 		return -1;
 	for (uint32_t i = n + 1; i-- > 0;) {
-		uint64_t addr = i ? callers[i - 1] : pc;
-		const char *name = buf;
+		bool caller = i ? true : pc_is_caller;
 
-		if (s)
-			name = stack_frame_name(s, pid, addr, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-		if (append(t, name, ';') < 0)
+		if (append_frame(t, s, pid, i ? callers[i - 1] : pc, caller) < 0)
 			return -1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #ifndef SAMPLER_EXPORT_STACKFMT_H
 #define SAMPLER_EXPORT_STACKFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,15 +29,18 @@ const char *stack_frame_name(struct symbolizer *s, uint32_t pid, uint64_t pc, ch
 			     size_t size);
 
 /* t = [prefix;][marker;]outermost;...;innermost caller;pc.  callers[0..n-1]
- * are innermost first, as profile_stack_frames gives them.  A stack cut
+ * are innermost first, as profile_stack_frames gives them; pc is the
+ * sampled PC, or another return address (pc_is_caller).  Each frame is
+ * followed by the functions inlined there, "NAME (inlined)", outermost
+ * first (symbolizer_inlines; none with --no-inline).  A stack cut
  * short (stack_end, enum profile_stack_end, not complete) starts with a
  * marker frame naming the cause, "[truncated: no-cfi]" (STACK_MARKER_MAX
  * bytes at most), where its real outer frames are missing.  Without a
  * symbolizer (s NULL) the frames are addresses, 0x hex.  -1 when out of
  * memory. */
 int stack_text_build(struct stack_text *t, struct symbolizer *s, const char *prefix,
-		     uint32_t pid, uint64_t pc, const uint64_t *callers, uint32_t n,
-		     unsigned stack_end);
+		     uint32_t pid, uint64_t pc, bool pc_is_caller, const uint64_t *callers,
+		     uint32_t n, unsigned stack_end);
 
 /* The marker frame of a stack that ended as stack_end: "[truncated: CAUSE]",
  * or NULL for a complete stack. */

@@ -50,6 +50,7 @@ struct symbolizer {
 	struct pc_cache_entry *cache;
 	char *symcache_dir;		/* NULL: no persistent symbol cache */
 	bool demangle;			/* C++ and Rust names readable (demangle.h) */
+	bool inlines;			/* inlined frames shown (inlines.h) */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -65,6 +66,7 @@ struct symbolizer *symbolizer_new(void)
 	}
 	s->generation = 1;
 	s->demangle = true;
+	s->inlines = true;
 	idmap_init(&s->processes, sizeof(struct process_maps));
 	return s;
 }
@@ -206,6 +208,7 @@ static void dso_load(struct dso *d, const char *cache_dir)
 	source = dso_source(d, cached, sizeof(cached));
 	if (!source)
 		return;
+	d->source = strdup(source);	/* (no inlined frames when out of memory) */
 	cacheable = cache_dir && symcache_key(source, &key) == 0;
 	if (cacheable && symcache_load(cache_dir, &key, &d->table) == 0) {
 		d->readable = true;
@@ -214,6 +217,21 @@ static void dso_load(struct dso *d, const char *cache_dir)
 	dso_read_file(d, source);
 	if (cacheable && d->readable)
 		symcache_store(cache_dir, &key, &d->table);
+}
+
+/* The link-time address of file offset off in d, false when no PT_LOAD
+ * segment holds it. */
+static bool link_address(const struct dso *d, uint64_t off, uint64_t *addr)
+{
+	for (size_t i = 0; i < d->table.nsegments; i++) {
+		const struct load_segment *seg = &d->table.segments[i];
+
+		if (off < seg->offset || off - seg->offset >= seg->filesz)
+			continue;
+		*addr = off - seg->offset + seg->vaddr;
+		return true;
+	}
+	return false;
 }
 
 static const struct elf_symbol *find_symbol(const struct symbol_table *t, uint64_t addr)
@@ -259,24 +277,16 @@ static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *c
 			      bool demangled)
 {
 	const struct elf_symbol *sym;
+	uint64_t addr;
 
 	if (!d->loaded)
 		dso_load(d, cache_dir);
-	if (!d->readable)
+	if (!d->readable || !link_address(d, file_offset, &addr))
 		return SYMBOL_UNKNOWN;
-	for (size_t i = 0; i < d->table.nsegments; i++) {
-		const struct load_segment *seg = &d->table.segments[i];
-		uint64_t addr;
-
-		if (file_offset < seg->offset || file_offset - seg->offset >= seg->filesz)
-			continue;
-		addr = file_offset - seg->offset + seg->vaddr;
-		sym = find_symbol(&d->table, addr);
-		/* no symbol: the address as perf prints it, relative to the
-		 * file (pc - map start + pgoff), not the link-time address */
-		return sym ? shown_name(d, sym, demangled) : dso_address_name(d, file_offset);
-	}
-	return SYMBOL_UNKNOWN;
+	sym = find_symbol(&d->table, addr);
+	/* no symbol: the address as perf prints it, relative to the file
+	 * (pc - map start + pgoff), not the link-time address */
+	return sym ? shown_name(d, sym, demangled) : dso_address_name(d, file_offset);
 }
 
 static const struct mapping *find_mapping(const struct process_maps *pm, uint64_t pc)
@@ -334,4 +344,35 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	e->pc = pc;
 	e->dso = *dso;
 	e->symbol = *symbol;
+}
+
+void symbolizer_set_inlines(struct symbolizer *s, bool on)
+{
+	s->inlines = on;
+}
+
+size_t symbolizer_inlines(struct symbolizer *s, uint32_t pid, uint64_t pc, bool caller,
+			  const char **names)
+{
+	struct process_maps *pm;
+	const struct mapping *m;
+	uint64_t addr;
+
+	if (!s->inlines)
+		return 0;
+	/* a return address: the call is the instruction before it */
+	if (caller && pc)
+		pc--;
+	pm = idmap_find(&s->processes, pid);
+	m = pm ? find_mapping(pm, pc) : NULL;
+	if (!m)
+		return 0;
+	if (!m->dso->loaded)
+		dso_load(m->dso, s->symcache_dir);
+	if (!m->dso->readable || !m->dso->source ||
+	    !link_address(m->dso, pc - m->start + m->pgoff, &addr))
+		return 0;
+	if (!m->dso->inlines && !(m->dso->inlines = dso_inlines_new(m->dso->source)))
+		return 0;
+	return dso_inlines_at(m->dso->inlines, addr, s->demangle, names);
 }

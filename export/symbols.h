@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "../profile/profile.h"
+#include "inlines.h"
 #include "symtab.h"
 
 struct symbolizer;
@@ -45,5 +46,18 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
  * SYMBOL_UNKNOWN.  The strings live as long as the symbolizer. */
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);
+
+/* Show the functions inlined at a frame's PC (the default, as perf report
+ * does) or not (--no-inline). */
+void symbolizer_set_inlines(struct symbolizer *s, bool on);
+
+/* The functions inlined at pc in process pid into the function
+ * symbolizer_lookup names there, outermost first, each "NAME (inlined)"
+ * (inlines.h), in names (INLINE_MAX_DEPTH entries): their count, 0
+ * without inlined frames shown, DWARF or inlining there.  caller: pc is a
+ * return address, and the call before it is looked up.  The strings live
+ * as long as the symbolizer. */
+size_t symbolizer_inlines(struct symbolizer *s, uint32_t pid, uint64_t pc, bool caller,
+			  const char **names);
 
 #endif

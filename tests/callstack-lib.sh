@@ -66,6 +66,15 @@ path_shares() {
 	PYEOF
 }
 
+# folded_children FOLDED SYMBOL: the share (%) of the weight whose stack
+# holds SYMBOL (a frame after the comm), what perf report --children gives.
+folded_children() {
+	awk -v sym="$2" '{
+		w = $NF; total += w; n = split(substr($0, 1, length($0) - length(w) - 1), f, ";")
+		for (i = 2; i <= n; i++) if (f[i] == sym) { hit += w; break }
+	} END { printf "%.2f\n", total ? 100 * hit / total : 0 }' "$1"
+}
+
 # value KEY LINE: the number after KEY= in LINE.
 value() {
 	echo "$2" | sed -n "s/.*\<$1=\(-\{0,1\}[0-9.]*\).*/\1/p"

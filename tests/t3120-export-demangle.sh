@@ -65,11 +65,24 @@ test_expect_success 'folded: the frames demangled' '
 
 # (the tables follow the binary frames: the first line of one need not
 # start a line, so the lines are matched anywhere, -o)
+# unquoted_table COLS KEY: the values of the KEY= field of the columns'
+# "# KEY id=N KEY=..." lines, %XX decoded.
+unquoted_table() {
+	grep -ao "# $2 id=[0-9]* .*" "$1" | sed "s/.* $2=//" |
+		/usr/bin/python3 -c "import sys, urllib.parse; [print(urllib.parse.unquote(l.rstrip())) for l in sys.stdin]"
+}
+
+# (a function's samples all in code inlined into it make a row of the
+# inlined function: its own name is in the symbol table with --no-inline)
 test_expect_success 'columns --symbols: the symbol and stack tables demangled' '
-	"$EXPORT" --format columns --symbols -o p.cols p.prof &&
-	grep -ao "# symbol id=[0-9]* .*" p.cols | sed "s/.* symbol=//" |
-		/usr/bin/python3 -c "import sys, urllib.parse; [print(urllib.parse.unquote(l.rstrip())) for l in sys.stdin]" >symbols &&
-	have_each want symbols
+	"$EXPORT" --format columns --symbols --no-inline -o p.cols p.prof &&
+	unquoted_table p.cols symbol >symbols &&
+	have_each want symbols &&
+	"$EXPORT" --format columns --symbols -o inl.cols p.prof &&
+	unquoted_table inl.cols stack | tr ";" "\n" >frames &&
+	have_each want frames &&
+	unquoted_table inl.cols symbol >symbols &&
+	expect_no_grep "^_[ZR]" symbols
 '
 
 test_expect_success '--no-demangle: the names as the symbol table has them' '

@@ -144,10 +144,16 @@ def add_weight_option(
 
 
 def add_demangle_option(p: argparse.ArgumentParser) -> None:
+    """--no-demangle and --no-inline: how the exporter names the frames."""
     p.add_argument(
         "--no-demangle",
         action="store_true",
         help="show C++ and Rust names as the binary holds them (passed to sampler-export)",
+    )
+    p.add_argument(
+        "--no-inline",
+        action="store_true",
+        help="no frames of inlined functions in the stacks (passed to sampler-export)",
     )
 
 
@@ -170,6 +176,8 @@ def add_energy_options(p: argparse.ArgumentParser) -> None:
 def export_args(args: argparse.Namespace) -> tuple[str, ...]:
     """Options the scripts pass through to sampler-export."""
     out: list[str] = ["--no-demangle"] if getattr(args, "no_demangle", False) else []
+    if getattr(args, "no_inline", False):
+        out.append("--no-inline")
     if getattr(args, "energy_rule", None):
         out += ["--energy-rule", args.energy_rule]
     for spec in getattr(args, "meter_delay", None) or ():
