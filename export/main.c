@@ -327,6 +327,9 @@ int main(int argc, char **argv)
 		return EXIT_FAILED;	/* no /dev/null: nowhere safe to write */
 	/* A reader that goes away is one clear error, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Debug files are read where they are installed, never downloaded:
+	 * libdw would ask a debuginfod server named here (docs/EXPORT.md). */
+	unsetenv("DEBUGINFOD_URLS");
 	catch_fatal_signals();
 	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
 		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */

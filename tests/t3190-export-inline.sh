@@ -84,7 +84,7 @@ test_expect_success 'setup: round_sum is inlined into work (no symbol, a DWARF i
 test_expect_success 'setup: recorded with -g, exported with and without inlined frames' '
 	"$SAMPLER" -g -f 1000 -o p.prof -- "$W" 4 >/dev/null 2>&1 &&
 	"$EXPORT" --format folded --weight cpu p.prof >cpu.folded 2>err &&
-	expect_eq "" "$(cat err)" "export stderr" &&
+	expect_empty "$(cat err)" "export stderr" &&
 	"$EXPORT" --format folded --weight cpu --no-inline p.prof >plain.folded &&
 	"$EXPORT" --format speedscope --weight cpu -o s.json p.prof
 '
@@ -127,7 +127,7 @@ test_expect_success '--no-inline: the same stacks without inlined frames' '
 	expect_grep ";main;work [0-9]*$" plain.folded &&
 	without_inlined cpu.folded >stripped &&
 	sort plain.folded >plain.sorted &&
-	expect_eq "" "$(diff stripped plain.sorted)" "difference of the stacks" &&
+	expect_empty "$(diff stripped plain.sorted)" "difference of the stacks" &&
 	$REPORT --csv --no-inline p.prof >flat-plain.csv &&
 	expect_no_grep "(inlined)" flat-plain.csv &&
 	$PLOT --kind flame --no-inline -o flame-plain.svg p.prof &&

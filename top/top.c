@@ -412,6 +412,9 @@ static void catch_signals(void)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Debug files are read where they are installed, never downloaded:
+	 * libdw would ask a debuginfod server named here (docs/EXPORT.md). */
+	unsetenv("DEBUGINFOD_URLS");
 }
 
 static void block_signals(bool block)
