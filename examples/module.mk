@@ -58,3 +58,9 @@ TEST_PROGRAMS += $(BUILD)/examples/busy-nopie-stripped
 $(BUILD)/examples/busy-nopie-stripped: examples/busy.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -no-pie -s -o $@ $< -lm
+
+# The libraries examples/dlchurn loads in turn: one source, two names.
+TEST_PROGRAMS += $(BUILD)/examples/libchurn-a.so $(BUILD)/examples/libchurn-b.so
+$(BUILD)/examples/libchurn-%.so: examples/dlchurn/burn.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -shared -fPIC -DWHICH=$* -o $@ $<
