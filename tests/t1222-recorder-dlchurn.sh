@@ -32,6 +32,18 @@ check_churn() {
 		"$(awk "BEGIN { print $a / ($a + $b) }")" 0.06 "churn_burn_a's share of the samples"
 }
 
+# The recorder's maps take a mapping as mmap(MAP_FIXED) does: what it
+# overlaps is cut away, what is left keeps its file offset.
+test_expect_success 'a mapping over others cuts them, keeping their file offsets' '
+	"$BUILD/tests/maplist-check" 1000-5000:0:/a 2000-3000:10:/b >split &&
+	printf "%s\n" "1000-2000 0 /a" "2000-3000 10 /b" "3000-5000 2000 /a" >want &&
+	expect_eq "$(cat want)" "$(cat split)" "one map split by another" &&
+	"$BUILD/tests/maplist-check" 1000-2000:0:/a 3000-4000:0:/c 2000-3000:0:/b \
+		1800-3200:5:/d 0-800:0:/e >over &&
+	printf "%s\n" "0-800 0 /e" "1000-1800 0 /a" "1800-3200 5 /d" "3200-4000 200 /c" >want &&
+	expect_eq "$(cat want)" "$(cat over)" "maps replaced, cut at both ends"
+'
+
 test_expect_success 'dlopen/dlclose churn: each sample names the library loaded then' '
 	"$SAMPLER" -f 200 -o p.prof -- "$EXAMPLES/dlchurn" 60 20 >out &&
 	"$EXPORT" --format csv --symbols -o p.csv p.prof &&
