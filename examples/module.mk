@@ -71,3 +71,9 @@ TEST_PROGRAMS += $(BUILD)/examples/remap-nopie
 $(BUILD)/examples/remap-nopie: examples/remap.c examples/workload.h
 	@mkdir -p $(dir $@)
 	$(CC) $(EXAMPLE_CFLAGS) -no-pie -o $@ $< -lm
+
+# The libraries examples/dlchurn loads in turn: one source, two names.
+TEST_PROGRAMS += $(BUILD)/examples/libchurn-a.so $(BUILD)/examples/libchurn-b.so
+$(BUILD)/examples/libchurn-%.so: examples/dlchurn/burn.c examples/workload.h
+	@mkdir -p $(dir $@)
+	$(CC) $(EXAMPLE_CFLAGS) -shared -fPIC -DWHICH=$* -o $@ $<

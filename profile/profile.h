@@ -148,7 +148,9 @@ struct profile_exit {
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at
  * start, after exec, and whenever a sampled PC fell outside every known map
- * (the full map set of the process is then written again). */
+ * (the full map set of the process is then written again); and each
+ * executable mapping made in between, alone, with the time of its mmap.
+ * A map replaces what it overlaps from its time on (docs/FORMAT.md). */
 struct profile_map {
 	uint32_t pid;
 	uint64_t time_ns;

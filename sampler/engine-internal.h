@@ -165,6 +165,10 @@ void emit_thread(struct engine *e, struct task *t, uint64_t now);
 void emit_name(struct engine *e, struct task *t, uint64_t now);
 void emit_exit(struct engine *e, struct task *t, uint64_t now, bool readable);
 bool refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always);
+/* Maps past twice those last read from /proc, and this many more, are
+ * read again (follow_maps). */
+#define MAPS_SLACK 64
+void follow_maps(struct engine *e, struct process *p, uint64_t until);
 void read_counters(struct engine *e, struct task *t, uint64_t *values);
 void read_cpu(struct engine *e, const struct task *t, uint64_t *cpu);
 void read_sample_channels(struct engine *e);

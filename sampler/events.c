@@ -40,6 +40,8 @@ struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 
 	if (!t)
 		return NULL;
+	if (p->watch)
+		mapwatch_add_thread(p->watch, tid);
 	emit_thread(e, t, host_now_ns());
 	pmu_attach(e, t);
 	if (!e->cfg.stop_every)
@@ -58,6 +60,9 @@ struct process *add_process(struct engine *e, pid_t pid, pid_t ppid)
 		return NULL;
 	emit_process(e, p, now);
 	emit_exec(e, p, now);
+	p->watch = mapwatch_new(pid);
+	if (p->watch)	/* before the maps are read: no mapping falls between */
+		mapwatch_add_thread(p->watch, pid);
 	refresh_maps(e, p, now, true);
 	return p;
 }
@@ -72,6 +77,7 @@ void thread_exits(struct engine *e, struct task *t, bool readable)
 	if (t->state == TASK_EXITING)
 		return;
 	tasks_set_exiting(t);
+	mapwatch_drop_thread(t->proc->watch, t->tid);
 	emit_exit(e, t, now, readable);
 	pmu_set_detach(e->cfg.pmus, t->tid);
 	if (t->proc->live_threads == 0) {
@@ -312,6 +318,9 @@ static void on_exec(struct engine *e, struct task *t)
 		t->stat_fd = -1;
 		if (!e->cfg.stop_every)
 			quiet_open(&t->quiet, t->tid, e->cfg.carry_preempted);
+		mapwatch_drop_thread(p->watch, t->tid);	/* the leader's, gone */
+		if (p->watch)
+			mapwatch_add_thread(p->watch, t->tid);
 	}
 	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;

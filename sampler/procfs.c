@@ -154,6 +154,66 @@ int map_list_equal(const struct map_list *a, const struct map_list *b)
 	return 1;
 }
 
+static int compare_start(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The part of old at [start, end), its path shared with old. */
+static struct map_entry map_part(const struct map_entry *old, uint64_t start, uint64_t end)
+{
+	struct map_entry part = *old;
+
+	part.start = start;
+	part.end = end;
+	part.pgoff = old->pgoff + (start - old->start);
+	return part;
+}
+
+int map_list_insert(struct map_list *list, const struct map_entry *m)
+{
+	struct map_entry *maps = calloc(list->n + 2, sizeof(*maps));
+	char *path = strdup(m->path), *split = NULL;
+	size_t n = 0;
+
+	if (!maps || !path)
+		goto fail;
+	for (size_t i = 0; i < list->n; i++) {
+		const struct map_entry *old = &list->maps[i];
+
+		if (old->end <= m->start || old->start >= m->end) {
+			maps[n++] = *old;
+			continue;
+		}
+		/* overlapped: what is left of it before and after m */
+		if (old->start < m->start)
+			maps[n++] = map_part(old, old->start, m->start);
+		if (old->end > m->end) {
+			if (old->start < m->start && !(split = strdup(old->path)))
+				goto fail;	/* (only one map can hold m whole) */
+			maps[n] = map_part(old, m->end, old->end);
+			if (old->start < m->start)
+				maps[n].path = split;
+			n++;
+		}
+		if (old->start >= m->start && old->end <= m->end)
+			free(old->path);	/* covered whole */
+	}
+	maps[n] = *m;
+	maps[n++].path = path;
+	qsort(maps, n, sizeof(*maps), compare_start);
+	free(list->maps);
+	list->maps = maps;
+	list->n = n;
+	return 0;
+fail:
+	free(maps);
+	free(path);
+	return -1;
+}
+
 static int open_task_file(pid_t pid, pid_t tid, const char *file)
 {
 	char name[64];

@@ -34,6 +34,10 @@ int procfs_read_thread_maps(pid_t pid, pid_t tid, struct map_list *out, struct e
 void map_list_free(struct map_list *list);
 /* Does any map contain addr? (binary search) */
 const struct map_entry *map_list_find(const struct map_list *list, uint64_t addr);
+/* Put m in the list (its path copied) as mmap(MAP_FIXED) puts a mapping:
+ * what it overlaps is cut away, kept in order.  0, or -1 when out of
+ * memory (the list unchanged). */
+int map_list_insert(struct map_list *list, const struct map_entry *m);
 /* Same maps, same order, same paths? */
 int map_list_equal(const struct map_list *a, const struct map_list *b);
 

@@ -214,6 +214,22 @@ void emit_exit(struct engine *e, struct task *t, uint64_t now, bool readable)
 		record_result(e, profile_write_exit(e->out.writer, rec, &e->out.write_err));
 }
 
+/* One map record, made in rec (4 KiB: not on the stack). */
+static void emit_map(struct engine *e, pid_t pid, const struct map_entry *m, uint64_t now,
+		     struct profile_map *rec)
+{
+	*rec = (struct profile_map){
+		.pid = pid, .time_ns = now, .start = m->start,
+		.len = m->end - m->start, .pgoff = m->pgoff,
+		.dev_major = m->dev_major, .dev_minor = m->dev_minor,
+		.inode = m->inode, .prot = m->prot,
+	};
+	snprintf(rec->path, sizeof(rec->path), "%s", m->path);
+	if (e->out.buildids)
+		rec->build_id_len = buildid_of(e->out.buildids, pid, m, rec->build_id);
+	record_result(e, profile_write_map(e->out.writer, rec, &e->out.write_err));
+}
+
 static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 {
 	struct profile_map *rec;
@@ -223,20 +239,8 @@ static void emit_maps(struct engine *e, const struct process *p, uint64_t now)
 	rec = malloc(sizeof(*rec));
 	if (!rec)
 		return;
-	for (size_t i = 0; i < p->maps.n && e->out.writer; i++) {
-		const struct map_entry *m = &p->maps.maps[i];
-
-		*rec = (struct profile_map){
-			.pid = p->pid, .time_ns = now, .start = m->start,
-			.len = m->end - m->start, .pgoff = m->pgoff,
-			.dev_major = m->dev_major, .dev_minor = m->dev_minor,
-			.inode = m->inode, .prot = m->prot,
-		};
-		snprintf(rec->path, sizeof(rec->path), "%s", m->path);
-		if (e->out.buildids)
-			rec->build_id_len = buildid_of(e->out.buildids, p->pid, m, rec->build_id);
-		record_result(e, profile_write_map(e->out.writer, rec, &e->out.write_err));
-	}
+	for (size_t i = 0; i < p->maps.n && e->out.writer; i++)
+		emit_map(e, p->pid, &p->maps.maps[i], now, rec);
 	free(rec);
 }
 
@@ -271,16 +275,65 @@ bool refresh_maps(struct engine *e, struct process *p, uint64_t now, bool always
 
 	if (procfs_read_thread_maps(p->pid, maps_tid(e, p), &fresh, NULL) < 0)
 		return false;
+	p->maps_read_ns = now;	/* the mappings reported before are in it */
 	if (!always && map_list_equal(&fresh, &p->maps)) {
 		map_list_free(&fresh);
 		return false;
 	}
 	map_list_free(&p->maps);
 	p->maps = fresh;
+	p->maps_read_ns = now;
+	p->maps_read_n = fresh.n;
 	if (e->cfg.stacks)
 		callstack_maps_changed(e->cfg.stacks, p->pid);
 	emit_maps(e, p, now);
 	return true;
+}
+
+/* A mapping the process made: into its maps, and recorded at its time. */
+struct follow {
+	struct engine *e;
+	struct process *p;
+	struct profile_map *rec;
+	bool failed;
+};
+
+static int follow_map(void *arg, const struct map_entry *m, uint64_t time_ns)
+{
+	struct follow *f = arg;
+
+	if (map_list_insert(&f->p->maps, m) < 0) {
+		f->failed = true;
+		return 1;
+	}
+	if (f->rec)
+		emit_map(f->e, f->p->pid, m, time_ns, f->rec);
+	return 0;
+}
+
+/* The mappings p made up to time until (mapwatch.h), in its maps and in
+ * the profile before the sample of that time.  The maps are read from
+ * /proc again when the kernel lost some, or when ranges unmapped since the
+ * last reading (the kernel reports no munmap) have made them twice as
+ * long: a run that dlopens and dlcloses for ever keeps them bounded. */
+void follow_maps(struct engine *e, struct process *p, uint64_t until)
+{
+	struct follow f = { e, p, NULL, false };
+	int n;
+
+	if (!p->watch || p->watched_to >= until)
+		return;
+	p->watched_to = until;
+	if (e->out.writer && !(f.rec = malloc(sizeof(*f.rec))))
+		f.failed = true;
+	n = f.failed ? -1 : mapwatch_read(p->watch, p->maps_read_ns, until, follow_map, &f);
+	free(f.rec);
+	if (n < 0 || f.failed || p->maps.n > 2 * p->maps_read_n + MAPS_SLACK) {
+		refresh_maps(e, p, until, false);
+		return;
+	}
+	if (n > 0 && e->cfg.stacks)
+		callstack_maps_changed(e->cfg.stacks, p->pid);
 }
 
 /* ---- set-up ------------------------------------------------------------ */

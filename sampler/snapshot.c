@@ -570,6 +570,8 @@ static void check_maps(struct engine *e, const struct profile_thread_sample *ts,
 		struct task *t = tasks_find(&e->tasks, (pid_t)ts[i].tid);
 		struct process *p = t ? t->proc : NULL;
 
+		if (p)
+			follow_maps(e, p, now);
 		if (p && !map_list_find(&p->maps, ts[i].pc))
 			refresh_unknown(e, p, now);
 	}

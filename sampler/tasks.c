@@ -21,6 +21,7 @@ void tasks_init(struct task_table *tt, size_t ncounters)
 static void process_free(struct process *p)
 {
 	map_list_free(&p->maps);
+	mapwatch_free(p->watch);
 	free(p);
 }
 

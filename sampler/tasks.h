@@ -17,6 +17,7 @@
 
 #include "../common/idmap.h"
 #include "callstack.h"
+#include "mapwatch.h"
 #include "procfs.h"
 #include "quiet.h"
 
@@ -38,6 +39,11 @@ struct process {
 	bool exited;		/* the leader has been reaped */
 	uint64_t last_refresh;	/* sample count at the last maps refresh for an unknown PC */
 	struct map_list maps;
+	/* the mappings it makes, reported as it makes them (NULL: refused) */
+	struct mapwatch *watch;
+	uint64_t maps_read_ns;	/* maps last read from /proc, at this time */
+	size_t maps_read_n;	/* ...this many */
+	uint64_t watched_to;	/* mappings made up to this time are in maps */
 };
 
 struct task {

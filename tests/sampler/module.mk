@@ -4,3 +4,10 @@ $(BUILD)/tests/summary-check: $(BUILD)/tests/sampler/summary-check.o \
 		$(BUILD)/sampler-objs/summary.o $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lm
+
+# map_list_insert: a mapping over others (t1222)
+TEST_PROGRAMS += $(BUILD)/tests/maplist-check
+$(BUILD)/tests/maplist-check: $(BUILD)/tests/sampler/maplist-check.o \
+		$(BUILD)/sampler-objs/procfs.o $(COMMON_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
