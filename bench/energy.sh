@@ -35,8 +35,12 @@ fi
 cd "$tmp" || exit 1
 RT=	# (above the sampler's SCHED_FIFO 50, as in tests/pmu/energy-lib.sh)
 chrt -f 60 true 2>/dev/null && RT="chrt -f 60"
-$METER state rapl.state
+$METER state rapl.state rapl02.state
 $RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
+pids="$pids $!"
+# a RAPL-like counter 5 times faster (issue 42: placed as RAPL's 1 ms, each
+# update of a counter faster than the sampling leaned towards the past)
+$RT $METER rapl rapl02 rapl02.state --update-ms 0.2 >/dev/null 2>&1 &
 pids="$pids $!"
 $METER state ranks.0 ranks.1
 $RT $METER rapl node ranks.0 ranks.1 >/dev/null 2>&1 &
@@ -52,17 +56,25 @@ done
 for i in $(seq 100); do
 	[ -s scpi.100:20.port ] && [ -s scpi.500:10.port ] && [ -s scpi.1000:2.port ] &&
 		[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] &&
+		[ -s rapl02/class/powercap/intel-rapl:0/energy_uj ] &&
 		[ -s node/class/powercap/intel-rapl:0/energy_uj ] && break
 	sleep 0.05
 done
 
 # row METER HZ MS [SECONDS] [-g]: record RUNS runs (of SECONDS, else
 # ENERGY_SECONDS), then one table row per rule (with -g, recorded with
-# call stacks and checked per call path); METER is rapl or
-# scpi:RATE:DELAY, or scpi:RATE:DELAY:poll for the meter polled at 1 kHz
-# or twice its rate, the higher, and counted (poll_hz=)
+# call stacks and checked per call path); METER is rapl, rapl:0.2 (the
+# counter updating every 0.2 ms) or scpi:RATE:DELAY, or
+# scpi:RATE:DELAY:poll for the meter polled at 1 kHz or twice its rate,
+# the higher, and counted (poll_hz=); MS "up" or "down": the phases in a
+# fixed order (PHASES_CYCLE), 13 W 8 ms, 28 W 20 ms, 8 W 12 ms (up), or
+# the other way (down)
 row() {
-	label=$1 secs=$SECONDS_ g=
+	label=$1 secs=$SECONDS_ g= cycle= ms=$3
+	case $3 in
+	up) cycle=alpha:8,beta:20,gamma:12 ms=5 ;;
+	down) cycle=gamma:12,beta:20,alpha:8 ms=5 ;;
+	esac
 	for opt in $4 $5; do
 		case $opt in
 		-g) g=-g ;;
@@ -71,6 +83,8 @@ row() {
 	done
 	case $1 in
 	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
+	rapl:0.2) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl02 PHASES_STATE=$tmp/rapl02.state"
+		ch=package-0 rest=20 label="rapl, 0.2 ms updates" ;;
 	scpi:*)
 		m=${1#scpi:} poll=
 		case $m in *:poll) m=${m%:poll} poll_rate=$((2 * ${m%:*} > 1000 ? 2 * ${m%:*} : 1000))
@@ -81,8 +95,9 @@ row() {
 	esac
 	runs=
 	for i in $(seq $RUNS); do
-		env $env "$BUILD/sampler" $SAMPLER_OPTS $g -f $2 -p $pmu -o r.$i.prof -- \
-			"$BUILD/examples/phases" $secs $3 $rest >r.$i.truth 2>/dev/null || return 1
+		env $env ${cycle:+PHASES_CYCLE=$cycle} "$BUILD/sampler" $SAMPLER_OPTS $g -f $2 -p $pmu \
+			-o r.$i.prof -- "$BUILD/examples/phases" $secs $ms $rest \
+			>r.$i.truth 2>/dev/null || return 1
 		runs="$runs r.$i"
 	done
 	[ "$secs" = "$SECONDS_" ] || label="$label, runs of $secs s"
@@ -139,6 +154,7 @@ ranks() {
 # phases, and what tells their powers apart is sampling noise that
 # shrinks with the run (docs/ACCURACY.md).
 [ $# -gt 0 ] || set -- "rapl 1000 0.5" "rapl 1000 2" "rapl 1000 5" "rapl 1000 20" \
+	"rapl 1000 up" "rapl 1000 down" "rapl:0.2 1000 up" "rapl:0.2 1000 down" \
 	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \
 	"scpi:500:10 1000 2" "scpi:500:10 1000 5" "scpi:500:10 1000 20" \
 	"scpi:100:20 1000 5" "scpi:100:20 1000 5 10" "scpi:1000:2 1000 5" \

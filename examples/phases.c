@@ -23,6 +23,11 @@
  * the end it prints the true energy of each function:
  *     truth alpha=J beta=J gamma=J rest=J delta=J
  *
+ * With PHASES_CYCLE="alpha:8,beta:20,gamma:12" (names and ms of CPU time)
+ * the phases come in that order and with those lengths, again and again,
+ * no delta and no jitter: a fixed order, so that a bias at a rise or a
+ * fall of power does not cancel out (t2110, issue 42).  MS is then unused.
+ *
  * FILE layout (little-endian): u64 count of changes, u64 units done (stored
  * every 256 units), then 4096 entries of {u64 units done, f64 energy_J
  * before it, f64 power_W after it, f64 ns per unit from it}; entry i is at
@@ -199,6 +204,42 @@ static void sync_pace(void)
 
 static uint64_t (*const run[NPHASES])(uint64_t) = { alpha, beta, gamma_, rest, delta };
 
+#define MAX_CYCLE 16
+
+struct step {
+	int phase;
+	double ns;
+};
+
+/* PHASES_CYCLE into steps; their count, 0 when unset, -1 when bad. */
+static int parse_cycle(struct step *steps)
+{
+	const char *p = getenv("PHASES_CYCLE");
+	int n = 0;
+
+	if (!p || !*p)
+		return 0;
+	while (*p && n < MAX_CYCLE) {
+		const char *colon = strchr(p, ':');
+		char *end;
+		int i;
+
+		if (!colon)
+			return -1;
+		for (i = 0; i < NPHASES; i++)
+			if (strlen(names[i]) == (size_t)(colon - p) &&
+			    !strncmp(names[i], p, (size_t)(colon - p)))
+				break;
+		steps[n].ns = strtod(colon + 1, &end) * 1e6;
+		if (i == NPHASES || end == colon + 1 || !(steps[n].ns >= 5e4) ||
+		    (*end && *end != ','))
+			return -1;
+		steps[n++].phase = i;
+		p = *end ? end + 1 : end;
+	}
+	return *p ? -1 : n;
+}
+
 static void map_state(void)
 {
 	const char *path = getenv("PHASES_STATE");
@@ -229,10 +270,17 @@ int main(int argc, char **argv)
 	uint64_t rest_ns = (uint64_t)(arg_double(argc, argv, 3, 0) * 1e6), now;
 	double end;
 	uint64_t rnd = 0x9E3779B97F4A7C15u;
-	int phase = ALPHA, cycles = 0;
+	int phase = ALPHA, cycles = 0, step = 0;
+	struct step steps[MAX_CYCLE];
+	int nsteps = parse_cycle(steps);
 
 	if (ms < 0.05) {
 		fprintf(stderr, "phases: MS must be at least 0.05\n");
+		return 2;
+	}
+	if (nsteps < 0) {
+		fprintf(stderr, "phases: bad PHASES_CYCLE (expected NAME:MS,..., e.g. "
+			"alpha:8,beta:20,gamma:12; MS at least 0.05)\n");
 		return 2;
 	}
 	calibrate();
@@ -251,6 +299,11 @@ int main(int argc, char **argv)
 		rnd ^= rnd >> 7;
 		rnd ^= rnd << 17;
 		len = ms * 1e6 * (0.5 + (double)(rnd >> 11) / 9007199254740992.0);
+		if (nsteps) {
+			phase = steps[step].phase;
+			len = steps[step].ns;
+			step = (step + 1) % nsteps;
+		}
 		sync_pace();
 		change(phase, now);
 		now = run[phase](now + (uint64_t)len);

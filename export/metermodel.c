@@ -17,6 +17,19 @@
 /* Changes of the reading below which the meter's update interval is not
  * measured (a power reading then holds since the one before). */
 #define MIN_UPDATES 20
+/* Readings without an update below which they do not measure the update
+ * interval either: a handful is as likely a few readings whose answer
+ * was not what the model thinks it is.  Until 29 Nov 2026 one was
+ * enough: under load a 1 kHz power meter read at 1 kHz (the sampler
+ * slowed; 3 of 1418 readings without an update, though 496 intervals
+ * were under 1 ms) came out 0.10 ms, its readings were taken to have
+ * missed 93% of the updates, and the run's energy came out half the
+ * truth (t2120).  Simulated, 5-22 of them measured a 1 ms meter within
+ * 4% (tests/pmu/phase-sim.py --power --missed 0.6 --starve 1,3). */
+#define MIN_NO_UPDATE 5
+/* Pairs of intervals of steady code below which the scatter of an energy
+ * counter's counts does not measure its update interval (scatter_update). */
+#define MIN_SCATTER_PAIRS 50
 
 /* When the reading of sample i shows the meter: when the threads were let
  * go after the previous sample, for a pipelined meter (its query went
@@ -127,6 +140,96 @@ static double update_bound(const struct est *e, uint32_t k, enum channel_kind ki
 	return bound;
 }
 
+/* Whether sample i's threads all ran the function they ran at the sample
+ * before (so its interval drew one code's power, as far as the profile
+ * can tell). */
+static bool steady(const struct est *e, size_t i)
+{
+	const struct est_sample *s = &e->samples[i];
+
+	if (!i || s->brk || !(s->cpu > 0))
+		return false;
+	for (uint32_t j = 0; j < s->nthreads; j++) {
+		const struct est_row *r = &e->rows[s->row0 + j];
+
+		if (r->prev == NO_ROW || e->rows[r->prev].func_id != r->func_id)
+			return false;
+	}
+	return true;
+}
+
+/* An energy meter's update interval T when every interval saw an update
+ * (so the counts cannot say how much shorter than an interval T is),
+ * from how the counts scatter about their code's power.  A count is the
+ * energy between the last updates before two readings; each update lags
+ * its reading by l, uniform over [0, T] (variance T^2 / 12), so the count
+ * of an interval of CPU time c at power P is P (c - l_i + l_(i-1)).  Two
+ * intervals in a row of one steady code (c1, c2; counts v1, v2) fix P as
+ * (v1 + v2) / (c1 + c2), and d = v1 / P - c1 = a e1 - b e2, with
+ * a = c2 / (c1 + c2), b = c1 / (c1 + c2) and e = l_(i-1) - l_i, has the
+ * variance (2a^2 + 2b^2 + 2ab) T^2 / 12.  Pairs whose d exceeds what a lag
+ * can make (the bound: T is at most an interval) changed power within the
+ * function and tell nothing.  Until 29 Nov 2026 such a counter was taken
+ * to update every RAPL_UPDATE_S (or at the reading, for other sources):
+ * each of a 0.2 ms counter's updates was placed 0.4 ms too early, and the
+ * code before each rise of power took energy from the code after it
+ * (tests/pmu/phase-sim.py --cycle a:8,b:20,c:12 --update-ms 0.2: alpha
+ * +4.7%, issue 42).  Real RAPL's own jitter of power can only make the
+ * scatter larger: T stays at most RAPL_UPDATE_S there. */
+static double scatter_update(const struct est *e, uint32_t k, double bound, uint64_t *pairs)
+{
+	double sum = 0;
+
+	*pairs = 0;
+	for (size_t i = 1; i + 1 < e->nown; i++) {
+		double v1 = e->values[i * e->nsc + k], v2 = e->values[(i + 1) * e->nsc + k];
+		double c1 = e->samples[i].cpu, c2 = e->samples[i + 1].cpu, p, a, b, d;
+
+		if (!steady(e, i) || !steady(e, i + 1) || !(v1 > 0) || !(v2 > 0))
+			continue;
+		p = (v1 + v2) / (c1 + c2);
+		a = c2 / (c1 + c2);
+		b = c1 / (c1 + c2);
+		d = v1 / p - c1;
+		if (fabs(d) > bound)
+			continue;
+		sum += d * d / (2 * a * a + 2 * b * b + 2 * a * b);
+		(*pairs)++;
+	}
+	return *pairs ? fmin(bound, sqrt(12 * sum / (double)*pairs)) : NAN;
+}
+
+/* The update interval of a meter whose every reading showed an update:
+ * at most the shortest gap between readings (their 2% quantile); an
+ * energy counter's from the scatter of its counts (scatter_update), else
+ * RAPL's known period for RAPL, 0 (the reading itself) for others. */
+static int update_from_scatter(const struct est *e, uint32_t k, enum channel_kind kind,
+			       const char *source, struct meter_model *m)
+{
+	bool rapl = strcmp(source, "rapl") == 0;
+	double *gaps, bound, T = NAN;
+	uint64_t pairs = 0;
+	size_t n = 0;
+
+	m->update_s = rapl ? RAPL_UPDATE_S : 0;
+	if (kind != CHANNEL_ENERGY || !m->intervals)
+		return 0;
+	if (!(gaps = malloc(e->nown * sizeof(*gaps))))
+		return -1;
+	for (size_t i = 0; i < e->nown; i++)
+		if (!isnan(e->values[i * e->nsc + k]))
+			gaps[n++] = reading_gap(e, i, false);
+	qsort(gaps, n, sizeof(*gaps), cmp_double);
+	bound = gaps[n / 50];
+	free(gaps);
+	T = scatter_update(e, k, bound, &pairs);
+	if (pairs < MIN_SCATTER_PAIRS || isnan(T))
+		return 0;
+	m->update_s = rapl ? fmin(T, RAPL_UPDATE_S) : T;
+	m->update_measured = true;
+	return 0;
+}
+
 /* The meter's update interval, when some intervals saw no update: the T
  * whose expected count of such intervals is the count seen (it grows with
  * T: bisection).  The mean time between the updates seen would count as
@@ -173,11 +276,9 @@ static int measure_update(struct est *e, uint32_t k, enum channel_kind kind, con
 		return 0;
 	/* A reading that hardly ever changes (a meter of constant power, or
 	 * one slower than the run) cannot tell an update from none. */
-	m->update_measured = m->no_update && updates >= MIN_UPDATES;
-	if (!m->update_measured) {
-		m->update_s = strcmp(source, "rapl") == 0 ? RAPL_UPDATE_S : 0;
-		return 0;
-	}
+	m->update_measured = m->no_update >= MIN_NO_UPDATE && updates >= MIN_UPDATES;
+	if (!m->update_measured)
+		return update_from_scatter(e, k, kind, source, m);
 	for (int i = 0; i < 60; i++) {
 		double mid = (lo + hi) / 2;
 

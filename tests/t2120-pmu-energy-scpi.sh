@@ -17,9 +17,9 @@
 # clock a fresh clone's make check under two busy loops had 13.6% / 45.0%
 # / 97.5%, and a heavier load (the sampler at 300-500 Hz) 11.1% / 30.6% /
 # 80%; before step 5's rule two busy loops gave 14-18% mean, every
-# function low.  So, to hold on a loaded machine: mean <= 15%, worst <=
-# 60%, coverage >= 80%; the end rule (63-74% mean, 154-183% worst, 22-38%
-# coverage) fails it.
+# function low.  The bar was mean <= 15%, worst <= 60%, coverage >= 80%
+# until 29 Nov 2026; now 8%, 30%, 85% (below); the end rule (63-74% mean,
+# 154-183% worst, 22-38% coverage) fails it.
 #
 # The same meter integrates too (MEAS:ENER?, the energy it counted until
 # its latest update, same clock and delay): read with unit=J, each sample
@@ -73,18 +73,58 @@ test_expect_success 'sampler-report --accuracy: the share of a power meter'"'"'s
 	expect_grep "^# missed: 50.0% of meter.s updates reached no reading .* poll the meter (-p scpi:...,poll_hz=N" acc.missed
 '
 
-test_expect_success 'trapezoid rule, delay fitted: error <= 15% (worst 60%), coverage >= 80%' '
+# A handful of readings without an update measure no update interval
+# (export/metermodel.c, MIN_NO_UPDATE): 190 intervals of 2 ms and 10 of
+# 0.1 ms, every reading changed but 3 of the short ones.  Until 29 Nov
+# 2026 the interval came out 0.14 ms (10 x (1 - 0.1/U) = 3) and 93% of
+# the updates were taken as missed; a live run under load had the same
+# (3 of 1418 readings, 0.10 ms, the run's energy half the truth).  Now
+# not measured: each reading holds since the one before.
+test_expect_success 'a few readings without an update: no update interval measured on them' '
+	{
+	echo "host hostname=t os_release=6.1 os_version=1 arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1 sampler_version=0.1.0 cmdline=t realtime_ns=1700000000000000000 monotonic_ns=1000000000 start_ns=1000000000 target_hz=1000"
+	echo "channel name=meter source=test unit=W scale=1 kind=power scope=sample"
+	echo "process pid=100 ppid=0 time=1000000000"
+	echo "thread tid=100 pid=100 time=1000000000"
+	t=1000000000 v=10
+	for j in $(seq 200); do
+		if [ $((j % 20)) -eq 0 ]; then
+			t=$((t + 100000))
+		else
+			t=$((t + 2000000))
+		fi
+		case $j in 20|40|60) ;; *) v=$((22 - v)) ;; esac
+		echo "sample time=$t nthreads=1 values=$v"
+		echo "ts tid=100 pid=100 pc=0xa cpu=$((t - 1000000000))"
+	done
+	echo "exit tid=100 pid=100 time=$t whole=1"
+	echo "stats wall=$((t - 1000000000)) latency=0 samples=200 thread_samples=200 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals=2200"
+	} >few.txt &&
+	$PROFILE build few.prof <few.txt &&
+	$EXPORT --format csv -o few.csv few.prof &&
+	grep "^# meter" few.csv &&
+	expect_grep "^# meter .* update_ms=0 measured=0 .* no_update=3 .* missed=0 " few.csv
+'
+
+# Under load (the machine shared with other builds and tests), 29 Nov
+# 2026, four sets of 10 runs: at load 5-15 1.57% / 9.16% / 100%, 1.37% /
+# 6.31% / 100%, 1.41% / 8.08% / 100%; at load 17-20 4.25% / 18.9% / 93.3%
+# (the end rule 69.5% / 178% / 22.5%, 73.1% / 188% / 30%, 16.5% / 44.2% /
+# 56.7%).  The issue's 3% and 10% hold at the lighter loads only, and 27
+# Nov had up to 7.26% / 28.3% on the sanitizer build.  So mean <= 8%,
+# worst <= 30%, coverage >= 85%.
+test_expect_success 'trapezoid rule, delay fitted: error <= 8% (worst 30%), coverage >= 85%' '
 	record s1k 1000 10 50 $SCPI &&
 	$CHECK --channel scpi --rule trapezoid $(runs s1k) >new &&
 	$PY "$ROOT/scripts/sampler-report" --accuracy s1k.1.prof >acc &&
 	cat acc &&
-	bar new 15 60 80
+	bar new 8 30 85
 '
 
 test_expect_success 'the end rule fails the same check on the same profiles' '
 	$CHECK --channel scpi --rule end $(runs s1k) >old &&
 	cat old &&
-	! passes old 15 60 80
+	! passes old 8 30 85
 '
 
 # counts_add_up NAME: each run's energy counts against the energy its

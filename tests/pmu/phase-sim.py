@@ -6,7 +6,7 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0]
                [--starve ON,OFF] [--delay-ms D [--power] [--late-ms A,B]
-               [--declare]]
+               [--declare]] [--cycle PC:MS,...]
                TRUTH >PROFILE.txt
   phase-sim.py --ranks 2 [--slice-ms MS] [--missed P,P...] [--partial P
                [--partial-end]] [...] PREFIX
@@ -14,8 +14,10 @@ docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
 
 One thread runs 20 ms of rest (5 W), then alpha (13 W), beta (28 W) and
 gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
-then rest again.  The sampler stops it at hz (each sample up to 5% of a
-period late) and holds it stopped hold-us, reading the meter at the end of
+then rest again; --cycle a:8,b:20,c:12: those phases (alpha 8 ms, beta
+20, gamma 12) in that order and of those lengths, again and again, so
+that a lean at a rise or a fall of power does not cancel out.  The
+sampler stops it at hz (each sample up to 5% of a period late) and holds it stopped hold-us, reading the meter at the end of
 the hold; with stall-ms, it takes no sample for that long from a third of
 the run on (a recorder that got no CPU: the thread runs on).  The meter is
 a RAPL counter (integer uJ) that updates every update-ms (+- 0.1 ms, from a
@@ -57,12 +59,15 @@ T0 = 1.0  # s: the recording's start
 class Phases:
     """What runs at each moment of the thread's CPU time, and the energy."""
 
-    def __init__(self, rng, phase_s, seconds):
+    def __init__(self, rng, phase_s, seconds, cycle=None):
         self.spans = [(0.0, 0.02, 0xd)]
         cpu, k = 0.02, 0
         while cpu < 0.02 + seconds:
-            length = phase_s * rng.uniform(0.5, 1.5)
-            self.spans.append((cpu, cpu + length, (0xa, 0xb, 0xc)[k % 3]))
+            if cycle:
+                pc, length = cycle[k % len(cycle)]
+            else:
+                pc, length = (0xa, 0xb, 0xc)[k % 3], phase_s * rng.uniform(0.5, 1.5)
+            self.spans.append((cpu, cpu + length, pc))
             cpu, k = cpu + length, k + 1
         self.spans.append((cpu, cpu + 0.02, 0xd))
         self.end = cpu + 0.02
@@ -93,7 +98,7 @@ class Rank:
         elif args.starve:
             on, off = (float(x) * 1e-3 for x in args.starve.split(","))
             self.turn = (on, on + off, 0.0)
-        self.phases = Phases(rng, args.phase_ms * 1e-3, args.seconds)
+        self.phases = Phases(rng, args.phase_ms * 1e-3, args.seconds, args.cycle)
         period, self.hold = 1 / args.hz, args.hold_us * 1e-6
         self.samples, self.runs = [], []
         cpu, run_from, slot = 0.0, T0, 1
@@ -222,6 +227,19 @@ class Meter:
         return "%.6f" % ((e1 - e0) * 1e-6 / (u1 - u0))
 
 
+def parse_cycle(text):
+    """"a:8,b:20,c:12" as [(0xa, 0.008), ...]: phases of fixed length in a
+    fixed order, again and again."""
+    cycle = []
+    for item in text.split(","):
+        name, ms = item.split(":")
+        pc = int(name, 16)
+        if pc not in (0xa, 0xb, 0xc) or not float(ms) > 0:
+            raise argparse.ArgumentTypeError("bad phase '%s' (a, b or c:MS)" % item)
+        cycle.append((pc, float(ms) * 1e-3))
+    return cycle
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seed", type=int, default=1)
@@ -242,6 +260,7 @@ def main():
     p.add_argument("--power", action="store_true")
     p.add_argument("--late-ms", help="A,B")
     p.add_argument("--declare", action="store_true")
+    p.add_argument("--cycle", type=parse_cycle, help="PC:MS,... (e.g. a:8,b:20,c:12)")
     p.add_argument("truth", help="TRUTH, or with --ranks PREFIX")
     args = p.parse_args()
     if args.slice_ms and args.ranks != 2:
