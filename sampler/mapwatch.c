@@ -266,7 +266,8 @@ int mapwatch_read(struct mapwatch *w, uint64_t since, uint64_t until, mapwatch_f
 	}
 	w->nrings = keep_rings;
 	/* threads map in parallel: hand them on in the order they were made */
-	qsort(w->got, w->ngot, sizeof(*w->got), by_time);
+	if (w->ngot)		/* got is NULL until a map came */
+		qsort(w->got, w->ngot, sizeof(*w->got), by_time);
 	for (size_t i = 0; i < w->ngot; i++) {
 		if (whole && fn(arg, &w->got[i].map, w->got[i].time))
 			whole = false;
