@@ -404,6 +404,9 @@ static void merged_info(const struct merge *m, struct profile_info *info)
 	for (size_t i = 1; i < m->n; i++)
 		info->stacks |= m->in[i].info->stacks;	/* with stacks if any input has them */
 	info->format = PROFILE_FORMAT_NATIVE;
+	/* Clock samples are not merged: each thread's CPU time is charged
+	 * where its inputs' readers charged it, at its PC and stack. */
+	info->clock = false;
 	info->host.rank[0] = '\0';
 	snprintf(info->host.cmdline, sizeof(info->host.cmdline),
 		 "sampler-export: %zu profiles merged (first: %s)", m->n, m->in[0].path);

@@ -26,9 +26,12 @@
 
 static void dump_info(FILE *out, const struct profile_info *info)
 {
-	fprintf(out, "format name=%s compressed=%d%s%s\n",
+	fprintf(out, "format name=%s compressed=%d%s%s",
 		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed,
 		info->stacks ? " stacks=1" : "", info->runs ? " runs=1" : "");
+	if (info->clock)
+		fprintf(out, " clock=%" PRIu64, info->clock_period_ns);
+	putc('\n', out);
 	fputs("host", out);
 	textform_host_fields(out, &info->host);
 	putc('\n', out);
@@ -70,6 +73,22 @@ static void dump_stack(FILE *out, const struct stack_tree *stacks,
 	fprintf(out, " stack_end=%s", profile_stack_end_name(t->stack_end));
 }
 
+/* A thread-sample's clock samples, one cs line each after its ts line:
+ * the PC, the CPU time the reader charged there, the stack. */
+static void dump_clock(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t)
+{
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		const struct profile_clock_sample *c = &t->clock[k];
+		struct profile_thread_sample at = { .chain = c->chain, .stack_end = c->stack_end };
+
+		fprintf(out, "cs pc=0x%" PRIx64 " cpu=%" PRIu64, c->pc, c->cpu_ns);
+		if (info->stacks)
+			dump_stack(out, stacks, &at);
+		putc('\n', out);
+	}
+}
+
 static void dump_sample(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
 			const struct profile_sample *s)
 {
@@ -87,9 +106,12 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 		textform_u64s(out, "dcounters", t->counter_deltas, nc);
 		if (info->runs && t->run_to_ns)
 			fprintf(out, " run=%" PRIu64 ",%" PRIu64, t->run_from_ns, t->run_to_ns);
+		if (info->clock && t->clocked)
+			fprintf(out, " nclock=%u", t->nclock);
 		if (info->stacks)
 			dump_stack(out, stacks, t);
 		putc('\n', out);
+		dump_clock(out, info, stacks, t);
 	}
 }
 
@@ -259,6 +281,7 @@ static int check_fields(struct line *l, struct error *err)
 	static const struct { const char *word, *key; } derived[] = {
 		{ "ts", "pid" }, { "ts", "dcpu" }, { "ts", "dcounters" },
 		{ "exit", "dcpu" }, { "exit", "dcounters" }, { "exit", "last_pc" },
+		{ "cs", "cpu" },
 	};
 
 	for (unsigned i = 0; i < l->nfields; i++) {
@@ -386,6 +409,11 @@ struct builder {
 	size_t counters_cap;
 	uint64_t *frames;		/* PROFILE_MAX_FRAMES per thread of the sample */
 	size_t frames_cap;
+	uint32_t pending_clock;		/* cs lines still expected */
+	struct profile_clock_sample *clock;	/* the sample's, from cs lines */
+	size_t nclock, clock_cap;
+	uint64_t *clock_frames;		/* PROFILE_MAX_FRAMES per clock sample */
+	size_t clock_frames_cap;
 	double values[PROFILE_MAX_CHANNELS];
 	bool finished;
 	struct profile_map map;		/* large records, parsed in place */
@@ -609,6 +637,7 @@ static int build_sample(struct builder *b, struct line *l, struct error *err)
 		return error_set(err, "line %lu: out of memory", l->number);
 	s->values = b->values;
 	b->pending = s->nthreads;
+	b->nclock = 0;
 	return s->nthreads ? 0 : profile_write_sample(b->w, s, err);
 }
 
@@ -666,6 +695,42 @@ static int get_run(struct line *l, struct profile_thread_sample *t, struct error
 			 l->number);
 }
 
+/* nclock=N on a ts line: the thread was clocked, N cs lines follow. */
+static int get_nclock(struct builder *b, struct line *l, struct profile_thread_sample *t,
+		      struct error *err)
+{
+	if (!field(l, "nclock"))
+		return 0;
+	if (get_u32(l, "nclock", &t->nclock, err) < 0)
+		return -1;
+	if (t->nclock > PROFILE_MAX_CLOCK_SAMPLES)
+		return error_set(err, "line %lu: nclock=%u exceeds %d", l->number, t->nclock,
+				 PROFILE_MAX_CLOCK_SAMPLES);
+	t->clocked = true;
+	b->pending_clock = t->nclock;
+	return 0;
+}
+
+/* The sample once its last ts and cs lines are in: the clock samples
+ * (and their frames, PROFILE_MAX_FRAMES apart) pointed at, in order. */
+static int write_when_complete(struct builder *b, struct error *err)
+{
+	struct profile_sample *s = &b->sample;
+	size_t k = 0;
+
+	if (b->pending || b->pending_clock)
+		return 0;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		struct profile_thread_sample *t = &s->threads[i];
+
+		t->clock = t->nclock ? b->clock + k : NULL;
+		for (uint32_t j = 0; j < t->nclock; j++, k++)
+			b->clock[k].frames = b->info.stacks ?
+					     b->clock_frames + k * PROFILE_MAX_FRAMES : NULL;
+	}
+	return profile_write_sample(b->w, s, err);
+}
+
 static int build_ts(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_sample *s = &b->sample;
@@ -684,11 +749,38 @@ static int build_ts(struct builder *b, struct line *l, struct error *err)
 	    (b->info.stacks &&
 	     get_stack(l, t, b->frames + (size_t)(s->nthreads - b->pending) * PROFILE_MAX_FRAMES, err) < 0) ||
 	    (b->info.runs && get_run(l, t, err) < 0) ||
+	    (b->info.clock && get_nclock(b, l, t, err) < 0) ||
 	    check_fields(l, err) < 0)
 		return -1;
-	if (--b->pending)
-		return 0;
-	return profile_write_sample(b->w, s, err);
+	--b->pending;
+	return write_when_complete(b, err);
+}
+
+/* A cs line: a clock sample of the last ts line's thread. */
+static int build_cs(struct builder *b, struct line *l, struct error *err)
+{
+	struct profile_clock_sample *c;
+	struct profile_thread_sample at = { 0 };
+
+	if (!b->pending_clock)
+		return error_set(err, "line %lu: cs line without a ts line with nclock=N before it",
+				 l->number);
+	if (GROW_ARRAY(b->clock, b->clock_cap, b->nclock + 1) < 0 ||
+	    (b->info.stacks && GROW_ARRAY(b->clock_frames, b->clock_frames_cap,
+					  (b->nclock + 1) * PROFILE_MAX_FRAMES) < 0))
+		return error_set(err, "line %lu: out of memory", l->number);
+	c = &b->clock[b->nclock];
+	memset(c, 0, sizeof(*c));
+	if (get_u64(l, "pc", &c->pc, err) < 0 ||
+	    (b->info.stacks &&
+	     get_stack(l, &at, b->clock_frames + b->nclock * PROFILE_MAX_FRAMES, err) < 0) ||
+	    check_fields(l, err) < 0)
+		return -1;
+	c->nframes = at.nframes;
+	c->stack_end = at.stack_end;
+	b->nclock++;
+	b->pending_clock--;
+	return write_when_complete(b, err);
 }
 
 static int build_stats(struct builder *b, struct line *l, struct error *err)
@@ -762,6 +854,7 @@ static const struct record_builder record_builders[] = {
 	{ "map", build_map },
 	{ "sample", build_sample },
 	{ "ts", build_ts },
+	{ "cs", build_cs },
 	{ "stats", build_stats },
 	{ "window", build_window },
 };
@@ -777,7 +870,8 @@ static int build_format(struct builder *b, struct line *l, struct error *err)
 		return error_set(err, "line %lu: format line after the first record", l->number);
 	b->info.stacks = stacks && strcmp(stacks, "0") != 0;
 	b->info.runs = runs && strcmp(runs, "0") != 0;
-	return 0;
+	b->info.clock = field(l, "clock") != NULL;
+	return b->info.clock ? get_u64(l, "clock", &b->info.clock_period_ns, err) : 0;
 }
 
 static int build_line(struct builder *b, struct line *l, struct error *err)
@@ -797,7 +891,10 @@ static int build_line(struct builder *b, struct line *l, struct error *err)
 			return parse_host(l, &b->info.host, err) < 0 ? -1 : check_fields(l, err);
 		return parse_channel(l, &b->info, err) < 0 ? -1 : check_fields(l, err);
 	}
-	if (b->pending && strcmp(l->word, "ts") != 0)
+	if (b->pending_clock && strcmp(l->word, "cs") != 0)
+		return error_set(err, "line %lu: %u more cs lines expected before this %s line",
+				 l->number, b->pending_clock, l->word);
+	if (b->pending && strcmp(l->word, "ts") != 0 && strcmp(l->word, "cs") != 0)
 		return error_set(err, "line %lu: %u more ts lines expected before this %s line",
 				 l->number, b->pending, l->word);
 	for (size_t i = 0; i < sizeof(record_builders) / sizeof(record_builders[0]); i++) {
@@ -825,8 +922,9 @@ static int build_all(struct builder *b, struct error *err)
 			ret = -1;
 	}
 	free(text);
-	if (ret == 0 && b->pending)
-		ret = error_set(err, "input ends %u ts lines short of the last sample", b->pending);
+	if (ret == 0 && (b->pending || b->pending_clock))
+		ret = error_set(err, "input ends %u ts and %u cs lines short of the last sample",
+				b->pending, b->pending_clock);
 	if (ret == 0 && !b->w && !b->finished)
 		ret = open_writer(b, err);
 	return ret;
@@ -851,6 +949,8 @@ static int cmd_build(const char *path, enum profile_format format)
 	free(b->sample.threads);
 	free(b->counters);
 	free(b->frames);
+	free(b->clock);
+	free(b->clock_frames);
 	free(b);
 	if (ret < 0) {
 		error_print(PROG, &err);
