@@ -229,13 +229,13 @@ static void emit_exit_tail(struct perf_writer *w, const struct stack_tree *stack
 	uint64_t deltas[PROFILE_MAX_CHANNELS];
 	struct profile_thread_sample t = {
 		.tid = rec->tid, .pid = rec->pid, .pc = rec->last_pc,
-		.cpu_delta_ns = rec->cpu_delta_ns, .pc_cpu_ns = rec->cpu_delta_ns,
+		.cpu_delta_ns = rec->cpu_delta_ns, .pc_cpu_ns = rec->pc_cpu_ns,
 		.counter_deltas = deltas,
 	};
 	uint32_t nchain = 0;
 
-	if (!rec->final)
-		return;
+	if (!rec->final && !(w->info->clock && rec->pc_cpu_ns))
+		return;	/* gone before it could be read (and owing nothing) */
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
 	if (w->info->stacks && w->chains)	/* at its last stack (it was sampled) */
 		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, rec->last_stack_end,

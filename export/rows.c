@@ -331,15 +331,15 @@ static int exit_row(struct rows *r, const struct stack_tree *stacks, const struc
 		.tid = e->tid,
 		.exit = true,
 		.pc = e->last_pc,
-		.cpu_delta_ns = e->cpu_delta_ns,
+		.cpu_delta_ns = r->info->clock ? e->pc_cpu_ns : e->cpu_delta_ns,
 		.exit_rec = e,
 		.stacks = stacks,
 		.chain = e->last_chain,
 		.stack_end = r->info->stacks ? e->last_stack_end : PROFILE_STACK_COMPLETE,
 	};
 
-	if (!e->final)
-		return 0;	/* the thread was gone before it could be read */
+	if (!e->final && !row.cpu_delta_ns)
+		return 0;	/* gone before it could be read (and owing nothing) */
 	return emit(arg, &row, err);
 }
 

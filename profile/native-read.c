@@ -305,6 +305,26 @@ static void zero_deltas(const struct native_reader *nr, uint64_t *cpu_delta, uin
 		memset(deltas, 0, nr->threads.ncounters * sizeof(*deltas));
 }
 
+/* What the exiting thread owed its clock samples (charge_clock) goes to
+ * its last PC: e->pc_cpu_ns.  It ran that inside a window, also when it
+ * exits outside one.  A thread gone before it could be read has no
+ * deltas, but that (no counts then). */
+static void exit_owed(struct native_reader *nr, struct profile_exit *e)
+{
+	struct tid_state *st = tid_table_find(&nr->threads, e->tid);
+	uint64_t owed = st ? st->clock_owed : 0;
+
+	if (!e->final) {
+		e->cpu_delta_ns = 0;
+		if (nr->threads.ncounters)
+			memset(e->counter_deltas, 0, nr->threads.ncounters * sizeof(*e->counter_deltas));
+		e->last_pc = st ? st->pc : 0;
+		e->last_chain = st ? st->chain : 0;
+		e->last_stack_end = st ? st->stack_end : 0;
+	}
+	e->pc_cpu_ns = e->cpu_delta_ns + owed;
+}
+
 static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		     struct profile_exit *e, struct error *err)
 {
@@ -331,10 +351,10 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		if (read_thread_deltas(nr, c, st, &e->cpu_delta_ns, &e->cpu_ns, e->counter_deltas,
 				       e->counters, err) < 0)
 			return -1;
-		e->cpu_delta_ns += st->clock_owed;	/* its last clock period's */
 		if (nr->disabled)
 			zero_deltas(nr, &e->cpu_delta_ns, e->counter_deltas);
 	}
+	exit_owed(nr, e);
 	tid_table_remove(&nr->threads, e->tid);
 	return 1;
 }
@@ -563,9 +583,12 @@ static void charge_clock(const struct native_reader *nr, struct tid_state *st,
 			 struct profile_thread_sample *t, struct profile_clock_sample *cs)
 {
 	uint64_t period = nr->head.info.clock_period_ns;
-	uint64_t avail = t->cpu_delta_ns + st->clock_owed, each = 0, rest;
+	uint64_t avail, each = 0, rest;
 	uint32_t n = t->nclock;
 
+	if (nr->rebase)		/* a window's first sample: nothing before counts */
+		st->clock_owed = 0;
+	avail = (nr->rebase ? 0 : t->cpu_delta_ns) + st->clock_owed;
 	if (n)
 		each = avail / n < SAMPLE_PERIODS_MAX * period ? avail / n : SAMPLE_PERIODS_MAX * period;
 	rest = avail - each * n;
@@ -591,7 +614,7 @@ static int read_clock(struct native_reader *nr, struct cursor *c, struct tid_sta
 
 	GET(c, cur_varint, &v, "clock sample count");
 	if (!v) {	/* not sampled so: what it owed goes to its PC */
-		t->pc_cpu_ns += st->clock_owed;
+		t->pc_cpu_ns += nr->rebase ? 0 : st->clock_owed;
 		st->clock_owed = 0;
 		return 0;
 	}
@@ -668,14 +691,6 @@ static void point_clock(struct native_reader *nr)
 	}
 }
 
-/* Outside the sampling windows nothing is charged either. */
-static void zero_charges(struct profile_thread_sample *t)
-{
-	t->pc_cpu_ns = 0;
-	for (uint32_t k = 0; k < t->nclock; k++)
-		((struct profile_clock_sample *)t->clock)[k].cpu_ns = 0;
-}
-
 static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		       struct profile_sample *s, struct error *err)
 {
@@ -712,7 +727,7 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 		nr->rebase = false;
 		for (uint32_t i = 0; i < s->nthreads; i++) {
 			zero_deltas(nr, &s->threads[i].cpu_delta_ns, s->threads[i].counter_deltas);
-			zero_charges(&s->threads[i]);
+			s->threads[i].pc_cpu_ns = 0;	/* (charge_clock charged nothing) */
 		}
 	}
 	return 1;

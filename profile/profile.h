@@ -144,6 +144,10 @@ struct profile_exit {
 	uint64_t last_pc;
 	uint32_t last_chain;		/* and that sample's stack (with stacks) */
 	uint8_t last_stack_end;
+	/* In profiles with clock samples: the CPU time charged at last_pc,
+	 * cpu_delta_ns and what the thread still owed its clock samples
+	 * (profile_thread_sample); that alone without final (no counts). */
+	uint64_t pc_cpu_ns;
 };
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at

@@ -73,20 +73,38 @@ static void dump_stack(FILE *out, const struct stack_tree *stacks,
 	fprintf(out, " stack_end=%s", profile_stack_end_name(t->stack_end));
 }
 
-/* A thread-sample's clock samples, one cs line each after its ts line:
- * the PC, the CPU time the reader charged there, the stack. */
+/* A thread-sample's clock samples, on its ts line before its own stack:
+ * nclock=N, clock=PC,... and the CPU time the reader charged to each,
+ * clock_cpu=NS,...; with stacks clock_stacks=STACK,... (each its callers,
+ * innermost first, joined by ':') and clock_ends=END,... */
 static void dump_clock(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
 		       const struct profile_thread_sample *t)
 {
-	for (uint32_t k = 0; k < t->nclock; k++) {
-		const struct profile_clock_sample *c = &t->clock[k];
-		struct profile_thread_sample at = { .chain = c->chain, .stack_end = c->stack_end };
+	static uint64_t frames[PROFILE_MAX_FRAMES];
 
-		fprintf(out, "cs pc=0x%" PRIx64 " cpu=%" PRIu64, c->pc, c->cpu_ns);
-		if (info->stacks)
-			dump_stack(out, stacks, &at);
-		putc('\n', out);
+	if (!info->clock || !t->clocked)
+		return;
+	fprintf(out, " nclock=%u", t->nclock);
+	if (!t->nclock)
+		return;
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, k ? ",0x%" PRIx64 : " clock=0x%" PRIx64, t->clock[k].pc);
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, k ? ",%" PRIu64 : " clock_cpu=%" PRIu64, t->clock[k].cpu_ns);
+	if (!info->stacks)
+		return;
+	fputs(" clock_stacks=", out);
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		uint32_t n = profile_stack_frames(stacks, t->clock[k].chain, frames, PROFILE_MAX_FRAMES);
+
+		if (k)
+			putc(',', out);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, i ? ":0x%" PRIx64 : "0x%" PRIx64, frames[i]);
 	}
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, "%s%s", k ? "," : " clock_ends=",
+			profile_stack_end_name(t->clock[k].stack_end));
 }
 
 static void dump_sample(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
@@ -106,12 +124,10 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 		textform_u64s(out, "dcounters", t->counter_deltas, nc);
 		if (info->runs && t->run_to_ns)
 			fprintf(out, " run=%" PRIu64 ",%" PRIu64, t->run_from_ns, t->run_to_ns);
-		if (info->clock && t->clocked)
-			fprintf(out, " nclock=%u", t->nclock);
+		dump_clock(out, info, stacks, t);
 		if (info->stacks)
 			dump_stack(out, stacks, t);
 		putc('\n', out);
-		dump_clock(out, info, stacks, t);
 	}
 }
 
@@ -281,7 +297,7 @@ static int check_fields(struct line *l, struct error *err)
 	static const struct { const char *word, *key; } derived[] = {
 		{ "ts", "pid" }, { "ts", "dcpu" }, { "ts", "dcounters" },
 		{ "exit", "dcpu" }, { "exit", "dcounters" }, { "exit", "last_pc" },
-		{ "cs", "cpu" },
+		{ "ts", "clock_cpu" },
 	};
 
 	for (unsigned i = 0; i < l->nfields; i++) {
@@ -409,8 +425,7 @@ struct builder {
 	size_t counters_cap;
 	uint64_t *frames;		/* PROFILE_MAX_FRAMES per thread of the sample */
 	size_t frames_cap;
-	uint32_t pending_clock;		/* cs lines still expected */
-	struct profile_clock_sample *clock;	/* the sample's, from cs lines */
+	struct profile_clock_sample *clock;	/* the sample's, from its ts lines */
 	size_t nclock, clock_cap;
 	uint64_t *clock_frames;		/* PROFILE_MAX_FRAMES per clock sample */
 	size_t clock_frames_cap;
@@ -695,10 +710,57 @@ static int get_run(struct line *l, struct profile_thread_sample *t, struct error
 			 l->number);
 }
 
-/* nclock=N on a ts line: the thread was clocked, N cs lines follow. */
-static int get_nclock(struct builder *b, struct line *l, struct profile_thread_sample *t,
-		      struct error *err)
+/* One list element of a clock field: the text up to the next comma. */
+static const char *next_item(const char **s, char *buf, size_t len)
 {
+	size_t n = strcspn(*s, ",");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, *s, n);
+	buf[n] = '\0';
+	*s += strcspn(*s, ",");
+	if (**s == ',')
+		(*s)++;
+	return buf;
+}
+
+/* A clock sample's stack: its callers joined by ':', and its end. */
+static int get_clock_stack(struct line *l, const char *text, const char *end,
+			   struct profile_clock_sample *c, uint64_t *frames, struct error *err)
+{
+	c->frames = frames;
+	c->nframes = 0;
+	while (*text) {
+		char *next;
+
+		if (c->nframes == PROFILE_MAX_FRAMES)
+			return error_set(err, "line %lu: a clock stack lists more than %d frames",
+					 l->number, PROFILE_MAX_FRAMES);
+		errno = 0;
+		frames[c->nframes++] = strtoull(text, &next, 0);
+		if (errno || next == text || *text == '-' || (*next && *next != ':'))
+			return error_set(err, "line %lu: clock_stacks= must list addresses joined by ':', stacks separated by commas",
+					 l->number);
+		text = *next ? next + 1 : next;
+	}
+	for (unsigned e = 0; e < PROFILE_STACK_NENDS; e++)
+		if (strcmp(end, profile_stack_end_name(e)) == 0) {
+			c->stack_end = (uint8_t)e;
+			return 0;
+		}
+	return error_set(err, "line %lu: clock_ends= lists an unknown stack end \"%s\"", l->number, end);
+}
+
+/* nclock=N clock=PC,... [clock_stacks=... clock_ends=...] on a ts line:
+ * the thread was clocked, with N clock samples. */
+static int get_clock(struct builder *b, struct line *l, struct profile_thread_sample *t,
+		     struct error *err)
+{
+	const char *pcs = field(l, "clock"), *stacks = field(l, "clock_stacks");
+	const char *ends = field(l, "clock_ends");
+	char item[16 * PROFILE_MAX_FRAMES + 64], end[32];
+
 	if (!field(l, "nclock"))
 		return 0;
 	if (get_u32(l, "nclock", &t->nclock, err) < 0)
@@ -707,18 +769,44 @@ static int get_nclock(struct builder *b, struct line *l, struct profile_thread_s
 		return error_set(err, "line %lu: nclock=%u exceeds %d", l->number, t->nclock,
 				 PROFILE_MAX_CLOCK_SAMPLES);
 	t->clocked = true;
-	b->pending_clock = t->nclock;
+	if (GROW_ARRAY(b->clock, b->clock_cap, b->nclock + t->nclock) < 0 ||
+	    (b->info.stacks && GROW_ARRAY(b->clock_frames, b->clock_frames_cap,
+					  (b->nclock + t->nclock) * PROFILE_MAX_FRAMES) < 0))
+		return error_set(err, "line %lu: out of memory", l->number);
+	if (t->nclock && (!pcs || (b->info.stacks && (!stacks || !ends))))
+		return error_set(err, "line %lu: nclock=%u without clock=%s", l->number, t->nclock,
+				 b->info.stacks ? ", clock_stacks= and clock_ends=" : "");
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		struct profile_clock_sample *c = &b->clock[b->nclock + k];
+		char *next;
+
+		memset(c, 0, sizeof(*c));
+		errno = 0;
+		c->pc = strtoull(next_item(&pcs, item, sizeof(item)), &next, 0);
+		if (errno || next == item || *next)
+			return error_set(err, "line %lu: clock= must list nclock PCs separated by commas",
+					 l->number);
+		if (b->info.stacks &&
+		    get_clock_stack(l, next_item(&stacks, item, sizeof(item)),
+				    next_item(&ends, end, sizeof(end)), c,
+				    b->clock_frames + (b->nclock + k) * PROFILE_MAX_FRAMES, err) < 0)
+			return -1;
+	}
+	if (pcs && *pcs)
+		return error_set(err, "line %lu: clock= lists more than nclock=%u PCs", l->number, t->nclock);
+	t->clock = NULL;	/* (pointed at when the sample is complete) */
+	b->nclock += t->nclock;
 	return 0;
 }
 
-/* The sample once its last ts and cs lines are in: the clock samples
- * (and their frames, PROFILE_MAX_FRAMES apart) pointed at, in order. */
+/* The sample once its last ts line is in: the clock samples (and their
+ * frames) pointed at, in order, now that neither array moves. */
 static int write_when_complete(struct builder *b, struct error *err)
 {
 	struct profile_sample *s = &b->sample;
 	size_t k = 0;
 
-	if (b->pending || b->pending_clock)
+	if (b->pending)
 		return 0;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		struct profile_thread_sample *t = &s->threads[i];
@@ -749,37 +837,10 @@ static int build_ts(struct builder *b, struct line *l, struct error *err)
 	    (b->info.stacks &&
 	     get_stack(l, t, b->frames + (size_t)(s->nthreads - b->pending) * PROFILE_MAX_FRAMES, err) < 0) ||
 	    (b->info.runs && get_run(l, t, err) < 0) ||
-	    (b->info.clock && get_nclock(b, l, t, err) < 0) ||
+	    (b->info.clock && get_clock(b, l, t, err) < 0) ||
 	    check_fields(l, err) < 0)
 		return -1;
 	--b->pending;
-	return write_when_complete(b, err);
-}
-
-/* A cs line: a clock sample of the last ts line's thread. */
-static int build_cs(struct builder *b, struct line *l, struct error *err)
-{
-	struct profile_clock_sample *c;
-	struct profile_thread_sample at = { 0 };
-
-	if (!b->pending_clock)
-		return error_set(err, "line %lu: cs line without a ts line with nclock=N before it",
-				 l->number);
-	if (GROW_ARRAY(b->clock, b->clock_cap, b->nclock + 1) < 0 ||
-	    (b->info.stacks && GROW_ARRAY(b->clock_frames, b->clock_frames_cap,
-					  (b->nclock + 1) * PROFILE_MAX_FRAMES) < 0))
-		return error_set(err, "line %lu: out of memory", l->number);
-	c = &b->clock[b->nclock];
-	memset(c, 0, sizeof(*c));
-	if (get_u64(l, "pc", &c->pc, err) < 0 ||
-	    (b->info.stacks &&
-	     get_stack(l, &at, b->clock_frames + b->nclock * PROFILE_MAX_FRAMES, err) < 0) ||
-	    check_fields(l, err) < 0)
-		return -1;
-	c->nframes = at.nframes;
-	c->stack_end = at.stack_end;
-	b->nclock++;
-	b->pending_clock--;
 	return write_when_complete(b, err);
 }
 
@@ -854,7 +915,6 @@ static const struct record_builder record_builders[] = {
 	{ "map", build_map },
 	{ "sample", build_sample },
 	{ "ts", build_ts },
-	{ "cs", build_cs },
 	{ "stats", build_stats },
 	{ "window", build_window },
 };
@@ -891,10 +951,7 @@ static int build_line(struct builder *b, struct line *l, struct error *err)
 			return parse_host(l, &b->info.host, err) < 0 ? -1 : check_fields(l, err);
 		return parse_channel(l, &b->info, err) < 0 ? -1 : check_fields(l, err);
 	}
-	if (b->pending_clock && strcmp(l->word, "cs") != 0)
-		return error_set(err, "line %lu: %u more cs lines expected before this %s line",
-				 l->number, b->pending_clock, l->word);
-	if (b->pending && strcmp(l->word, "ts") != 0 && strcmp(l->word, "cs") != 0)
+	if (b->pending && strcmp(l->word, "ts") != 0)
 		return error_set(err, "line %lu: %u more ts lines expected before this %s line",
 				 l->number, b->pending, l->word);
 	for (size_t i = 0; i < sizeof(record_builders) / sizeof(record_builders[0]); i++) {
@@ -922,9 +979,8 @@ static int build_all(struct builder *b, struct error *err)
 			ret = -1;
 	}
 	free(text);
-	if (ret == 0 && (b->pending || b->pending_clock))
-		ret = error_set(err, "input ends %u ts and %u cs lines short of the last sample",
-				b->pending, b->pending_clock);
+	if (ret == 0 && b->pending)
+		ret = error_set(err, "input ends %u ts lines short of the last sample", b->pending);
 	if (ret == 0 && !b->w && !b->finished)
 		ret = open_writer(b, err);
 	return ret;
