@@ -219,6 +219,8 @@ static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32
 			    unsigned stack_end, uint64_t *chain);
 static int note_marker(struct perf_writer *w, uint32_t pid, unsigned stack_end, uint64_t time,
 		       struct error *err);
+static void emit_clock(struct perf_writer *w, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t, uint64_t time);
 
 /* What a thread did between its last sample and its exit: its CPU time and
  * counts there, at its last sampled PC (0 for a thread never sampled: perf
@@ -229,19 +231,23 @@ static void emit_exit_tail(struct perf_writer *w, const struct stack_tree *stack
 	uint64_t deltas[PROFILE_MAX_CHANNELS];
 	struct profile_thread_sample t = {
 		.tid = rec->tid, .pid = rec->pid, .pc = rec->last_pc,
-		.cpu_delta_ns = rec->cpu_delta_ns, .pc_cpu_ns = rec->pc_cpu_ns,
+		.cpu_delta_ns = rec->cpu_delta_ns, .pc_cpu_ns = rec->cpu_delta_ns,
+		.nclock = rec->owed.cpu_ns ? 1 : 0, .clock = &rec->owed,
 		.counter_deltas = deltas,
 	};
 	uint32_t nchain = 0;
 
-	if (!rec->final && !(w->info->clock && rec->pc_cpu_ns))
-		return;	/* gone before it could be read (and owing nothing) */
+	if (!rec->final) {	/* gone before it could be read: what it owed alone */
+		emit_clock(w, stacks, &t, time);
+		return;
+	}
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
 	if (w->info->stacks && w->chains)	/* at its last stack (it was sampled) */
 		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, rec->last_stack_end,
 				     w->chains);
 	/* no wall interval: only CPU time and counts */
 	emit_thread_events(w, &t, w->chains, nchain, time, 0);
+	emit_clock(w, stacks, &t, time);
 }
 
 static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks,

@@ -331,15 +331,23 @@ static int exit_row(struct rows *r, const struct stack_tree *stacks, const struc
 		.tid = e->tid,
 		.exit = true,
 		.pc = e->last_pc,
-		.cpu_delta_ns = r->info->clock ? e->pc_cpu_ns : e->cpu_delta_ns,
+		.cpu_delta_ns = e->cpu_delta_ns,
 		.exit_rec = e,
 		.stacks = stacks,
 		.chain = e->last_chain,
 		.stack_end = r->info->stacks ? e->last_stack_end : PROFILE_STACK_COMPLETE,
 	};
 
-	if (!e->final && !row.cpu_delta_ns)
-		return 0;	/* gone before it could be read (and owing nothing) */
+	if (e->final && emit(arg, &row, err) < 0)
+		return -1;	/* (without final: gone before it could be read) */
+	if (!e->owed.cpu_ns)
+		return 0;
+	row.exit = false;	/* what it owed its clock samples: a cpu row */
+	row.clock = true;
+	row.pc = e->owed.pc;
+	row.cpu_delta_ns = e->owed.cpu_ns;
+	row.chain = e->owed.chain;
+	row.stack_end = r->info->stacks ? e->owed.stack_end : PROFILE_STACK_COMPLETE;
 	return emit(arg, &row, err);
 }
 

@@ -305,24 +305,22 @@ static void zero_deltas(const struct native_reader *nr, uint64_t *cpu_delta, uin
 		memset(deltas, 0, nr->threads.ncounters * sizeof(*deltas));
 }
 
-/* What the exiting thread owed its clock samples (charge_clock) goes to
- * its last PC: e->pc_cpu_ns.  It ran that inside a window, also when it
- * exits outside one.  A thread gone before it could be read has no
- * deltas, but that (no counts then). */
+/* What the exiting thread owed its clock samples (charge_clock) goes
+ * where its last clock sample was: e->owed.  It ran that inside a
+ * window, also when it exits outside one. */
 static void exit_owed(struct native_reader *nr, struct profile_exit *e)
 {
 	struct tid_state *st = tid_table_find(&nr->threads, e->tid);
-	uint64_t owed = st ? st->clock_owed : 0;
 
-	if (!e->final) {
-		e->cpu_delta_ns = 0;
-		if (nr->threads.ncounters)
-			memset(e->counter_deltas, 0, nr->threads.ncounters * sizeof(*e->counter_deltas));
-		e->last_pc = st ? st->pc : 0;
-		e->last_chain = st ? st->chain : 0;
-		e->last_stack_end = st ? st->stack_end : 0;
-	}
-	e->pc_cpu_ns = e->cpu_delta_ns + owed;
+	memset(&e->owed, 0, sizeof(e->owed));
+	if (!st || !st->clock_owed)
+		return;
+	e->owed.pc = st->clock_pc;
+	e->owed.cpu_ns = st->clock_owed;
+	e->owed.chain = st->clock_chain;
+	e->owed.stack_end = st->clock_stack_end;
+	if (nr->head.info.stacks)
+		e->owed.nframes = stack_tree_depth(&nr->stacks, st->clock_chain);
 }
 
 static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
@@ -640,6 +638,7 @@ static int read_clock(struct native_reader *nr, struct cursor *c, struct tid_sta
 		cs->stack_end = stack.stack_end;
 	}
 	st->clock_chain = st->chain;
+	st->clock_stack_end = st->stack_end;
 	st->chain = chain;
 	st->stack_end = end;
 	charge_clock(nr, st, t, nr->clock + nr->nclock - t->nclock);

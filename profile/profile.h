@@ -124,6 +124,23 @@ struct profile_name {
 	char name[PROFILE_COMM_MAX];
 };
 
+/* Where a thread ran, sampled by the kernel on the thread's own CPU clock
+ * (profiles with clock samples, info.clock): one PC (and stack) every
+ * period of the thread's user CPU time, as perf record -e cpu-clock
+ * takes them.  cpu_ns is filled by the reader: the part of the
+ * thread-sample's CPU time charged here (docs/FORMAT.md, "Clock
+ * samples"). */
+struct profile_clock_sample {
+	uint64_t pc;
+	uint64_t cpu_ns;
+	/* with stacks: as a thread-sample's (frames to the writer, chain
+	 * from the reader) */
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint32_t chain;
+	uint8_t stack_end;
+};
+
 /* A thread exits; whole_process when it was the process's last thread.
  * With final, the thread's cumulative CPU time and counters as it exited
  * (read at its exit stop), so that what it did after its last sample is
@@ -144,10 +161,10 @@ struct profile_exit {
 	uint64_t last_pc;
 	uint32_t last_chain;		/* and that sample's stack (with stacks) */
 	uint8_t last_stack_end;
-	/* In profiles with clock samples: the CPU time charged at last_pc,
-	 * cpu_delta_ns and what the thread still owed its clock samples
-	 * (profile_thread_sample); that alone without final (no counts). */
-	uint64_t pc_cpu_ns;
+	/* In profiles with clock samples: the CPU time the thread still
+	 * owed its clock samples (docs/FORMAT.md), charged where its last
+	 * clock sample was (also without final) */
+	struct profile_clock_sample owed;
 };
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at
@@ -168,23 +185,6 @@ struct profile_map {
 	 * known - an older profile, a pperf one, or a file without one) */
 	uint8_t build_id_len;
 	uint8_t build_id[PROFILE_BUILD_ID_MAX];
-};
-
-/* Where a thread ran, sampled by the kernel on the thread's own CPU clock
- * (profiles with clock samples, info.clock): one PC (and stack) every
- * period of the thread's user CPU time, as perf record -e cpu-clock
- * takes them.  cpu_ns is filled by the reader: the part of the
- * thread-sample's CPU time charged here (docs/FORMAT.md, "Clock
- * samples"). */
-struct profile_clock_sample {
-	uint64_t pc;
-	uint64_t cpu_ns;
-	/* with stacks: as a thread-sample's (frames to the writer, chain
-	 * from the reader) */
-	const uint64_t *frames;
-	uint32_t nframes;
-	uint32_t chain;
-	uint8_t stack_end;
 };
 
 /* One thread in one sample. */
