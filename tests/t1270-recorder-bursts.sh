@@ -87,7 +87,7 @@ test_expect_success PERF,PERF_USER,NOBODY_CAN_READ 'unprivileged with -g' '
 '
 
 test_expect_success NUMPY 'sampler-report charges the CPU time there too' '
-	$PY "$ROOT/scripts/sampler-report" plain >report &&
+	$PY "$ROOT/scripts/sampler-report" --no-inline plain >report &&
 	futex=$(awk "\$1 == \"__futex_abstimed_wait_common\" { print \$6 }" report) &&
 	work=$(awk "\$1 == \"burst_work\" { print \$6 }" report) &&
 	csv=$(awk "\$2 == \"burst_work\" { n += \$3 } { all += \$3 } END { printf \"%.1f\", 100 * n / all }" plain.rows) &&
