@@ -180,7 +180,7 @@ static int symbol_id(struct columns_writer *c, const struct row *row, uint32_t *
 		*id = COLUMNS_NO_SYMBOL;
 		return 0;
 	}
-	rows_function(&c->rows, row, &dso, &symbol);
+	rows_symbol(&c->rows, row, &dso, &symbol);
 	known = pair_get(&c->by_pointer, (uintptr_t)dso, (uintptr_t)symbol);
 	if (known >= 0) {
 		*id = (uint32_t)known;

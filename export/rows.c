@@ -549,18 +549,6 @@ void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, symbol);
 }
 
-void rows_function(const struct rows *r, const struct row *row, const char **dso,
-		   const char **function)
-{
-	const char *inlined[INLINE_MAX_DEPTH];
-	size_t n;
-
-	symbolizer_lookup(r->symbols, row->pid, row->pc, dso, function);
-	n = symbolizer_inlines(r->symbols, row->pid, row->pc, false, inlined);
-	if (n)
-		*function = inlined[n - 1];	/* the stack's last frame */
-}
-
 struct same_code {
 	struct symbolizer *symbols;
 	uint32_t pid;

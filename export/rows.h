@@ -112,12 +112,6 @@ double rows_energy(const struct rows *r, const struct row *row, uint32_t ch);
 void rows_symbol(const struct rows *r, const struct row *row, const char **dso,
 		 const char **symbol);
 
-/* The row's DSO and the function that ran: the innermost one inlined at
- * its PC, "NAME (inlined)" (not with --no-inline), else its symbol; its
- * stack's last frame. */
-void rows_function(const struct rows *r, const struct row *row, const char **dso,
-		   const char **function);
-
 /* The row's call stack as text (stackfmt.h: names with --symbols, else
  * addresses), outermost first.  -1: err set. */
 int rows_stack(struct rows *r, const struct row *row, struct stack_text *text,

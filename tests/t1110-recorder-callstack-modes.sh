@@ -32,7 +32,7 @@
 check_stacks() {
 	dump "$1" &&
 	expect_eq 0 "$(grep "^ts " "$1.txt" | grep -vc " stack_end=")" "thread-samples without a stack" &&
-	"$EXPORT" --format folded --weight cpu "$1" >"$1.all" &&
+	"$EXPORT" --format folded --no-inline --weight cpu "$1" >"$1.all" &&
 	grep "^calltree;" "$1.all" >"$1.folded" &&
 	rooted=$(awk '{ w = $NF; total += w; split($1, f, ";")
 		       if (f[2] == "_start" || f[2] == "clone3") ok += w }
@@ -84,13 +84,13 @@ test_expect_success 'fork without exec: the child (same image, new process) has 
 	parent=$(sed -n "s/^process pid=\([0-9]*\) ppid=0 .*/\1/p" f.prof.txt) &&
 	child=$(sed -n "s/^process pid=\([0-9]*\) ppid=$parent .*/\1/p" f.prof.txt) &&
 	expect_ge 1 "$child" "pid of the fork child" &&
-	"$EXPORT" --format csv --symbols f.prof | grep -v "^#" | grep ";main;timed;" | cut -d, -f2 | sort -u >pids &&
+	"$EXPORT" --format csv --no-inline --symbols f.prof | grep -v "^#" | grep ";main;timed;" | cut -d, -f2 | sort -u >pids &&
 	expect_eq "$child" "$(cat pids)" "processes with stacks through main;timed"
 '
 
 test_expect_success 'exec from a second thread: the new image has its stacks' '
 	"$SAMPLER" -g -f 1000 -o x.prof -- "$EXAMPLES/thread-exec" 0.3 &&
-	"$EXPORT" --format folded --weight samples x.prof >x.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples x.prof >x.folded &&
 	cat x.folded &&
 	expect_grep "^thread-exec;clone3;start_thread;spinner [0-9]" x.folded &&
 	expect_grep "^busy;_start;__libc_start_main[^;]*;__libc_start_call_main;main [0-9]" x.folded &&
@@ -103,7 +103,7 @@ test_expect_success 'exec from a second thread: the new image has its stacks' '
 # a few samples before (the re-read is rate-limited per process).
 test_expect_success 'exec soon after the start: the new image'"'"'s frames in its libraries are known' '
 	"$SAMPLER" -g -f 1000 -o soon.prof -- "$EXAMPLES/thread-exec" 0.02 &&
-	"$EXPORT" --format folded --weight samples soon.prof >soon.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples soon.prof >soon.folded &&
 	# of the samples in main (the rest are ld.so starting it: more of
 	# them on a loaded machine), those rooted at _start
 	inmain=$(awk "/^busy;(.*;)?main(;| )/ { t += \$NF } END { print t + 0 }" soon.folded) &&
@@ -121,8 +121,8 @@ test_expect_success 'exec soon after the start: the new image'"'"'s frames in it
 # CPU in 0.2 s.
 test_expect_success 'exec from a second thread: its CPU time counted once' '
 	"$SAMPLER" -f 1000 -o once.prof -- "$EXAMPLES/thread-exec" 0.3 wait &&
-	"$EXPORT" --format folded --weight cpu once.prof >cpu.folded &&
-	"$EXPORT" --format folded --weight wall once.prof >wall.folded &&
+	"$EXPORT" --format folded --no-inline --weight cpu once.prof >cpu.folded &&
+	"$EXPORT" --format folded --no-inline --weight wall once.prof >wall.folded &&
 	cpu=$(awk "/^busy;/ { s += \$NF } END { print s + 0 }" cpu.folded) &&
 	wall=$(awk "/^busy;/ { s += \$NF } END { print s + 0 }" wall.folded) &&
 	echo "busy: cpu $cpu ns, wall $wall ns" &&
@@ -175,7 +175,7 @@ test_expect_success '-p rapl: stacks, and the energy of the call paths adds up t
 	# 3% is 90 ms behind over 3 s
 	within_percent "$(awk -v t=$((last - start)) "BEGIN { printf \"%.0f\", 5 * t / 1e3 }")" \
 		"$total" 3 "package-0 energy (uJ): 5 W from the start to the last sample" &&
-	"$EXPORT" --format folded --weight energy r.prof >r.energy &&
+	"$EXPORT" --format folded --no-inline --weight energy r.prof >r.energy &&
 	within_percent "$total" "$(folded_total r.energy)" 1 "energy of the call paths (uJ)"
 '
 
@@ -188,7 +188,7 @@ test_expect_success '-p scpi (a power meter): stacks, a reading in every sample,
 	expect_ge 100 "$(records s.prof.txt sample)" "samples" &&
 	start=$(field_values s.prof.txt host start_ns) &&
 	last=$(field_values s.prof.txt sample time | tail -n 1) &&
-	"$EXPORT" --format folded --weight energy:scpi s.prof >s.energy &&
+	"$EXPORT" --format folded --no-inline --weight energy:scpi s.prof >s.energy &&
 	within_percent "$(awk -v t=$((last - start)) "BEGIN { printf \"%.0f\", 12.5 * t / 1e3 }")" \
 		"$(folded_total s.energy)" 1 "energy of the call paths (uJ): 12.5 W over the samples'"'"' intervals"
 '
@@ -196,7 +196,7 @@ test_expect_success '-p scpi (a power meter): stacks, a reading in every sample,
 test_expect_success '-p perf: stacks, and the counter of the call paths adds up to the profile'"'"'s' '
 	"$SAMPLER" -g -f 1000 -p perf:perf::TASK-CLOCK -o k.prof -- "$EXAMPLES/calltree" 3 >out &&
 	check_stacks k.prof out &&
-	"$EXPORT" --format folded --weight perf::TASK-CLOCK k.prof >k.count &&
+	"$EXPORT" --format folded --no-inline --weight perf::TASK-CLOCK k.prof >k.count &&
 	total=$(stat_of k.prof.txt totals | cut -d, -f1) &&
 	expect_near "$total" "$(folded_total k.count)" "$(wc -l <k.count)" "task-clock of the call paths (ns, rounded per line)"
 '

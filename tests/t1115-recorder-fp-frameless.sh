@@ -23,7 +23,7 @@ test_expect_success 'the workload'"'"'s leaf has no frame of its own' '
 # paths (the profile's), neff.
 record() {
 	"$SAMPLER" -d -f 2000 --call-graph "$1" -o p.prof -- "$EXAMPLES/frameless" "$secs" >out 2>dbg &&
-	"$EXPORT" --format folded --weight cpu p.prof >p.folded &&
+	"$EXPORT" --format folded --no-inline --weight cpu p.prof >p.folded &&
 	frame_shares p.folded direct outer inner >paths &&
 	effective_samples p.prof cpu_delta_ns >neff &&
 	echo "measured: $(measured out)" && echo "profiled: $(cat paths)" &&

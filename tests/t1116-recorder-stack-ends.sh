@@ -36,7 +36,7 @@ record() {
 # in_symbol NAME: the stack_end of each thread-sample whose PC is in NAME
 # (one thread: the CSV's samples and the dump's come in the same order).
 in_symbol() {
-	"$EXPORT" --format csv --symbols p.prof | grep -v "^#" | awk -F, '$4 == "sample" { print $9 }' >syms &&
+	"$EXPORT" --format csv --no-inline --symbols p.prof | grep -v "^#" | awk -F, '$4 == "sample" { print $9 }' >syms &&
 	sed -n "s/^ts .* stack_end=//p" p.prof.txt >ends &&
 	expect_eq "$(wc -l <ends)" "$(wc -l <syms)" "thread-samples in the CSV" &&
 	paste -d" " syms ends | awk -v s="$1" '$1 == s { print $2 }'
@@ -56,7 +56,7 @@ test_expect_success 'assembly without CFI that uses rbp as data: its stacks end 
 # are read again (at most every 100 samples) the JIT code is in none.
 test_expect_success 'through a JIT frame that keeps a frame pointer: complete stacks' '
 	record dwarf -- "$EXAMPLES/stackends" jitcall 2 &&
-	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples p.prof >p.folded &&
 	through=$(awk "/^stackends;_start;.*;main;jit_caller;\\[unknown\\];c_work / { s += \$NF } END { print s + 0 }" p.folded) &&
 	total=$(awk "{ s += \$NF } END { print s + 0 }" p.folded) &&
 	echo "through the JIT frame to _start: $through of $total" &&
@@ -78,7 +78,7 @@ test_expect_success 'a recursion deeper than --max-stack: max-depth, counted so,
 # its outermost frame; the parent's caller is at its stack pointer.
 test_expect_success 'threads at their first instruction in clone3: no junk caller, rooted' '
 	record dwarf -- "$EXAMPLES/churn" 1 &&
-	"$EXPORT" --format folded --weight samples p.prof >p.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples p.prof >p.folded &&
 	junk=$(awk "\$1 ~ /^churn;\\[unknown\\]/ { s += \$NF } END { print s + 0 }" p.folded) &&
 	rooted=$(awk "{ t += \$NF; split(\$1, f, \";\"); if (f[2] == \"_start\" || f[2] == \"clone3\") r += \$NF }
 		     END { printf \"%.1f\", t ? 100 * r / t : -1 }" p.folded) &&
@@ -92,7 +92,7 @@ test_expect_success 'the dynamic loader at start-up: its stacks end complete at 
 	: >l.folded &&
 	for i in 1 2 3 4 5 6 7 8; do
 		LD_BIND_NOW=1 "$SAMPLER" -f 5000 -g -o l.prof -- /usr/bin/python3 -c pass &&
-		"$EXPORT" --format folded --weight samples l.prof | grep ";_dl_start;" >>l.folded || :
+		"$EXPORT" --format folded --no-inline --weight samples l.prof | grep ";_dl_start;" >>l.folded || :
 		if test "$(wc -l <l.folded)" -ge 5; then break; fi
 	done &&
 	expect_ge 1 "$(wc -l <l.folded)" "stacks through the loader'"'"'s _dl_start" &&

@@ -32,7 +32,7 @@ weight() {
 test_expect_success 'examples/jit with CFI: stacks in and through the JIT frame reach _start, complete' '
 	"$SAMPLER" -d -f 1000 --call-graph dwarf -o j.prof -- "$EXAMPLES/jit" 2 2>dbg &&
 	grep "call stacks truncated" dbg &&
-	"$EXPORT" --format folded --weight samples j.prof >j.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples j.prof >j.folded &&
 	total=$(weight "" j.folded) &&
 	in_jit=$(weight "^jit;_start;.*;main;jit_caller;\\\\[unknown\\\\] " j.folded) &&
 	through=$(weight "^jit;_start;.*;main;jit_caller;\\\\[unknown\\\\];jit_callback " j.folded) &&
@@ -46,7 +46,7 @@ test_expect_success 'examples/jit with CFI: stacks in and through the JIT frame 
 # frame pointer (bad-frame, not unknown-map: the chain went on).
 test_expect_success 'examples/jit with frame pointers: the chain goes through the JIT frame' '
 	"$SAMPLER" -d -f 1000 --call-graph fp -o f.prof -- "$EXAMPLES/jit" 2 2>dbg &&
-	"$EXPORT" --format folded --weight samples f.prof >f.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples f.prof >f.folded &&
 	total=$(weight "" f.folded) &&
 	expect_ge $((total * 7 / 10)) "$(weight ";main;jit_caller;\\\\[unknown\\\\]" f.folded)" \
 		"thread-samples with main and jit_caller below the JIT frame" &&
@@ -60,7 +60,7 @@ test_expect_success 'examples/jit with frame pointers: the chain goes through th
 test_expect_success 'an executable that maps a copy of its code: its stacks complete, with its CFI' '
 	"$SAMPLER" -d -f 1000 -g -o r.prof -- "$EXAMPLES/remap-nopie" 1 >out 2>dbg &&
 	grep -q "^copy=0x" out &&
-	"$EXPORT" --format folded --weight samples r.prof >r.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples r.prof >r.folded &&
 	total=$(weight "" r.folded) &&
 	expect_ge $((total * 8 / 10)) "$(weight "^remap-nopie;_start;.*;main;remap_outer;remap_inner " r.folded)" \
 		"thread-samples on complete stacks main;remap_outer;remap_inner" &&
@@ -83,7 +83,7 @@ test_expect_success NODE 'node --perf-basic-prof: complete stacks unmarked, JIT 
 	pid=$(sed -n "s/^process pid=\\([0-9]*\\).*/\\1/p" n.prof.txt | head -n 1) &&
 	test_when_finished "rm -f /tmp/perf-$pid.map" &&
 	test -s /tmp/perf-$pid.map &&
-	"$EXPORT" --format folded n.prof >n.folded &&
+	"$EXPORT" --format folded --no-inline n.prof >n.folded &&
 	total=$(weight "" n.folded) &&
 	rooted=$(weight "^node;(\\\\[truncated: [a-z-]*\\\\];)?(_start|clone3?);" n.folded) &&
 	marked=$(weight "^node;\\\\[truncated: [a-z-]*\\\\];(_start|clone3?);" n.folded) &&

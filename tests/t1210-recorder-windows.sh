@@ -114,7 +114,7 @@ test_expect_success 'folded --weight wall: the wall time of the windows, as the 
 	for p in d c; do
 		"$EXPORT" --format csv $p.prof | grep -v "^#" |
 			awk -F, "NR > 1 { s += \$7 } END { printf \"%.0f\", s }" >$p.csv-wall &&
-		"$EXPORT" --format folded --weight wall $p.prof >$p.folded &&
+		"$EXPORT" --format folded --no-inline --weight wall $p.prof >$p.folded &&
 		folded=$(awk "{ s += \$NF } END { printf \"%.0f\", s }" $p.folded) &&
 		expect_near "$(cat $p.csv-wall)" "$folded" "$(wc -l <$p.folded)" "$p: wall ns of the folded lines (rounded per line)" || return 1
 	done &&
