@@ -316,7 +316,7 @@ static int put_row(void *arg, const struct row *row, struct error *err)
 	put_u64(p + 16, row->pc);
 	put_u64(p + 24, row->cpu_delta_ns);
 	put_u64(p + 32, row->wall_delta_ns);
-	p[40] = row->exit;
+	p[40] = row->exit ? 1 : row->clock ? 2 : 0;	/* (colprof.py) */
 	p[41] = p[42] = p[43] = 0;
 	put_u32(p + 44, id);
 	put_u32(p + 48, key);

@@ -114,7 +114,7 @@ static int write_row(void *arg, const struct row *row, struct error *err)
 	struct csv_writer *c = arg;
 
 	fprintf(c->f, "%" PRId64 ",%" PRIu32 ",%" PRIu32 ",%s,0x%" PRIx64 ",%" PRIu64 ",%" PRIu64,
-		row->time_ns, row->pid, row->tid, row->exit ? "exit" : "sample", row->pc,
+		row->time_ns, row->pid, row->tid, row->exit ? "exit" : row->clock ? "cpu" : "sample", row->pc,
 		row->cpu_delta_ns, row->wall_delta_ns);
 	write_channel_cells(c, row);
 	if (c->rows.symbols) {

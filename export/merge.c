@@ -74,6 +74,8 @@ struct merge {
 	size_t ts_cap;
 	uint64_t *frames;	/* one sample's stacks, expanded (the writer takes frames) */
 	size_t frames_cap;
+	struct profile_clock_sample *clock;	/* one sample's clock samples, copied */
+	size_t clock_cap;
 	struct profile_stats stats;
 	uint32_t ncounters;	/* per-thread channels (the same in every input) */
 	uint32_t nenergy;	/* energy channels written after them (per-thread) */
@@ -304,6 +306,38 @@ static int sample_energy(struct merge *m, struct input *in, const struct profile
 	return 0;
 }
 
+/* The thread-samples' clock samples (in a merge that keeps them), their
+ * stacks expanded after the thread-samples' own, at m->frames + *used
+ * on (write_sample points at both once neither pool moves). */
+static int copy_clock(struct merge *m, const struct input *in, const struct profile_sample *s,
+		      size_t *used, struct error *err)
+{
+	size_t n = 0, k = 0, at = *used;
+
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		n += m->ts[i].clocked ? m->ts[i].nclock : 0;
+	if (!n) {
+		for (uint32_t i = 0; i < s->nthreads; i++)
+			m->ts[i].nclock = 0;
+		return 0;
+	}
+	if (GROW_ARRAY(m->clock, m->clock_cap, n) < 0)
+		return error_set(err, "out of memory");
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		for (uint32_t j = 0; m->ts[i].clocked && j < m->ts[i].nclock; j++, k++) {
+			m->clock[k] = s->threads[i].clock[j];
+			m->clock[k].nframes = 0;
+			if (!in->info->stacks || !in->rec.stacks)
+				continue;
+			if (GROW_ARRAY(m->frames, m->frames_cap, at + PROFILE_MAX_FRAMES) < 0)
+				return error_set(err, "out of memory");
+			m->clock[k].nframes = profile_stack_frames(in->rec.stacks, m->clock[k].chain,
+								   m->frames + at, PROFILE_MAX_FRAMES);
+			at += m->clock[k].nframes;
+		}
+	return 0;
+}
+
 static int write_sample(struct merge *m, struct input *in, struct profile_sample *s,
 			struct error *err)
 {
@@ -330,9 +364,17 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 			       &m->ts[i].cpu_ns, m->ts[i].counters, err) < 0)
 			return -1;
 	}
+	if (copy_clock(m, in, s, &used, err) < 0)
+		return -1;
 	/* the pool may have moved while filled; without stacks there is none */
-	for (uint32_t i = 0, at = 0; i < s->nthreads; at += m->ts[i].nframes, i++)
+	for (uint32_t i = 0, at = 0, k = 0; i < s->nthreads; at += m->ts[i].nframes, i++) {
 		m->ts[i].frames = m->frames ? m->frames + at : NULL;
+		m->ts[i].clock = m->ts[i].nclock ? m->clock + k : NULL;
+		for (uint32_t j = 0; j < m->ts[i].nclock; j++, k++) {
+			m->clock[k].frames = m->frames ? m->frames + used : NULL;
+			used += m->clock[k].nframes;
+		}
+	}
 	out.threads = m->ts;
 	return profile_write_sample(m->w, &out, err);
 }
@@ -404,6 +446,11 @@ static void merged_info(const struct merge *m, struct profile_info *info)
 	for (size_t i = 1; i < m->n; i++)
 		info->stacks |= m->in[i].info->stacks;	/* with stacks if any input has them */
 	info->format = PROFILE_FORMAT_NATIVE;
+	/* clock samples if every input has them, with the same period */
+	for (size_t i = 1; i < m->n; i++)
+		if (!m->in[i].info->clock ||
+		    m->in[i].info->clock_period_ns != info->clock_period_ns)
+			info->clock = false;
 	info->host.rank[0] = '\0';
 	snprintf(info->host.cmdline, sizeof(info->host.cmdline),
 		 "sampler-export: %zu profiles merged (first: %s)", m->n, m->in[0].path);
@@ -678,6 +725,7 @@ int merge_profiles(char *const *paths, size_t n, const char *out,
 	free(m.in);
 	free(m.ts);
 	free(m.frames);
+	free(m.clock);
 	free(m.counters);
 	free(m.shares);
 	idmap_free(&m.sums);

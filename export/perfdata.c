@@ -219,6 +219,8 @@ static uint32_t build_chain(const struct stack_tree *stacks, uint64_t pc, uint32
 			    unsigned stack_end, uint64_t *chain);
 static int note_marker(struct perf_writer *w, uint32_t pid, unsigned stack_end, uint64_t time,
 		       struct error *err);
+static void emit_clock(struct perf_writer *w, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t, uint64_t time);
 
 /* What a thread did between its last sample and its exit: its CPU time and
  * counts there, at its last sampled PC (0 for a thread never sampled: perf
@@ -229,18 +231,23 @@ static void emit_exit_tail(struct perf_writer *w, const struct stack_tree *stack
 	uint64_t deltas[PROFILE_MAX_CHANNELS];
 	struct profile_thread_sample t = {
 		.tid = rec->tid, .pid = rec->pid, .pc = rec->last_pc,
-		.cpu_delta_ns = rec->cpu_delta_ns, .counter_deltas = deltas,
+		.cpu_delta_ns = rec->cpu_delta_ns, .pc_cpu_ns = rec->cpu_delta_ns,
+		.nclock = rec->owed.cpu_ns ? 1 : 0, .clock = &rec->owed,
+		.counter_deltas = deltas,
 	};
 	uint32_t nchain = 0;
 
-	if (!rec->final)
+	if (!rec->final) {	/* gone before it could be read: what it owed alone */
+		emit_clock(w, stacks, &t, time);
 		return;
+	}
 	memcpy(deltas, rec->counter_deltas, sizeof(deltas));
 	if (w->info->stacks && w->chains)	/* at its last stack (it was sampled) */
 		nchain = build_chain(stacks, rec->last_pc, rec->last_chain, rec->last_stack_end,
 				     w->chains);
 	/* no wall interval: only CPU time and counts */
 	emit_thread_events(w, &t, w->chains, nchain, time, 0);
+	emit_clock(w, stacks, &t, time);
 }
 
 static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks,
@@ -385,6 +392,9 @@ static int ensure_shares(struct perf_writer *w, uint32_t n, struct error *err)
 	if (w->info->stacks && (GROW_ARRAY(w->chains, w->chains_cap, (size_t)n * CHAIN_MAX) < 0 ||
 				GROW_ARRAY(w->nchain, w->nchain_cap, n) < 0))
 		return error_set(err, "out of memory for the call stacks of a sample of %u threads", n);
+	if (w->info->stacks && w->info->clock &&
+	    GROW_ARRAY(w->clock_chain, w->clock_chain_cap, CHAIN_MAX) < 0)
+		return error_set(err, "out of memory for the call stacks of clock samples");
 	return 0;
 }
 
@@ -429,8 +439,9 @@ static void emit_thread_events(struct perf_writer *w, const struct profile_threa
 {
 	for (uint32_t e = 0; e < w->nevents; e++) {
 		switch (w->ev[e].kind) {
-		case EVENT_CPU_TIME:
-			emit_sample(w, e, t, chain, nchain, time, t->cpu_delta_ns);
+		case EVENT_CPU_TIME:	/* (the rest at its clock samples: emit_clock) */
+			emit_sample(w, e, t, chain, nchain, time,
+				    w->info->clock ? t->pc_cpu_ns : t->cpu_delta_ns);
 			break;
 		case EVENT_WALL_TIME:
 			emit_sample(w, e, t, chain, nchain, time, wall);
@@ -441,6 +452,24 @@ static void emit_thread_events(struct perf_writer *w, const struct profile_threa
 		case EVENT_ENERGY:
 			break;	/* per sample, below */
 		}
+	}
+}
+
+/* The CPU time of a thread-sample's clock samples (profile.h): each at
+ * its own PC and stack, as perf record -e cpu-clock gives them. */
+static void emit_clock(struct perf_writer *w, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t, uint64_t time)
+{
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		const struct profile_clock_sample *c = &t->clock[k];
+		struct profile_thread_sample at = { .tid = t->tid, .pid = t->pid, .pc = c->pc };
+		uint32_t nchain = 0;
+
+		if (w->info->stacks && w->clock_chain)
+			nchain = build_chain(stacks, c->pc, c->chain, c->stack_end, w->clock_chain);
+		for (uint32_t e = 0; e < w->nevents; e++)
+			if (w->ev[e].kind == EVENT_CPU_TIME)
+				emit_sample(w, e, &at, w->clock_chain, nchain, time, c->cpu_ns);
 	}
 }
 
@@ -465,6 +494,7 @@ static int on_sample(struct perf_writer *w, const struct stack_tree *stacks,
 		    note_marker(w, s->threads[i].pid, s->threads[i].stack_end, time, err) < 0)
 			return -1;
 		emit_thread_events(w, &s->threads[i], chain_of(w, i), nchain_of(w, i), time, wall);
+		emit_clock(w, stacks, &s->threads[i], time);
 	}
 	for (uint32_t e = 0; e < w->nevents; e++)
 		if (w->ev[e].kind == EVENT_ENERGY)
@@ -546,6 +576,7 @@ static void perf_free(struct perf_writer *w)
 	energy_estimate_free(&w->estimate);
 	free(w->chains);
 	free(w->nchain);
+	free(w->clock_chain);
 	free(w);
 }
 

@@ -65,6 +65,8 @@ struct perf_writer {
 	bool estimated;			/* ... built (else the end rule) */
 	uint64_t *chains;		/* with stacks: CHAIN_MAX per thread of a sample */
 	size_t chains_cap;
+	uint64_t *clock_chain;		/* with stacks and clock samples: CHAIN_MAX */
+	size_t clock_chain_cap;
 	uint32_t *nchain;		/* entries of each thread's chain */
 	size_t nchain_cap;
 };

@@ -218,7 +218,7 @@ bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch,
 	const struct profile_info *info = r->info;
 	uint32_t ks = 0;
 
-	if (!r->estimated || row->exit || info->channels[ch].kind != CHANNEL_POWER ||
+	if (!r->estimated || row->exit || row->clock || info->channels[ch].kind != CHANNEL_POWER ||
 	    info->channels[ch].scope != CHANNEL_PER_SAMPLE)
 		return false;
 	for (uint32_t i = 0; i < ch; i++)
@@ -342,6 +342,28 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 	return 0;
 }
 
+/* The cpu rows of a thread-sample's clock samples, after its own row. */
+static int clock_rows(struct rows *r, const struct row *sample_row,
+		      const struct profile_thread_sample *t, row_fn emit, void *arg,
+		      struct error *err)
+{
+	struct row row = *sample_row;
+
+	row.clock = true;
+	row.wall_delta_ns = 0;
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		const struct profile_clock_sample *c = &t->clock[k];
+
+		row.pc = c->pc;
+		row.cpu_delta_ns = c->cpu_ns;
+		row.chain = c->chain;
+		row.stack_end = r->info->stacks ? c->stack_end : PROFILE_STACK_COMPLETE;
+		if (emit(arg, &row, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int sample_rows(struct rows *r, const struct stack_tree *stacks,
 		       const struct profile_sample *s, row_fn emit, void *arg, struct error *err)
 {
@@ -365,12 +387,12 @@ static int sample_rows(struct rows *r, const struct stack_tree *stacks,
 		row.pid = t->pid;
 		row.tid = t->tid;
 		row.pc = t->pc;
-		row.cpu_delta_ns = t->cpu_delta_ns;
+		row.cpu_delta_ns = r->info->clock ? t->pc_cpu_ns : t->cpu_delta_ns;
 		row.thread = i;
 		row.chain = t->chain;
 		/* (set by the reader in profiles with stacks only) */
 		row.stack_end = r->info->stacks ? t->stack_end : PROFILE_STACK_COMPLETE;
-		if (emit(arg, &row, err) < 0)
+		if (emit(arg, &row, err) < 0 || clock_rows(r, &row, t, emit, arg, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -394,8 +416,16 @@ static int exit_row(struct rows *r, const struct stack_tree *stacks, const struc
 		.stack_end = r->info->stacks ? e->last_stack_end : PROFILE_STACK_COMPLETE,
 	};
 
-	if (!e->final)
-		return 0;	/* the thread was gone before it could be read */
+	if (e->final && emit(arg, &row, err) < 0)
+		return -1;	/* (without final: gone before it could be read) */
+	if (!e->owed.cpu_ns)
+		return 0;
+	row.exit = false;	/* what it owed its clock samples: a cpu row */
+	row.clock = true;
+	row.pc = e->owed.pc;
+	row.cpu_delta_ns = e->owed.cpu_ns;
+	row.chain = e->owed.chain;
+	row.stack_end = r->info->stacks ? e->owed.stack_end : PROFILE_STACK_COMPLETE;
 	return emit(arg, &row, err);
 }
 
@@ -471,6 +501,19 @@ static enum row_cell exit_cell(const struct row *row, const struct channel_desc 
 	return ROW_CELL_VALUE;
 }
 
+/* A cpu row: its counts and energy stay with its thread-sample's row. */
+static enum row_cell clock_cell(const struct channel_desc *ch, uint64_t *count, double *value)
+{
+	if (ch->scope == CHANNEL_PER_THREAD) {
+		*count = 0;
+		return ROW_CELL_COUNT;
+	}
+	if (ch->kind != CHANNEL_ENERGY)
+		return ROW_CELL_EMPTY;
+	*value = 0;
+	return ROW_CELL_VALUE;
+}
+
 enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch,
 			uint64_t *count, double *value)
 {
@@ -487,6 +530,8 @@ enum row_cell rows_cell(const struct rows *r, const struct row *row, uint32_t ch
 	}
 	if (row->exit)
 		return exit_cell(row, desc, kt, count, value);
+	if (row->clock)
+		return clock_cell(desc, count, value);
 	if (desc->scope == CHANNEL_PER_THREAD) {
 		*count = s->threads[row->thread].counter_deltas[kt];
 		return ROW_CELL_COUNT;
@@ -540,7 +585,7 @@ bool rows_model_var(const struct rows *r, const struct row *row, uint32_t ch, do
 	struct same_code c = { r->symbols, row->pid };
 	uint32_t ks = 0;
 
-	if (!rows_has_model_var(r, ch) || row->exit)
+	if (!rows_has_model_var(r, ch) || row->exit || row->clock)
 		return false;
 	for (uint32_t i = 0; i < ch; i++)
 		if (info->channels[i].scope == CHANNEL_PER_SAMPLE)
@@ -564,8 +609,8 @@ double rows_energy(const struct rows *r, const struct row *row, uint32_t ch)
 	if (desc->scope != CHANNEL_PER_SAMPLE ||
 	    (desc->kind != CHANNEL_ENERGY && desc->kind != CHANNEL_POWER))
 		return NAN;
-	if (row->exit)
-		return 0;	/* after the last sample: no reading */
+	if (row->exit || row->clock)
+		return 0;	/* after the last sample, or a cpu row: no reading */
 	for (uint32_t i = 0; i < ch; i++)
 		if (info->channels[i].scope == CHANNEL_PER_SAMPLE)
 			ks++;

@@ -2,9 +2,13 @@
  * scripts' columns): what each row holds, in one place, so that both
  * outputs give the same numbers.
  *
- * A row is a thread-sample (kind sample) or the tail a thread ran after its
+ * A row is a thread-sample (kind sample), the tail a thread ran after its
  * last sample (kind exit: CPU time and counters, no wall interval, energy
- * 0, other per-sample readings missing).  Times are relative to the
+ * 0, other per-sample readings missing), or, in profiles with clock
+ * samples, one place the kernel found a thread running on its CPU clock
+ * (kind cpu: the CPU time charged there, no wall interval, energy 0,
+ * counts 0, other readings missing), written after its thread-sample,
+ * which keeps the rest of the thread's CPU time (profile.h, pc_cpu_ns).  Times are relative to the
  * recording's start; a sample's wall interval is the time since the
  * previous sample; its energy is divided by the one rule (attribution.h:
  * --energy-rule, the trapezoid estimator by default, which reads the
@@ -58,6 +62,7 @@ struct row {
 	uint32_t pid;
 	uint32_t tid;
 	bool exit;			/* kind exit, else sample */
+	bool clock;			/* kind cpu, else sample */
 	uint64_t pc;
 	uint64_t cpu_delta_ns;
 	uint64_t wall_delta_ns;

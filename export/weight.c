@@ -63,7 +63,7 @@ double weight_of_row(const struct weight *w, struct rows *rows, const struct row
 
 	switch (w->kind) {
 	case WEIGHT_SAMPLES:
-		return row->exit ? 0 : 1;
+		return row->exit || row->clock ? 0 : 1;
 	case WEIGHT_CPU:
 		return (double)row->cpu_delta_ns;
 	case WEIGHT_WALL:

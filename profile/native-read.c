@@ -32,6 +32,8 @@ struct native_reader {
 	struct stack_tree stacks;	/* info.stacks: every stack read */
 	bool stats_seen;
 	uint32_t version;		/* of the file */
+	struct profile_clock_sample *clock;	/* the clock samples of the sample read */
+	size_t nclock, clock_cap;
 	bool disabled;		/* after a window record that switched sampling off */
 	bool rebase;		/* the next sample starts a window: deltas 0 */
 };
@@ -231,6 +233,12 @@ static int read_info(struct native_reader *nr, struct error *err)
 			return reader_corrupt(&nr->head, cursor_offset(c) - 8, err,
 					      "channel %s declares a timing out of range", ch->name);
 	}
+	if (info->clock) {
+		GET(c, cur_varint, &info->clock_period_ns, "clock period");
+		if (!info->clock_period_ns || info->clock_period_ns > PROFILE_MAX_CLOCK_PERIOD_NS)
+			return reader_corrupt(&nr->head, cursor_offset(c), err, "clock period of %llu ns out of range",
+					      (unsigned long long)info->clock_period_ns);
+	}
 	return 0;
 }
 
@@ -297,6 +305,24 @@ static void zero_deltas(const struct native_reader *nr, uint64_t *cpu_delta, uin
 		memset(deltas, 0, nr->threads.ncounters * sizeof(*deltas));
 }
 
+/* What the exiting thread owed its clock samples (charge_clock) goes
+ * where its last clock sample was: e->owed.  It ran that inside a
+ * window, also when it exits outside one. */
+static void exit_owed(struct native_reader *nr, struct profile_exit *e)
+{
+	struct tid_state *st = tid_table_find(&nr->threads, e->tid);
+
+	memset(&e->owed, 0, sizeof(e->owed));
+	if (!st || !st->clock_owed)
+		return;
+	e->owed.pc = st->clock_pc;
+	e->owed.cpu_ns = st->clock_owed;
+	e->owed.chain = st->clock_chain;
+	e->owed.stack_end = st->clock_stack_end;
+	if (nr->head.info.stacks)
+		e->owed.nframes = stack_tree_depth(&nr->stacks, st->clock_chain);
+}
+
 static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		     struct profile_exit *e, struct error *err)
 {
@@ -326,6 +352,7 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		if (nr->disabled)
 			zero_deltas(nr, &e->cpu_delta_ns, e->counter_deltas);
 	}
+	exit_owed(nr, e);
 	tid_table_remove(&nr->threads, e->tid);
 	return 1;
 }
@@ -552,6 +579,89 @@ static int read_run(struct native_reader *nr, struct cursor *c, uint64_t time_ns
 	return 0;
 }
 
+/* The thread's CPU time since its previous sample, with what it owed
+ * before, divided between its clock samples and its PC (docs/FORMAT.md,
+ * "Clock samples").  A clock sample stands for a period of the thread's
+ * CPU time, but the kernel takes fewer than the time holds: none in the
+ * kernel (exclude_kernel) and, for a thread that runs in bursts shorter
+ * than a period, the part period it was in at each switch out is often
+ * lost (examples/bursts: half its time).  That time was spent where the
+ * thread ran, so it is owed to its next clock samples, up to
+ * SAMPLE_PERIODS_MAX periods each (one sample that follows a long stretch
+ * does not take it all) and OWED_PERIODS in all: beyond, it is a thread
+ * that spends its time in system calls, charged to its PC as in profiles
+ * without clock samples. */
+#define SAMPLE_PERIODS_MAX 2
+#define OWED_PERIODS 16
+
+static void charge_clock(const struct native_reader *nr, struct tid_state *st,
+			 struct profile_thread_sample *t, struct profile_clock_sample *cs)
+{
+	uint64_t period = nr->head.info.clock_period_ns;
+	uint64_t avail, each = 0, rest;
+	uint32_t n = t->nclock;
+
+	if (nr->rebase)		/* a window's first sample: nothing before counts */
+		st->clock_owed = 0;
+	avail = (nr->rebase ? 0 : t->cpu_delta_ns) + st->clock_owed;
+	if (n)
+		each = avail / n < SAMPLE_PERIODS_MAX * period ? avail / n : SAMPLE_PERIODS_MAX * period;
+	rest = avail - each * n;
+	for (uint32_t k = 0; k < n; k++) {	/* (what avail / n leaves, one ns each) */
+		uint64_t extra = each < SAMPLE_PERIODS_MAX * period && k < rest;
+
+		cs[k].cpu_ns = each + extra;
+	}
+	if (n && each < SAMPLE_PERIODS_MAX * period)
+		rest = 0;
+	st->clock_owed = rest < OWED_PERIODS * period ? rest : OWED_PERIODS * period;
+	t->pc_cpu_ns = rest - st->clock_owed;
+}
+
+/* The reading side of put_clock: the clock samples, appended to
+ * nr->clock (read_sample points the thread-samples at them). */
+static int read_clock(struct native_reader *nr, struct cursor *c, struct tid_state *st,
+		      struct profile_thread_sample *t, struct error *err)
+{
+	uint32_t chain = st->chain;
+	uint8_t end = st->stack_end;
+	uint64_t v;
+
+	GET(c, cur_varint, &v, "clock sample count");
+	if (!v) {	/* not sampled so: what it owed goes to its PC */
+		t->pc_cpu_ns += nr->rebase ? 0 : st->clock_owed;
+		st->clock_owed = 0;
+		return 0;
+	}
+	if (v - 1 > PROFILE_MAX_CLOCK_SAMPLES || v - 1 > cursor_left(c))
+		return reader_corrupt(&nr->head, cursor_offset(c), err, "%llu clock samples in one thread-sample (at most %d, one byte each)",
+				      (unsigned long long)(v - 1), PROFILE_MAX_CLOCK_SAMPLES);
+	t->clocked = true;
+	t->nclock = (uint32_t)(v - 1);
+	if (GROW_ARRAY(nr->clock, nr->clock_cap, nr->nclock + t->nclock) < 0)
+		return error_set(err, "cannot read %s: out of memory for its clock samples", nr->head.src.path);
+	st->chain = st->clock_chain;
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		struct profile_clock_sample *cs = &nr->clock[nr->nclock++];
+		struct profile_thread_sample stack = { 0 };
+
+		GET(c, cur_varint, &v, "clock sample pc");
+		st->clock_pc += (uint64_t)unzigzag(v);
+		*cs = (struct profile_clock_sample){ .pc = st->clock_pc };
+		if (nr->head.info.stacks && read_stack(nr, c, st, &stack, err) < 0)
+			return -1;
+		cs->chain = stack.chain;
+		cs->nframes = stack.nframes;
+		cs->stack_end = stack.stack_end;
+	}
+	st->clock_chain = st->chain;
+	st->clock_stack_end = st->stack_end;
+	st->chain = chain;
+	st->stack_end = end;
+	charge_clock(nr, st, t, nr->clock + nr->nclock - t->nclock);
+	return 0;
+}
+
 static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
 			      uint64_t time_ns, struct profile_thread_sample *t, struct error *err)
 {
@@ -576,7 +686,25 @@ static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32
 	t->run_from_ns = t->run_to_ns = 0;
 	if (nr->head.info.runs && t->cpu_delta_ns && read_run(nr, c, time_ns, t, err) < 0)
 		return -1;
-	return nr->head.info.stacks ? read_stack(nr, c, st, t, err) : 0;
+	if (nr->head.info.stacks && read_stack(nr, c, st, t, err) < 0)
+		return -1;
+	t->clocked = false;
+	t->nclock = 0;
+	t->clock = NULL;
+	t->pc_cpu_ns = t->cpu_delta_ns;
+	return nr->head.info.clock ? read_clock(nr, c, st, t, err) : 0;
+}
+
+/* The thread-samples' clock samples, in thread order in nr->clock (which
+ * may have moved while they were read). */
+static void point_clock(struct native_reader *nr)
+{
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < nr->nprev; i++) {
+		nr->ts[i].clock = nr->ts[i].nclock ? nr->clock + k : NULL;
+		k += nr->ts[i].nclock;
+	}
 }
 
 static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags,
@@ -596,9 +724,11 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 	if ((uint64_t)nr->nprev * (2 + nc) > cursor_left(c))
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "sample of %u threads does not fit in the %zu bytes left in its chunk",
 				      nr->nprev, cursor_left(c));
+	nr->nclock = 0;
 	for (uint32_t i = 0; i < nr->nprev; i++)
 		if (read_thread_sample(nr, c, nr->prev_tids[i], s->time_ns, &nr->ts[i], err) < 0)
 			return -1;
+	point_clock(nr);
 	if (cursor_left(c) < 8 * (size_t)nv)
 		return reader_corrupt(&nr->head, cursor_offset(c), err, "sample values cut short");
 	for (uint32_t j = 0; j < nv; j++) {
@@ -611,8 +741,10 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 	s->values = nr->values;
 	if (nr->rebase) {
 		nr->rebase = false;
-		for (uint32_t i = 0; i < s->nthreads; i++)
+		for (uint32_t i = 0; i < s->nthreads; i++) {
 			zero_deltas(nr, &s->threads[i].cpu_delta_ns, s->threads[i].counter_deltas);
+			s->threads[i].pc_cpu_ns = 0;	/* (charge_clock charged nothing) */
+		}
 	}
 	return 1;
 }
@@ -691,6 +823,7 @@ static void native_close(struct profile_reader *r)
 	free(nr->ts);
 	free(nr->counters);
 	free(nr->values);
+	free(nr->clock);
 	tid_table_free(&nr->threads);
 	stack_tree_free(&nr->stacks);
 }
@@ -715,11 +848,13 @@ static int read_header(struct native_reader *nr, struct error *err)
 		return error_set(err, "%s: profile format version %u, this reader knows versions 1-%d (use a matching sampler release)",
 				 nr->head.src.path, version, NATIVE_VERSION);
 	nr->version = version;
-	if (get_le32(header + 12) & ~(HEADER_STACKS | (version >= 4 ? HEADER_RUNS : 0)))
+	if (get_le32(header + 12) & ~(HEADER_STACKS | (version >= 4 ? HEADER_RUNS : 0) |
+				      (version >= 6 ? HEADER_CLOCK : 0)))
 		return error_set(err, "%s: corrupt profile at byte offset 12: unknown header flags 0x%08x",
 				 nr->head.src.path, get_le32(header + 12));
 	nr->head.info.stacks = get_le32(header + 12) & HEADER_STACKS;
 	nr->head.info.runs = get_le32(header + 12) & HEADER_RUNS;
+	nr->head.info.clock = get_le32(header + 12) & HEADER_CLOCK;
 	return 0;
 }
 

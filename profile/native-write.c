@@ -151,6 +151,8 @@ static int write_info(struct native_writer *nw, struct error *err)
 		if (c->has_delay)
 			p = put_double(p, c->delay_ms);
 	}
+	if (info->clock)
+		p = put_varint(p, info->clock_period_ns);
 	nw->chunk.len = (size_t)(p - nw->chunk.data);
 	return native_flush(&nw->head, err);
 }
@@ -398,18 +400,66 @@ static uint8_t *put_stack(struct native_writer *nw, uint8_t *p, struct tid_state
 	return p;
 }
 
-/* Stacks within the format's limits (the reader refuses others). */
-static int check_stacks(const struct profile_sample *s, size_t *frames, struct error *err)
+/* The thread-sample's clock samples: how many (0: not clocked, else one
+ * more than the count), then each one's PC as a delta from the thread's
+ * previous clock sample's and, with stacks, its stack as put_stack codes
+ * a thread-sample's, "the same" meaning the previous clock sample's. */
+static uint8_t *put_clock(struct native_writer *nw, uint8_t *p, struct tid_state *st,
+			  const struct profile_thread_sample *t)
 {
-	*frames = 0;
+	uint32_t chain = st->chain;	/* (the thread-sample's stays the thread's) */
+
+	st->chain = st->clock_chain;
+	p = put_varint(p, t->clocked ? 1 + (uint64_t)t->nclock : 0);
+	for (uint32_t k = 0; t->clocked && k < t->nclock; k++) {
+		const struct profile_clock_sample *c = &t->clock[k];
+		struct profile_thread_sample stack = {
+			.frames = c->frames, .nframes = c->nframes, .stack_end = c->stack_end,
+		};
+
+		p = put_varint(p, zigzag((int64_t)(c->pc - st->clock_pc)));
+		st->clock_pc = c->pc;
+		if (nw->head.info.stacks)
+			p = put_stack(nw, p, st, &stack);
+	}
+	st->clock_chain = st->chain;
+	st->chain = chain;
+	return p;
+}
+
+/* One stack within the format's limits (the reader refuses others). */
+static int check_stack(const uint64_t *frames, uint32_t nframes, size_t *total, struct error *err)
+{
+	if (nframes > PROFILE_MAX_FRAMES)
+		return error_set(err, "stack of %u frames exceeds the profile limit of %d",
+				 nframes, PROFILE_MAX_FRAMES);
+	if (nframes && !frames)
+		return error_set(err, "stack of %u frames given as a reader's chain, not its frames (expand it with profile_stack_frames)",
+				 nframes);
+	*total += nframes;
+	return 0;
+}
+
+/* Stacks and clock samples within the format's limits: *frames the stack
+ * frames, *clock the clock samples of the sample. */
+static int check_stacks(const struct profile_writer *w, const struct profile_sample *s,
+			size_t *frames, size_t *clock, struct error *err)
+{
+	*frames = *clock = 0;
 	for (uint32_t i = 0; i < s->nthreads; i++) {
-		if (s->threads[i].nframes > PROFILE_MAX_FRAMES)
-			return error_set(err, "stack of %u frames exceeds the profile limit of %d",
-					 s->threads[i].nframes, PROFILE_MAX_FRAMES);
-		if (s->threads[i].nframes && !s->threads[i].frames)
-			return error_set(err, "stack of %u frames given as a reader's chain, not its frames (expand it with profile_stack_frames)",
-					 s->threads[i].nframes);
-		*frames += s->threads[i].nframes;
+		const struct profile_thread_sample *t = &s->threads[i];
+
+		if (w->info.stacks && check_stack(t->frames, t->nframes, frames, err) < 0)
+			return -1;
+		if (!w->info.clock || !t->clocked)
+			continue;
+		if (t->nclock > PROFILE_MAX_CLOCK_SAMPLES)
+			return error_set(err, "%u clock samples in one thread-sample exceed the profile limit of %d",
+					 t->nclock, PROFILE_MAX_CLOCK_SAMPLES);
+		*clock += t->nclock;
+		for (uint32_t k = 0; w->info.stacks && k < t->nclock; k++)
+			if (check_stack(t->clock[k].frames, t->clock[k].nframes, frames, err) < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -420,7 +470,7 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	struct native_writer *nw = to_native_writer(w);
 	uint32_t nc = w->info.nthread_channels;
 	uint64_t residual;
-	size_t max, frames = 0;
+	size_t max, frames = 0, clock = 0;
 	uint8_t *p;
 	bool same;
 
@@ -430,7 +480,7 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 	if (GROW_ARRAY(nw->prev_tids, nw->prev_cap, s->nthreads) < 0)
 		return error_set(err, "cannot record a sample of %u threads: out of memory",
 				 s->nthreads);
-	if (w->info.stacks && check_stacks(s, &frames, err) < 0)
+	if (check_stacks(w, s, &frames, &clock, err) < 0)
 		return -1;
 	max = 1 + 2 * VARINT_MAX + (size_t)s->nthreads * VARINT_MAX * (3 + nc) +
 	      8 * (size_t)w->info.nsample_channels;
@@ -438,6 +488,8 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 		max += (size_t)s->nthreads * 3 * VARINT_MAX + frames * VARINT_MAX;
 	if (w->info.runs)
 		max += (size_t)s->nthreads * 2 * VARINT_MAX;
+	if (w->info.clock)
+		max += (s->nthreads + clock * (w->info.stacks ? 4 : 1)) * VARINT_MAX;
 	p = record_begin(nw, max, err);
 	if (!p)
 		return -1;
@@ -463,6 +515,8 @@ static int native_sample(struct profile_writer *w, const struct profile_sample *
 			p = put_run(p, nw->prev_time, s->time_ns, t);
 		if (w->info.stacks)
 			p = put_stack(nw, p, st, t);
+		if (w->info.clock)
+			p = put_clock(nw, p, st, t);
 	}
 	for (uint32_t j = 0; j < w->info.nsample_channels; j++)
 		p = put_double(p, s->values[j]);
@@ -579,7 +633,8 @@ struct profile_writer *native_writer_open(struct outfile *out, const struct prof
 				PIPE_FLUSH_INTERVAL_NS : FLUSH_INTERVAL_NS;
 	memcpy(header, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	put_le32(header + 8, NATIVE_VERSION);
-	put_le32(header + 12, (info->stacks ? HEADER_STACKS : 0) | (info->runs ? HEADER_RUNS : 0));
+	put_le32(header + 12, (info->stacks ? HEADER_STACKS : 0) | (info->runs ? HEADER_RUNS : 0) |
+			      (info->clock ? HEADER_CLOCK : 0));
 	/* The header and info go out at once, and the file takes its name
 	 * then: it is readable from the start, whenever the sampler dies. */
 	if (sink_write(&nw->head.sink, header, sizeof(header), false, err) < 0 ||

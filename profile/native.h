@@ -15,12 +15,13 @@
 #define SAMPLER_PROFILE_NATIVE_H
 
 /* Version 2 added the name record, version 3 the map's build ID, version 4
- * the runs header flag, version 5 the refused readings in the statistics;
- * older files read as before. */
-#define NATIVE_VERSION 5
+ * the runs header flag, version 5 the refused readings in the statistics,
+ * version 6 the clock header flag; older files read as before. */
+#define NATIVE_VERSION 6
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
 #define HEADER_RUNS 0x2			/* header flag: thread-samples carry their runs (version 4) */
+#define HEADER_CLOCK 0x4		/* header flag: thread-samples carry clock samples (version 5) */
 #define CHUNK_HEADER 8
 #define CHUNK_MAX (64u * 1024 * 1024)		/* the reader refuses longer chunks */
 

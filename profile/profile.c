@@ -42,6 +42,13 @@ struct profile_writer *profile_writer_open_out(struct outfile *out, enum profile
 		outfile_abandon(out);
 		return NULL;
 	}
+	if (info->clock && (!info->clock_period_ns ||
+			    info->clock_period_ns > PROFILE_MAX_CLOCK_PERIOD_NS)) {
+		error_set(err, "cannot create %s: clock period of %llu ns out of range (1 ns to 10 s)",
+			  outfile_name(out), (unsigned long long)info->clock_period_ns);
+		outfile_abandon(out);
+		return NULL;
+	}
 	switch (format) {
 	case PROFILE_FORMAT_NATIVE:
 		return native_writer_open(out, info, compress, err);

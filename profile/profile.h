@@ -124,6 +124,23 @@ struct profile_name {
 	char name[PROFILE_COMM_MAX];
 };
 
+/* Where a thread ran, sampled by the kernel on the thread's own CPU clock
+ * (profiles with clock samples, info.clock): one PC (and stack) every
+ * period of the thread's user CPU time, as perf record -e cpu-clock
+ * takes them.  cpu_ns is filled by the reader: the part of the
+ * thread-sample's CPU time charged here (docs/FORMAT.md, "Clock
+ * samples"). */
+struct profile_clock_sample {
+	uint64_t pc;
+	uint64_t cpu_ns;
+	/* with stacks: as a thread-sample's (frames to the writer, chain
+	 * from the reader) */
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint32_t chain;
+	uint8_t stack_end;
+};
+
 /* A thread exits; whole_process when it was the process's last thread.
  * With final, the thread's cumulative CPU time and counters as it exited
  * (read at its exit stop), so that what it did after its last sample is
@@ -144,6 +161,10 @@ struct profile_exit {
 	uint64_t last_pc;
 	uint32_t last_chain;		/* and that sample's stack (with stacks) */
 	uint8_t last_stack_end;
+	/* In profiles with clock samples: the CPU time the thread still
+	 * owed its clock samples (docs/FORMAT.md), charged where its last
+	 * clock sample was (also without final) */
+	struct profile_clock_sample owed;
 };
 
 /* One memory mapping of a process, as /proc/PID/maps shows it.  Written at
@@ -197,7 +218,23 @@ struct profile_thread_sample {
 	 * (CLOCK_MONOTONIC ns); both 0 when not known (no switch records, it
 	 * did not run, or it switched more often than the recorder kept). */
 	uint64_t run_from_ns, run_to_ns;
+	/* In profiles with clock samples (info.clock) only: clocked when the
+	 * kernel sampled the thread on its CPU clock through the interval
+	 * since its previous sample (false: not sampled so, or samples were
+	 * lost), and those samples, clock[0..nclock-1], oldest first.  The
+	 * reader divides cpu_delta_ns between them and pc: pc_cpu_ns is the
+	 * part charged to pc (all of it without clock samples). */
+	bool clocked;
+	uint32_t nclock;
+	const struct profile_clock_sample *clock;
+	uint64_t pc_cpu_ns;
 };
+
+/* Most clock samples one thread-sample may carry (the reader refuses
+ * more). */
+#define PROFILE_MAX_CLOCK_SAMPLES 4096
+/* and the longest clock period (10 s) */
+#define PROFILE_MAX_CLOCK_PERIOD_NS 10000000000ULL
 
 /* One synchronous snapshot of all threads. */
 struct profile_sample {
@@ -259,6 +296,8 @@ struct profile_info {
 	bool compressed;
 	bool stacks;			/* thread-samples carry call stacks (native only) */
 	bool runs;			/* thread-samples carry where they ran (native only) */
+	bool clock;			/* thread-samples carry clock samples (native only) */
+	uint64_t clock_period_ns;	/* with clock: the thread CPU time between them */
 	struct profile_host host;
 	uint32_t nchannels;
 	struct channel_desc channels[PROFILE_MAX_CHANNELS];

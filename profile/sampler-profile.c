@@ -26,9 +26,12 @@
 
 static void dump_info(FILE *out, const struct profile_info *info)
 {
-	fprintf(out, "format name=%s compressed=%d%s%s\n",
+	fprintf(out, "format name=%s compressed=%d%s%s",
 		info->format == PROFILE_FORMAT_PPERF ? "pperf" : "native", info->compressed,
 		info->stacks ? " stacks=1" : "", info->runs ? " runs=1" : "");
+	if (info->clock)
+		fprintf(out, " clock=%" PRIu64, info->clock_period_ns);
+	putc('\n', out);
 	fputs("host", out);
 	textform_host_fields(out, &info->host);
 	putc('\n', out);
@@ -70,6 +73,40 @@ static void dump_stack(FILE *out, const struct stack_tree *stacks,
 	fprintf(out, " stack_end=%s", profile_stack_end_name(t->stack_end));
 }
 
+/* A thread-sample's clock samples, on its ts line before its own stack:
+ * nclock=N, clock=PC,... and the CPU time the reader charged to each,
+ * clock_cpu=NS,...; with stacks clock_stacks=STACK,... (each its callers,
+ * innermost first, joined by ':') and clock_ends=END,... */
+static void dump_clock(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
+		       const struct profile_thread_sample *t)
+{
+	static uint64_t frames[PROFILE_MAX_FRAMES];
+
+	if (!info->clock || !t->clocked)
+		return;
+	fprintf(out, " nclock=%u", t->nclock);
+	if (!t->nclock)
+		return;
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, k ? ",0x%" PRIx64 : " clock=0x%" PRIx64, t->clock[k].pc);
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, k ? ",%" PRIu64 : " clock_cpu=%" PRIu64, t->clock[k].cpu_ns);
+	if (!info->stacks)
+		return;
+	fputs(" clock_stacks=", out);
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		uint32_t n = profile_stack_frames(stacks, t->clock[k].chain, frames, PROFILE_MAX_FRAMES);
+
+		if (k)
+			putc(',', out);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(out, i ? ":0x%" PRIx64 : "0x%" PRIx64, frames[i]);
+	}
+	for (uint32_t k = 0; k < t->nclock; k++)
+		fprintf(out, "%s%s", k ? "," : " clock_ends=",
+			profile_stack_end_name(t->clock[k].stack_end));
+}
+
 static void dump_sample(FILE *out, const struct profile_info *info, const struct stack_tree *stacks,
 			const struct profile_sample *s)
 {
@@ -87,6 +124,7 @@ static void dump_sample(FILE *out, const struct profile_info *info, const struct
 		textform_u64s(out, "dcounters", t->counter_deltas, nc);
 		if (info->runs && t->run_to_ns)
 			fprintf(out, " run=%" PRIu64 ",%" PRIu64, t->run_from_ns, t->run_to_ns);
+		dump_clock(out, info, stacks, t);
 		if (info->stacks)
 			dump_stack(out, stacks, t);
 		putc('\n', out);
@@ -259,6 +297,7 @@ static int check_fields(struct line *l, struct error *err)
 	static const struct { const char *word, *key; } derived[] = {
 		{ "ts", "pid" }, { "ts", "dcpu" }, { "ts", "dcounters" },
 		{ "exit", "dcpu" }, { "exit", "dcounters" }, { "exit", "last_pc" },
+		{ "ts", "clock_cpu" },
 	};
 
 	for (unsigned i = 0; i < l->nfields; i++) {
@@ -386,6 +425,10 @@ struct builder {
 	size_t counters_cap;
 	uint64_t *frames;		/* PROFILE_MAX_FRAMES per thread of the sample */
 	size_t frames_cap;
+	struct profile_clock_sample *clock;	/* the sample's, from its ts lines */
+	size_t nclock, clock_cap;
+	uint64_t *clock_frames;		/* PROFILE_MAX_FRAMES per clock sample */
+	size_t clock_frames_cap;
 	double values[PROFILE_MAX_CHANNELS];
 	bool finished;
 	struct profile_map map;		/* large records, parsed in place */
@@ -609,6 +652,7 @@ static int build_sample(struct builder *b, struct line *l, struct error *err)
 		return error_set(err, "line %lu: out of memory", l->number);
 	s->values = b->values;
 	b->pending = s->nthreads;
+	b->nclock = 0;
 	return s->nthreads ? 0 : profile_write_sample(b->w, s, err);
 }
 
@@ -666,6 +710,115 @@ static int get_run(struct line *l, struct profile_thread_sample *t, struct error
 			 l->number);
 }
 
+/* One list element of a clock field: the text up to the next comma. */
+static const char *next_item(const char **s, char *buf, size_t len)
+{
+	size_t n = strcspn(*s, ",");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, *s, n);
+	buf[n] = '\0';
+	*s += strcspn(*s, ",");
+	if (**s == ',')
+		(*s)++;
+	return buf;
+}
+
+/* A clock sample's stack: its callers joined by ':', and its end. */
+static int get_clock_stack(struct line *l, const char *text, const char *end,
+			   struct profile_clock_sample *c, uint64_t *frames, struct error *err)
+{
+	c->frames = frames;
+	c->nframes = 0;
+	while (*text) {
+		char *next;
+
+		if (c->nframes == PROFILE_MAX_FRAMES)
+			return error_set(err, "line %lu: a clock stack lists more than %d frames",
+					 l->number, PROFILE_MAX_FRAMES);
+		errno = 0;
+		frames[c->nframes++] = strtoull(text, &next, 0);
+		if (errno || next == text || *text == '-' || (*next && *next != ':'))
+			return error_set(err, "line %lu: clock_stacks= must list addresses joined by ':', stacks separated by commas",
+					 l->number);
+		text = *next ? next + 1 : next;
+	}
+	for (unsigned e = 0; e < PROFILE_STACK_NENDS; e++)
+		if (strcmp(end, profile_stack_end_name(e)) == 0) {
+			c->stack_end = (uint8_t)e;
+			return 0;
+		}
+	return error_set(err, "line %lu: clock_ends= lists an unknown stack end \"%s\"", l->number, end);
+}
+
+/* nclock=N clock=PC,... [clock_stacks=... clock_ends=...] on a ts line:
+ * the thread was clocked, with N clock samples. */
+static int get_clock(struct builder *b, struct line *l, struct profile_thread_sample *t,
+		     struct error *err)
+{
+	const char *pcs = field(l, "clock"), *stacks = field(l, "clock_stacks");
+	const char *ends = field(l, "clock_ends");
+	char item[16 * PROFILE_MAX_FRAMES + 64], end[32];
+
+	if (!field(l, "nclock"))
+		return 0;
+	if (get_u32(l, "nclock", &t->nclock, err) < 0)
+		return -1;
+	if (t->nclock > PROFILE_MAX_CLOCK_SAMPLES)
+		return error_set(err, "line %lu: nclock=%u exceeds %d", l->number, t->nclock,
+				 PROFILE_MAX_CLOCK_SAMPLES);
+	t->clocked = true;
+	if (GROW_ARRAY(b->clock, b->clock_cap, b->nclock + t->nclock) < 0 ||
+	    (b->info.stacks && GROW_ARRAY(b->clock_frames, b->clock_frames_cap,
+					  (b->nclock + t->nclock) * PROFILE_MAX_FRAMES) < 0))
+		return error_set(err, "line %lu: out of memory", l->number);
+	if (t->nclock && (!pcs || (b->info.stacks && (!stacks || !ends))))
+		return error_set(err, "line %lu: nclock=%u without clock=%s", l->number, t->nclock,
+				 b->info.stacks ? ", clock_stacks= and clock_ends=" : "");
+	for (uint32_t k = 0; k < t->nclock; k++) {
+		struct profile_clock_sample *c = &b->clock[b->nclock + k];
+		char *next;
+
+		memset(c, 0, sizeof(*c));
+		errno = 0;
+		c->pc = strtoull(next_item(&pcs, item, sizeof(item)), &next, 0);
+		if (errno || next == item || *next)
+			return error_set(err, "line %lu: clock= must list nclock PCs separated by commas",
+					 l->number);
+		if (b->info.stacks &&
+		    get_clock_stack(l, next_item(&stacks, item, sizeof(item)),
+				    next_item(&ends, end, sizeof(end)), c,
+				    b->clock_frames + (b->nclock + k) * PROFILE_MAX_FRAMES, err) < 0)
+			return -1;
+	}
+	if (pcs && *pcs)
+		return error_set(err, "line %lu: clock= lists more than nclock=%u PCs", l->number, t->nclock);
+	t->clock = NULL;	/* (pointed at when the sample is complete) */
+	b->nclock += t->nclock;
+	return 0;
+}
+
+/* The sample once its last ts line is in: the clock samples (and their
+ * frames) pointed at, in order, now that neither array moves. */
+static int write_when_complete(struct builder *b, struct error *err)
+{
+	struct profile_sample *s = &b->sample;
+	size_t k = 0;
+
+	if (b->pending)
+		return 0;
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		struct profile_thread_sample *t = &s->threads[i];
+
+		t->clock = t->nclock ? b->clock + k : NULL;
+		for (uint32_t j = 0; j < t->nclock; j++, k++)
+			b->clock[k].frames = b->info.stacks ?
+					     b->clock_frames + k * PROFILE_MAX_FRAMES : NULL;
+	}
+	return profile_write_sample(b->w, s, err);
+}
+
 static int build_ts(struct builder *b, struct line *l, struct error *err)
 {
 	struct profile_sample *s = &b->sample;
@@ -684,11 +837,11 @@ static int build_ts(struct builder *b, struct line *l, struct error *err)
 	    (b->info.stacks &&
 	     get_stack(l, t, b->frames + (size_t)(s->nthreads - b->pending) * PROFILE_MAX_FRAMES, err) < 0) ||
 	    (b->info.runs && get_run(l, t, err) < 0) ||
+	    (b->info.clock && get_clock(b, l, t, err) < 0) ||
 	    check_fields(l, err) < 0)
 		return -1;
-	if (--b->pending)
-		return 0;
-	return profile_write_sample(b->w, s, err);
+	--b->pending;
+	return write_when_complete(b, err);
 }
 
 static int build_stats(struct builder *b, struct line *l, struct error *err)
@@ -778,7 +931,8 @@ static int build_format(struct builder *b, struct line *l, struct error *err)
 		return error_set(err, "line %lu: format line after the first record", l->number);
 	b->info.stacks = stacks && strcmp(stacks, "0") != 0;
 	b->info.runs = runs && strcmp(runs, "0") != 0;
-	return 0;
+	b->info.clock = field(l, "clock") != NULL;
+	return b->info.clock ? get_u64(l, "clock", &b->info.clock_period_ns, err) : 0;
 }
 
 static int build_line(struct builder *b, struct line *l, struct error *err)
@@ -852,6 +1006,8 @@ static int cmd_build(const char *path, enum profile_format format)
 	free(b->sample.threads);
 	free(b->counters);
 	free(b->frames);
+	free(b->clock);
+	free(b->clock_frames);
 	free(b);
 	if (ret < 0) {
 		error_print(PROG, &err);

@@ -25,6 +25,11 @@ struct tid_state {
 	uint64_t cpu;
 	uint32_t chain;			/* stack of the previous sample (profiles with stacks) */
 	uint8_t stack_end;		/* and how it ended */
+	uint64_t clock_pc;		/* the previous clock sample's PC */
+	uint32_t clock_chain;		/* and its stack */
+	uint8_t clock_stack_end;	/* (reader) and how it ended */
+	uint64_t clock_owed;		/* reader: CPU time of intervals without
+					 * clock samples, owed to the next ones */
 };
 
 /* PCs are coded as deltas from the nearer of a thread's two last code

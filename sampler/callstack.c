@@ -343,6 +343,28 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 	count_stack(cs, s, n, end);
 }
 
+unsigned callstack_unwind_copy(struct callstack *cs, pid_t pid, const struct map_list *maps,
+			       const struct unwind_regs *regs, const struct unwind_stack *stack,
+			       uint64_t *frames, enum profile_stack_end *end)
+{
+	uint64_t t0 = cpu_ns();
+	unsigned n = unwind_thread(cs->unwinder, pid, maps, regs, stack, frames, end);
+
+	cs->st.unwind_ns += cpu_ns() - t0;
+	cs->st.files_refused = unwinder_files_refused(cs->unwinder);
+	return n;
+}
+
+uint32_t callstack_max_callers(const struct callstack *cs)
+{
+	return cs->opt.max_stack - 1;
+}
+
+uint32_t callstack_copy_size(const struct callstack *cs)
+{
+	return cs->opt.copy_size;
+}
+
 bool callstack_same(struct callstack *cs, const struct callstack_memo *memo, pid_t tid,
 		    uint64_t pc, uint64_t sp, const struct map_list *maps)
 {

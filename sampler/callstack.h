@@ -102,6 +102,17 @@ void callstack_capture_carried(struct callstack *cs, size_t slot);
 void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
 		      struct profile_thread_sample *ts, struct callstack_memo *memo);
 
+/* A copy the kernel took (the user registers and stack of a clock
+ * sample, cpuclock.h) of a thread of pid: unwound as a stopped thread's
+ * copy is, into frames[0..callstack_max_callers()-1].  Returns how many;
+ * *end says how the stack ended. */
+unsigned callstack_unwind_copy(struct callstack *cs, pid_t pid, const struct map_list *maps,
+			       const struct unwind_regs *regs, const struct unwind_stack *stack,
+			       uint64_t *frames, enum profile_stack_end *end);
+/* The callers a stack may have, and the bytes of stack copied. */
+uint32_t callstack_max_callers(const struct callstack *cs);
+uint32_t callstack_copy_size(const struct callstack *cs);
+
 /* Thread tid is off CPU at pc with stack pointer sp (/proc/TID/syscall):
  * is its stack the memo's?  Copies the top of its stack again (the caller
  * checks that the thread was not switched in meanwhile). */

@@ -58,6 +58,7 @@ struct engine_cfg {
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: no thread is sampled without a stop */
 	bool carry_preempted;		/* --carry-preempted (quiet.h) */
+	uint64_t clock_period_ns;	/* clock samples (cpuclock.h); 0: none */
 	enum engine_precise precise;	/* --precise-stops */
 	bool check_carried;		/* stop carried threads too, count wrong PCs */
 };
@@ -96,6 +97,13 @@ struct engine_snap {
 	size_t ts_alloc;
 	uint64_t *counters;		/* the thread-samples' counters, ncounters each */
 	size_t counters_alloc;
+	/* the clock samples of the threads (cpuclock.h), and their stacks */
+	struct profile_clock_sample *clock;
+	size_t nclock, clock_alloc;
+	uint64_t *clock_frames;
+	size_t nclock_frames, clock_frames_alloc;
+	uint8_t *clock_buf;		/* a record that wraps around its ring's end */
+	size_t clock_buf_len;
 	uint64_t look_ns;		/* when this snapshot took the switch stamps */
 	uint64_t prev_ns;		/* the previous snapshot's time */
 	uint64_t time_ns;		/* this one's: every stop was seen */

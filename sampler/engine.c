@@ -439,6 +439,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->cfg.follow_cpu = cfg->follow_cpu;
 	e->cfg.stop_every = cfg->stop_every;
 	e->cfg.carry_preempted = cfg->carry_preempted;
+	e->cfg.clock_period_ns = cfg->clock_period_ns;
 	e->cfg.precise = cfg->precise;
 	e->cfg.check_carried = cfg->check_carried;
 	e->out.writer = cfg->writer;

@@ -59,6 +59,9 @@ struct engine_config {
 	/* --tracers: tracing threads that share the threads of a command the
 	 * engine started (tracers.h; 0 or 1: one; ignored with attached) */
 	int tracers;
+	/* the clock period of each thread's clock samples (cpuclock.h); 0:
+	 * none */
+	uint64_t clock_period_ns;
 };
 
 /* What a run measured, beyond what the profile's stats record holds. */
@@ -85,6 +88,10 @@ struct engine_stats {
 	uint64_t files_refused;		/* -g: files left out of unwinding for want of descriptors */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
 	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
+	uint64_t clock_refused;		/* threads whose clock samples the kernel refused */
+	int clock_errno;		/* ...the first refusal's errno */
+	uint64_t clock_lost;		/* thread-samples whose clock samples were lost (ring full) */
+	uint64_t clock_samples;		/* clock samples taken */
 	bool tracers_refused;		/* --tracers asked, the sampler is not at real-time priority */
 	uint64_t running_stops;		/* stops that found a thread not blocked (read) */
 	uint64_t syscall_stops;		/* ...of them at a system call's return (regs.h) */

@@ -33,6 +33,20 @@ static void pmu_attach(struct engine *e, struct task *t)
 	}
 }
 
+/* Sample t on its own CPU clock (cpuclock.h): with the user stack when
+ * call stacks are taken.  Refused, it is sampled as before; counted, and
+ * said once at the end. */
+static void clock_attach(struct engine *e, struct task *t)
+{
+	uint32_t stack_bytes = e->cfg.stacks ? callstack_copy_size(e->cfg.stacks) : 0;
+
+	if (!e->cfg.clock_period_ns ||
+	    cpuclock_open(&t->clock, t->tid, e->cfg.clock_period_ns, stack_bytes) == 0)
+		return;
+	if (!e->stats.clock_refused++)
+		e->stats.clock_errno = errno;
+}
+
 struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 			enum task_state state)
 {
@@ -44,6 +58,7 @@ struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 		mapwatch_add_thread(p->watch, tid);
 	emit_thread(e, t, host_now_ns());
 	pmu_attach(e, t);
+	clock_attach(e, t);
 	if (!e->cfg.stop_every)
 		quiet_open(&t->quiet, tid, e->cfg.carry_preempted);
 	if (e->cfg.carry_preempted && !quiet_samples_registers(&t->quiet))
@@ -321,6 +336,7 @@ static void on_exec(struct engine *e, struct task *t)
 		mapwatch_drop_thread(p->watch, t->tid);	/* the leader's, gone */
 		if (p->watch)
 			mapwatch_add_thread(p->watch, t->tid);
+		clock_attach(e, t);
 	}
 	t->stack.valid = false;		/* a new image */
 	t->in_vfork = false;

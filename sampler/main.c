@@ -23,6 +23,7 @@
 #include "../profile/profile.h"
 #include "../top/top.h"
 #include "callstack.h"
+#include "cpuclock.h"
 #include "engine.h"
 #include "attach.h"
 #include "host.h"
@@ -46,6 +47,7 @@ struct options {
 	bool debug;
 	bool stop_all;
 	bool carry_preempted;
+	bool no_cpu_clock;
 	enum engine_precise precise;
 	int tracers;
 	enum profile_format format;
@@ -116,6 +118,9 @@ static void usage(FILE *out)
 		"                        their PC from the kernel's sample at their switch out\n"
 		"                        (many busy threads; needs root, CAP_PERFMON or\n"
 		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
+		"      --no-cpu-clock    charge a thread's CPU time to where the samples find\n"
+		"                        it, not to where the kernel's samples of its own CPU\n"
+		"                        clock found it running (the default: README.md)\n"
 		"      --precise-stops auto|always|never  take each CPU that may run the\n"
 		"                        target with a thread of the sampler just before a\n"
 		"                        sample, so that a stop finds a thread where it was,\n"
@@ -197,7 +202,7 @@ static int frequency_hint(int argc, char **argv, struct error *err)
 }
 
 enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
+       OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_NO_CPU_CLOCK, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
        OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS, OPT_PRECISE };
 
 /* 0: run; 1: done (help, version); -1: bad command line. */
@@ -222,6 +227,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
 		{ "carry-preempted", no_argument, NULL, OPT_CARRY_PREEMPTED },
+		{ "no-cpu-clock", no_argument, NULL, OPT_NO_CPU_CLOCK },
 		{ "precise-stops", required_argument, NULL, OPT_PRECISE },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -314,6 +320,9 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			break;
 		case OPT_STOP_ALL:
 			opt->stop_all = true;
+			break;
+		case OPT_NO_CPU_CLOCK:
+			opt->no_cpu_clock = true;
 			break;
 		case OPT_CARRY_PREEMPTED:
 			opt->carry_preempted = true;
@@ -463,6 +472,9 @@ static int open_writer(struct context *ctx, struct error *err)
 	profile_info_index_channels(info);
 	info->runs = ctx->opt.format == PROFILE_FORMAT_NATIVE && !ctx->opt.stop_all &&
 		     has_meter(info);
+	info->clock = ctx->opt.format == PROFILE_FORMAT_NATIVE && !ctx->opt.no_cpu_clock;
+	if (info->clock)
+		info->clock_period_ns = cpuclock_period_ns(profile_period_ns(ctx->opt.hz));
 	memcpy(info->host.rank, ctx->job.rank, sizeof(info->host.rank));
 	memcpy(info->host.job_id, ctx->job.job_id, sizeof(info->host.job_id));
 	if (!ctx->out)
@@ -512,6 +524,7 @@ static int run(struct context *ctx)
 		.attached = ctx->opt.nattach ? &ctx->attached : NULL,
 		.window = ctx->window.used ? &ctx->window : NULL,
 		.stacks = ctx->stacks,
+		.clock_period_ns = ctx->info.clock ? ctx->info.clock_period_ns : 0,
 	};
 	struct summary_run sum = {
 		.hz = ctx->opt.hz, .info = &ctx->info, .tune = &ctx->opt.tune,

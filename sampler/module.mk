@@ -1,6 +1,6 @@
 # sampler - the recorder.  Its objects live in build/sampler-objs/, because
 # build/sampler is the program itself.
-SAMPLER_SRCS := main engine events snapshot record regs tasks procfs host launch signals summary tune quiet job window attach \
+SAMPLER_SRCS := main engine events snapshot record regs tasks procfs host launch signals summary tune quiet cpuclock job window attach \
 	callstack unwind tracers buildid preempt mapwatch
 SAMPLER_OBJS := $(patsubst %,$(BUILD)/sampler-objs/%.o,$(SAMPLER_SRCS))
 

@@ -598,11 +598,115 @@ static void unwind_all(struct engine *e, size_t n, uint64_t now)
 	}
 }
 
+/* ---- clock samples (cpuclock.h) ---------------------------------------- */
+
+struct clock_drain {
+	struct engine *e;
+	const struct process *p;
+};
+
+/* The stack of a clock sample, unwound into the snapshot's clock frames.
+ * Those may move as they grow: until every thread is drained the sample's
+ * chain holds where its frames begin (point_clock_frames). */
+static void clock_stack(struct engine *e, const struct process *p, const struct cpuclock_sample *s,
+			struct profile_clock_sample *cs)
+{
+	struct engine_snap *sn = &e->snap;
+	uint32_t max = callstack_max_callers(e->cfg.stacks);
+	struct unwind_stack stack = s->stack;
+	const struct map_entry *m = map_list_find(&p->maps, stack.start);
+	enum profile_stack_end end = PROFILE_STACK_UNREADABLE;
+
+	cs->stack_end = PROFILE_STACK_UNREADABLE;
+	if (!s->has_regs || !stack.len ||
+	    GROW_ARRAY(sn->clock_frames, sn->clock_frames_alloc, sn->nclock_frames + max) < 0)
+		return;
+	if (m) {	/* the copy ends where the stack's mapping does */
+		stack.end = m->end;
+		if (stack.len > m->end - stack.start)
+			stack.len = m->end - stack.start;
+	}
+	cs->nframes = callstack_unwind_copy(e->cfg.stacks, p->pid, &p->maps, &s->regs, &stack,
+					    sn->clock_frames + sn->nclock_frames, &end);
+	cs->stack_end = (uint8_t)end;
+	cs->chain = (uint32_t)sn->nclock_frames;
+	sn->nclock_frames += cs->nframes;
+}
+
+static void take_clock_sample(void *arg, const struct cpuclock_sample *s)
+{
+	struct clock_drain *d = arg;
+	struct engine_snap *sn = &d->e->snap;
+	struct profile_clock_sample *cs;
+
+	if (GROW_ARRAY(sn->clock, sn->clock_alloc, sn->nclock + 1) < 0)
+		return;		/* (the thread-sample is then not clocked) */
+	cs = &sn->clock[sn->nclock++];
+	*cs = (struct profile_clock_sample){ .pc = s->pc };
+	if (d->e->cfg.stacks)
+		clock_stack(d->e, d->p, s, cs);
+}
+
+/* Point the thread-samples at their clock samples, and those at their
+ * frames, now that neither array moves. */
+static void point_clock(struct engine *e, size_t n)
+{
+	struct engine_snap *sn = &e->snap;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct profile_thread_sample *ts = &sn->ts[i];
+
+		ts->clock = ts->nclock ? sn->clock + k : NULL;
+		for (uint32_t j = 0; j < ts->nclock; j++, k++) {
+			struct profile_clock_sample *cs = &sn->clock[k];
+
+			cs->frames = cs->nframes ? sn->clock_frames + cs->chain : NULL;
+			cs->chain = 0;
+		}
+	}
+}
+
+/* Each thread's clock samples up to this sample's time.  A thread whose
+ * ring lost some (or that has none) is not clocked in this sample: its CPU
+ * time goes to its PC. */
+static void drain_clock(struct engine *e, size_t n)
+{
+	struct engine_snap *sn = &e->snap;
+	size_t want = cpuclock_record_max(e->cfg.stacks ? callstack_copy_size(e->cfg.stacks) : 0);
+
+	if (!e->cfg.clock_period_ns)
+		return;
+	if (GROW_ARRAY(sn->clock_buf, sn->clock_buf_len, want) < 0)
+		return;		/* none clocked: ts[] were zeroed so */
+	sn->nclock = sn->nclock_frames = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct profile_thread_sample *ts = &sn->ts[i];
+		struct task *t = tasks_find(&e->tasks, (pid_t)ts->tid);
+		struct clock_drain d = { .e = e, .p = t ? t->proc : NULL };
+		size_t first = sn->nclock, frames = sn->nclock_frames;
+
+		if (!t || !cpuclock_on(&t->clock))
+			continue;
+		ts->clocked = cpuclock_drain(&t->clock, sn->time_ns, sn->clock_buf,
+					     sn->clock_buf_len, take_clock_sample, &d);
+		if (!ts->clocked) {
+			e->stats.clock_lost++;
+			sn->nclock = first;
+			sn->nclock_frames = frames;
+		}
+		ts->nclock = (uint32_t)(sn->nclock - first);
+		e->stats.clock_samples += ts->nclock;
+	}
+	point_clock(e, n);
+}
+
 void snapshot_unwind(struct engine *e, size_t n, uint64_t now)
 {
 	check_maps(e, e->snap.ts, n, now);
 	if (e->cfg.stacks)
 		unwind_all(e, n, now);
+	drain_clock(e, n);
 }
 
 void snapshot_free(struct engine *e)
@@ -610,4 +714,7 @@ void snapshot_free(struct engine *e)
 	free(e->snap.ts);
 	free(e->snap.counters);
 	free(e->snap.waitlist);
+	free(e->snap.clock);
+	free(e->snap.clock_frames);
+	free(e->snap.clock_buf);
 }

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "../common/error.h"
@@ -243,6 +244,11 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 	fprintf(stderr, "sampler: stops of running threads: %" PRIu64 ", %" PRIu64
 		" of them at a system call's return (%.1f%%)\n", st->running_stops, st->syscall_stops,
 		st->running_stops ? 100.0 * (double)st->syscall_stops / (double)st->running_stops : 0);
+	if (run->info->clock)
+		fprintf(stderr, "sampler: clock samples: %" PRIu64 " (every %.0f us of a thread's CPU time), "
+			"%" PRIu64 " thread-samples lost theirs, %" PRIu64 " threads refused\n",
+			st->clock_samples, (double)run->info->clock_period_ns / 1e3, st->clock_lost,
+			st->clock_refused);
 	if (st->precise_from)
 		fprintf(stderr, "sampler: precise stops: on from sample %" PRIu64 " (CPUs held %" PRIu64
 			" times, %" PRIu64 " of them let go unreleased)\n",
@@ -261,6 +267,12 @@ void summary_print(const char *prog, const struct summary_run *run,
 		warn_print(prog, "--carry-preempted: the kernel refused the context-switch samples "
 			   "(they need root, CAP_PERFMON or kernel.perf_event_paranoid 1 or lower); "
 			   "threads that waited for a CPU were stopped");
+	if (st->clock_refused)
+		warn_print(prog, "the kernel refused to sample %" PRIu64 " thread%s on its CPU clock (%s; "
+			   "kernel.perf_event_paranoid 3, or the perf mlock budget, "
+			   "kernel.perf_event_mlock_kb, spent by many threads): their CPU time is charged "
+			   "where the samples found them, as with --no-cpu-clock",
+			   st->clock_refused, st->clock_refused == 1 ? "" : "s", strerror(st->clock_errno));
 	if (st->tracers_refused)
 		warn_print(prog, "--tracers: the sampler does not run at real-time priority (as root it does "
 			   "unless --no-realtime), so one tracer followed every thread: a thread that moves "

@@ -41,6 +41,7 @@ static void task_free(struct task *t)
 	if (t->stat_fd >= 0)
 		close(t->stat_fd);
 	quiet_close(&t->quiet);
+	cpuclock_close(&t->clock);
 	callstack_memo_free(&t->stack);
 	process_put(t->proc);
 	free(t->counters);
@@ -143,6 +144,7 @@ struct task *tasks_add(struct task_table *tt, pid_t tid, struct process *proc,
 	t->schedstat_fd = procfs_open_schedstat(proc->pid, tid);
 	t->stat_fd = -1;
 	quiet_init(&t->quiet);
+	cpuclock_init(&t->clock);
 	proc->live_threads++;
 	proc->tasks++;
 	tt->tasks[tt->ntasks++] = t;

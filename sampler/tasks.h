@@ -17,6 +17,7 @@
 
 #include "../common/idmap.h"
 #include "callstack.h"
+#include "cpuclock.h"
 #include "mapwatch.h"
 #include "procfs.h"
 #include "quiet.h"
@@ -65,6 +66,7 @@ struct task {
 	int schedstat_fd;	/* kept open: pread per sample */
 	int stat_fd;		/* opened when the sampler follows it to its CPU */
 	struct quiet quiet;	/* has it run since its PC was read? */
+	struct cpuclock clock;	/* where it ran, sampled on its CPU clock */
 	struct callstack_memo stack;	/* its last call stack (-g) */
 	uint64_t pc;
 	uint64_t cpu_ns;	/* its CPU time as the kernel last gave it */

@@ -84,11 +84,13 @@ value() {
 # weights (a CSV column: cpu_delta_ns, wall_delta_ns) are worth,
 # (sum w)^2 / sum w^2.  A starved machine takes fewer samples, and one
 # sample after a long wait carries the whole wait's wall time (energy).
+# The CPU time is in the thread-samples' rows and their clock samples'
+# (kind cpu: docs/EXPORT.md).
 effective_samples() {
 	"$EXPORT" --format csv "$1" | $PY -c '
 import csv, sys
 rows = csv.DictReader(line for line in sys.stdin if not line.startswith("#"))
-w = [float(r[sys.argv[1]]) for r in rows if r["kind"] == "sample" and r["tid"] == r["pid"]]
+w = [float(r[sys.argv[1]]) for r in rows if r["kind"] in ("sample", "cpu") and r["tid"] == r["pid"]]
 s2 = sum(x * x for x in w)
 print("%.0f" % (sum(w) ** 2 / s2 if s2 else 0))' "$2"
 }

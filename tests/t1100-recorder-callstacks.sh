@@ -105,7 +105,7 @@ test_expect_success '-g is --call-graph dwarf with 8192 bytes of stack and 127 f
 	"$SAMPLER" -d -g -o g.prof -- "$EXAMPLES/calltree" 0.3 >/dev/null 2>dbg &&
 	expect_grep "^sampler: call stacks: dwarf, 8192 bytes copied per thread" dbg &&
 	dump g.prof &&
-	expect_grep "^format name=native compressed=0 stacks=1$" g.prof.txt &&
+	expect_grep "^format name=native compressed=0 stacks=1 clock=250000$" g.prof.txt &&
 	expect_eq 0 "$(grep "^ts " g.prof.txt | grep -vc " stack_end=")" "thread-samples without a stack"
 '
 

@@ -186,7 +186,7 @@ static int take_row(void *arg, const struct row *row, struct error *err)
 {
 	struct top_table *t = arg;
 	const char *dso, *symbol, *names[INCL_DEPTH], *dsos[INCL_DEPTH];
-	struct top_counts d = { .samples = !row->exit, .cpu_ns = row->cpu_delta_ns,
+	struct top_counts d = { .samples = !row->exit && !row->clock, .cpu_ns = row->cpu_delta_ns,
 				.incl_ns = row->cpu_delta_ns };
 	struct top_cell *c;
 	uint32_t n;

@@ -43,6 +43,18 @@ FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
 NO_SYMBOL = 0xFFFFFFFF
 NO_STACK = 0xFFFFFFFF
 EXIT = 1  # kind of an exit row
+CPU = 2  # kind of a cpu row (a clock sample: CPU time at a place, read as an exit row)
+def _cpu_as_exit(arr: np.ndarray) -> np.ndarray:
+    """cpu rows (CPU time where a clock sample found a thread, no wall
+    interval, no energy) are summed as exit rows are: kind EXIT."""
+    cpu = arr["kind"] == CPU
+    if not cpu.any():
+        return arr
+    arr = arr.copy()
+    arr["kind"][cpu] = EXIT
+    return arr
+
+
 _FIXED = [
     ("time_ns", "<i8"),
     ("pid", "<u4"),
@@ -204,12 +216,13 @@ class Profile(csvprof.Profile):
         try:
             for data in _checked(reader, self):
                 arr = np.frombuffer(data, self._dtype)
-                if arr["kind"].max() > EXIT:
-                    bad = int(arr["kind"][np.argmax(arr["kind"] > EXIT)])
+                if arr["kind"].max() > CPU:
+                    bad = int(arr["kind"][np.argmax(arr["kind"] > CPU)])
                     self._bad(
-                        "row %d: kind %d (expected 0 or 1; the stream is damaged)"
-                        % (rows + int(np.argmax(arr["kind"] > EXIT)) + 1, bad)
+                        "row %d: kind %d (expected 0, 1 or 2; the stream is damaged)"
+                        % (rows + int(np.argmax(arr["kind"] > CPU)) + 1, bad)
                     )
+                arr = _cpu_as_exit(arr)
                 if self._with_symbols and len(arr):
                     top = max(top, int(arr["sym"].max()))
                 if self._with_stacks and len(arr):

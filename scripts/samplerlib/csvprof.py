@@ -8,7 +8,8 @@
     ...
     # stats wall=.. samples=.. thread_samples=.. totals=..
 
-kind is `sample` for a thread-sample and `exit` for the tail a thread ran
+kind is `sample` for a thread-sample, `cpu` for where a clock sample found
+a thread running (read as `exit`), and `exit` for the tail a thread ran
 after its last sample (CPU time and counters only).  Version 1 has no kind
 column: every row is a thread-sample.  Names and values are escaped by the
 one rule of textview (no comma, blank or '=' inside a field), so a row is
@@ -374,12 +375,17 @@ class Profile:
     def _check_kinds(self, arr, first_line):
         if self.version < 2:
             return
-        bad = np.flatnonzero((arr["kind"] != b"sample") & (arr["kind"] != b"exit"))
+        bad = np.flatnonzero(
+            (arr["kind"] != b"sample") & (arr["kind"] != b"exit") & (arr["kind"] != b"cpu")
+        )
         if len(bad):
             self._bad(
-                "line %d: kind %r (expected sample or exit; the file is damaged)"
+                "line %d: kind %r (expected sample, exit or cpu; the file is damaged)"
                 % (first_line + bad[0], to_text(arr["kind"][bad[0]]))
             )
+        # cpu rows (CPU time where a clock sample found a thread, no wall
+        # interval, no energy) are summed as exit rows are
+        arr["kind"][arr["kind"] == b"cpu"] = b"exit"
 
     def _names_cut(self, arr):
         """The text columns (dso, symbol, stack) whose values may have been
