@@ -65,6 +65,13 @@ struct pmu_ops {
 	int (*read_thread)(void *state, pid_t tid, uint64_t *values, struct error *err);
 
 	void (*release)(void *state);
+
+	/* Optional, for `sampler -p help=NAME:ARGS`: watch the source, opened
+	 * by init(), for about a second and print to out what it gives (how
+	 * often it updates, its range, what kind of reading it looks like).
+	 * -1 with the reason when it gives nothing a run could use (no
+	 * reading, always 0). */
+	int (*check)(void *state, FILE *out, struct error *err);
 };
 
 /* The registry: every plug-in, NULL-terminated. */
@@ -79,6 +86,12 @@ int pmu_probe(const struct pmu_ops *ops, struct error *why);
 /* Print `sampler -p help`: every plug-in, its syntax, and whether it is
  * usable here (and if not, why). */
 void pmu_print_help(FILE *out);
+
+/* `sampler -p help=NAME[:ARGS]`: open the source as a run would, let it
+ * check itself (pmu_ops.check) and print what it found.  0, or -1 with
+ * the reason (it cannot be opened, gives nothing usable, or the plug-in
+ * has no check). */
+int pmu_check(const char *spec, FILE *out, struct error *err);
 
 /* ---- the active plug-ins of one run ------------------------------------ */
 
