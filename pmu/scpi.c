@@ -11,9 +11,10 @@
  * figure); it does not slow the target.  (When each sample asked and
  * waited, a meter answering in 80 ms, within timeout_ms=100, held the
  * target stopped 99% of the time: a run of 0.19 s took 19.3 s.)  A
- * reading older than timeout_ms and a poll period (the meter went silent
- * or away) is missing at the sample, never stale; answers that come
- * after timeout_ms are recognised as late and dropped.  A lost connection
+ * reading stands until the next answer; none in timeout_ms, or a lost
+ * connection, makes it missing (NaN), and so does an age of twice that
+ * (the thread was held back): a sample never gets a stale reading.
+ * Answers that come after timeout_ms are recognised as late and dropped.  A lost connection
  * is re-opened, at most once a second.
  *
  * Every poll is bounded in time (timeout_ms) and in bytes
@@ -685,7 +686,8 @@ static int await_answer(struct scpi *scpi)
 
 /* unit=J: a count (NaN: none) added to the energy counted; a missing or
  * reset one makes the next read missing (the baseline carries the energy
- * over to the next good read).  Called with the lock. */
+ * over to the next good read).  Reads are missing anyway until there is
+ * a baseline.  Called with the lock. */
 static void keep_count(struct scpi *scpi, double count, struct error *err)
 {
 	int had_base = !isnan(scpi->energy_base);
@@ -693,7 +695,7 @@ static void keep_count(struct scpi *scpi, double count, struct error *err)
 
 	if (!isnan(delta))
 		scpi->energy_counted += delta;
-	else if (had_base || !isnan(count))
+	else if (had_base)
 		scpi->energy_lapsed = 1;
 }
 
@@ -825,9 +827,10 @@ static long long scpi_gap_ns(const struct scpi *scpi)
 /* ---- reading ------------------------------------------------------------------- */
 
 /* What the sample takes, with the lock: the reading the poller last
- * received, unless it is older than a poll's wait (the meter is lost or
- * the poller held back: a missing reading, never a stale one); the count
- * since the previous read. */
+ * received (it stands until the next answer, or NaN when none comes in
+ * timeout_ms), unless it is older than two such waits (the poller was
+ * held back: a missing reading, never a stale one); the count since the
+ * previous read. */
 static double take_reading(struct scpi *scpi, long long t_ns)
 {
 	double energy;
@@ -835,9 +838,8 @@ static double take_reading(struct scpi *scpi, long long t_ns)
 	if (scpi->count)
 		return power_count_take(scpi->count);
 	if (!scpi->integrating)
-		return scpi->latest.t_ns && t_ns - scpi->latest.t_ns <= scpi_gap_ns(scpi)
-			       ? scpi->latest.value : NAN;
-	if (scpi->energy_lapsed) {
+		return t_ns - scpi->latest.t_ns <= 2 * scpi_gap_ns(scpi) ? scpi->latest.value : NAN;
+	if (scpi->energy_lapsed || isnan(scpi->energy_base)) {
 		scpi->energy_lapsed = 0;
 		return NAN;	/* energy_taken stays: the next read covers both */
 	}
@@ -850,20 +852,22 @@ static double take_reading(struct scpi *scpi, long long t_ns)
  * reading is renewed less often than they are (the target is not held). */
 static void check_pace(struct scpi *scpi, long long t_ns, struct error *err)
 {
-	double answer_ms, period_ms, sample_ms;
+	double answer_ms, asked_ms, sample_ms;
 
-	if (scpi->warned_slow || err->msg[0] || ++scpi->reads < SCPI_PACE_READS ||
+	scpi->reads++;
+	if (scpi->warned_slow || err->msg[0] || scpi->reads < SCPI_PACE_READS ||
 	    scpi->answers < SCPI_PACE_ANSWERS)
 		return;
 	answer_ms = (double)scpi->answer_ns_sum / (double)scpi->answers * 1e-6;
-	period_ms = fmax(answer_ms, (double)poll_period_ns(scpi) * 1e-6);
+	asked_ms = (double)poll_period_ns(scpi) * 1e-6;
 	sample_ms = (double)(t_ns - scpi->first_read_ns) / (double)(scpi->reads - 1) * 1e-6;
-	if (answer_ms < 2 * sample_ms && (!scpi->poll_hz || answer_ms * 2 < period_ms * 3))
+	/* slower than the samples, or than the polls poll_hz= asked for */
+	if (answer_ms < 2 * sample_ms && (!scpi->poll_hz || answer_ms < 1.5 * asked_ms))
 		return;
 	warn_once(&scpi->warned_slow, err,
 		  "scpi: meter at %s takes %.1f ms to answer '%.*s': its reading is renewed every %.1f ms at best, samples come every %.1f ms; each sample records the meter's latest reading, the target is not held (a meter answering faster gives more readings; said once)",
 		  scpi->address, answer_ms, (int)scpi->query_len - 1, scpi->query,
-		  period_ms, sample_ms);
+		  fmax(answer_ms, asked_ms), sample_ms);
 }
 
 /* The sample never waits for the meter: the poller thread asks it, the
@@ -874,9 +878,12 @@ static int scpi_read(void *state, double *values, struct error *err)
 	long long t_ns = now_ns();
 
 	if (!scpi->poller_started) {
+		/* the handshake's reading stands until the poller's first
+		 * answer, as any reading until the next */
+		scpi->latest.t_ns = t_ns;
+		scpi->first_read_ns = t_ns;
 		if (start_poller(scpi, err) < 0)
 			return -1;
-		scpi->first_read_ns = t_ns;
 	}
 	pthread_mutex_lock(&scpi->lock);
 	values[0] = take_reading(scpi, t_ns);
