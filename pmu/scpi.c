@@ -14,8 +14,8 @@
  * reading stands until the next answer; none in timeout_ms, or a lost
  * connection, makes it missing (NaN), and so does an age of twice that
  * (the thread was held back): a sample never gets a stale reading.
- * Answers that come after timeout_ms are recognised as late and dropped.  A lost connection
- * is re-opened, at most once a second.
+ * Answers that come after timeout_ms are recognised as late and dropped.
+ * A lost connection is re-opened, at most once a second.
  *
  * Every poll is bounded in time (timeout_ms) and in bytes
  * (SCPI_READ_BUDGET): a meter that sends more than any answer could be (it
@@ -26,8 +26,10 @@
  *
  * What the sample takes depends on the unit:
  *
- * unit=W, A, V: the last reading.  The energy estimate places it at the
- * sample and fits the meter's delay (docs/ACCURACY.md).
+ * unit=W, A, V: the last reading, at most a poll and a round trip old.
+ * (The energy estimate, export/metermodel.c, still places an scpi power
+ * reading at the previous sample, as when the query went then; the delay
+ * it fits takes up the difference.)
  *
  * unit=J: the meter integrates (a power analyzer's watt-hour counter;
  * default query MEAS:ENER?) and answers the energy it counted so far.  The
