@@ -31,9 +31,9 @@
  * What the sample takes depends on the unit:
  *
  * unit=W, A, V: the last reading, at most a poll and a round trip old.
- * (The energy estimate, export/metermodel.c, still places an scpi power
- * reading at the previous sample, as when the query went then; the delay
- * it fits takes up the difference.)
+ * The channel says so (reads_latest, docs/FORMAT.md): the energy estimate
+ * places such a reading at its sample, where it placed an older
+ * profile's at the previous sample, when the query went then.
  *
  * unit=J: the meter integrates (a power analyzer's watt-hour counter;
  * default query MEAS:ENER?) and answers the energy it counted so far.  The
@@ -1050,6 +1050,7 @@ static int scpi_init(void **state, const char *args, struct error *err)
 	scpi->channel.scale = 1;
 	scpi->channel.kind = CHANNEL_POWER;
 	scpi->channel.scope = CHANNEL_PER_SAMPLE;
+	scpi->channel.reads_latest = true;	/* the thread's last answer */
 	if (pthread_mutex_init(&scpi->lock, NULL) != 0) {
 		free(scpi);
 		return error_set(err, "scpi: out of memory");

@@ -15,9 +15,10 @@
 #define SAMPLER_PROFILE_NATIVE_H
 
 /* Version 2 added the name record, version 3 the map's build ID, version 4
- * the runs header flag, version 5 the refused readings in the statistics;
- * older files read as before. */
-#define NATIVE_VERSION 5
+ * the runs header flag, version 5 the refused readings in the statistics,
+ * version 6 the channel flag of a reading that is the meter's latest at
+ * the sample; older files read as before. */
+#define NATIVE_VERSION 6
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
 #define HEADER_RUNS 0x2			/* header flag: thread-samples carry their runs (version 4) */

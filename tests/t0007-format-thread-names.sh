@@ -86,9 +86,9 @@ test_expect_success 'a version 1 profile (no name records) still reads; a name r
 	run_status "$PROFILE" dump n1.prof >/dev/null 2>n1.err &&
 	expect_eq 1 "$rc" "status" &&
 	expect_grep "unknown record type 9" n1.err &&
-	cp n.prof n5.prof && printf "\006" | dd of=n5.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
+	cp n.prof n5.prof && printf "\007" | dd of=n5.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
 	run_status "$PROFILE" dump n5.prof >/dev/null 2>n5.err &&
-	expect_grep "profile format version 6, this reader knows versions 1-5" n5.err
+	expect_grep "profile format version 7, this reader knows versions 1-6" n5.err
 '
 
 test_done

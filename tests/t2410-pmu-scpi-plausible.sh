@@ -187,7 +187,7 @@ test_expect_success 'unit=J, the power rises 100-fold for good: every joule coun
 test_expect_success 'the refused counts read back from the profile; older profiles read with none' '
 	sed -n "/^stats /p" jump.dump >stats &&
 	expect_grep " refused=1\$" stats &&
-	expect_eq 5 "$(od -An -tu4 -j8 -N4 jump.prof | tr -d " ")" "format version written" &&
+	expect_eq 6 "$(od -An -tu4 -j8 -N4 jump.prof | tr -d " ")" "format version written" &&
 	expect_eq 4 "$(od -An -tu4 -j8 -N4 "$ROOT/fuzz/corpus/native-runs" | tr -d " ")" "version of the old profile" &&
 	$PROFILE dump "$ROOT/fuzz/corpus/native-runs" >old.dump &&
 	expect_grep "^stats .* hold=[0-9]*\$" old.dump &&
