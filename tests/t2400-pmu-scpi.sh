@@ -232,11 +232,17 @@ test_expect_success 'update_ms=, delay_ms=: milliseconds, decimals allowed; bad 
 # The meter's timing from its manual, declared where the meter is named:
 # the profile keeps it, and the energy estimate takes it instead of
 # fitting the delay and measuring the update (an option still overrides).
+# The channel says its reading is the meter thread's latest at the sample
+# (reading=latest, docs/FORMAT.md): the estimate places it there.
 test_expect_success 'sampler -p scpi,update_ms=,delay_ms=: the profile keeps them, the estimate takes them' '
 	$SAMPLER -f 200 -p "scpi:$TCP,timeout_ms=2000,update_ms=2.5,delay_ms=20" -o profd -- $EXAMPLES/busy 0.2 &&
 	$PROFILE dump profd >dumpd &&
-	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample update_ms=2.5 delay_ms=20$" dumpd &&
+	expect_grep "^channel name=scpi source=scpi unit=W scale=1 kind=power scope=sample update_ms=2.5 delay_ms=20 reading=latest$" dumpd &&
 	$PROFILE build profd2 <dumpd && $PROFILE dump profd2 | cmp - dumpd &&
+	sed "s/reading=latest/reading=early/" dumpd >badr.txt &&
+	run_status $PROFILE build badr.prof <badr.txt 2>err &&
+	expect_eq 1 $rc "exit status (reading=early)" &&
+	one_error err "line 3: reading=early is not latest (leave it out for a reading asked for after the previous sample)$" &&
 	sed "s/update_ms=2.5/update_ms=-1/" dumpd >bad.txt &&
 	run_status $PROFILE build bad.prof <bad.txt 2>err &&
 	expect_eq 1 $rc "exit status (update_ms=-1)" &&
