@@ -50,6 +50,44 @@ meter=$!
 while [ ! -s "$tmp/port" ]; do sleep 0.05; done
 cost "scpi, loopback TCP (Python fake)" "scpi:tcp://127.0.0.1:$(cat "$tmp/port")" -n 1000 -i 1
 
+# A slow meter must not slow the target: examples/blocked (one thread of
+# 40 M work units, its own clock) under -p scpi with fake meters answering
+# in 1, 20 and 80 ms (within the default timeout_ms=100), runs interleaved,
+# the median of SLOW_RUNS each; the sampler without a meter for scale.
+. bench/lib.sh
+SLOW_RUNS=${SLOW_RUNS:-7}
+BLOCKED=$BUILD/examples/blocked
+slow_once() {	# name [-p spec]: one run, its runtime appended to $tmp/name.t
+	name=$1
+	shift
+	"$BUILD/sampler" -o "$tmp/slow.prof" "$@" -- "$BLOCKED" 1 0 40 >"$tmp/slow.out" 2>/dev/null
+	runtime "$tmp/slow.out" >>"$tmp/$name.t"
+}
+if [ -x "$BLOCKED" ] && [ -x "$BUILD/sampler" ]; then
+	for ms in 1 20 80; do
+		$PY tests/fakes/fake-scpi.py --tcp "$tmp/slow$ms.port" --value 10 --delay-ms $ms >/dev/null 2>&1 &
+		meter="$meter $!"
+		while [ ! -s "$tmp/slow$ms.port" ]; do sleep 0.05; done
+	done
+	for i in $(seq $SLOW_RUNS); do
+		slow_once none
+		for ms in 1 20 80; do
+			slow_once m$ms -p "scpi:tcp://127.0.0.1:$(cat "$tmp/slow$ms.port")"
+		done
+	done
+	echo "target runtime under a slow meter (examples/blocked 1 0 40 at 1 kHz, median of $SLOW_RUNS):"
+	for name in none m1 m20 m80; do
+		median <"$tmp/$name.t" >"$tmp/$name.median"
+		label="meter answering in ${name#m} ms"
+		[ $name = none ] && label="no meter"
+		printf "  %-38s %8s s\n" "$label" "$(cat "$tmp/$name.median")"
+	done
+	for ms in 20 80; do
+		printf "  %-38s %8s (at most 1.05)\n" "slowdown, $ms ms meter / 1 ms meter" \
+			"$(awk -v a="$(cat "$tmp/m$ms.median")" -v b="$(cat "$tmp/m1.median")" 'BEGIN { printf "%.3f", a / b }')"
+	done
+fi
+
 echo "perf counts, 20000 pages touched (reference: perf stat):"
 printf "  %-38s %s\n" "pmu-probe -p perf:perf::PAGE-FAULTS" \
 	"$("$PROBE" -q -p perf:perf::PAGE-FAULTS -- "$WORK" pages 20000 | sed -n 's/^thread .* value=//p')"

@@ -40,6 +40,10 @@ struct channel_desc {
 	bool has_update, has_delay;
 	double update_ms;		/* the meter's interval between updates */
 	double delay_ms;		/* how late its readings reflect the power */
+	/* A reading is the meter's latest answer when the sample read it
+	 * (scpi's meter thread); without it an scpi power reading answers
+	 * the query sent after the previous sample (older profiles). */
+	bool reads_latest;
 };
 
 /* The longest update interval or delay a meter may declare (a minute). */

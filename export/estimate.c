@@ -481,7 +481,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 				    (ch->kind == CHANNEL_POWER || strcmp(ch->source, "scpi") == 0);
 		if (isnan(m->delay_s))
 			m->delay_s = 0;
-		if (measure_meter(&e, k, ch->kind, ch->source, m) < 0 ||
+		if (measure_meter(&e, k, ch, m) < 0 ||
 		    (m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||
 		    build_spans(&e, k, ch->kind, m) < 0) {
 			error_set(err, "out of memory for the energy estimate of %zu samples",

@@ -151,7 +151,7 @@ int shape_changes(struct est *e);
 /* The meter's update interval, how many intervals saw no update and (a
  * power meter) the share of its updates no reading saw (-1: out of
  * memory). */
-int measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+int measure_meter(struct est *e, uint32_t k, const struct channel_desc *ch,
 		  struct meter_model *m);
 /* Channel k's readings as spans under m (-1: out of memory). */
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind, const struct meter_model *m);

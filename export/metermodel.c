@@ -244,17 +244,20 @@ static int update_from_scatter(const struct est *e, uint32_t k, enum channel_kin
  * that show two updates bound T from above, whatever was hidden: the
  * updates fell after the reading before the first and by the second, so
  * T is at most that time (update_bound). */
-static int measure_update(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+static int measure_update(struct est *e, uint32_t k, const struct channel_desc *ch,
 			  struct meter_model *m)
 {
+	enum channel_kind kind = ch->kind;
 	double last = NAN, lo = 0, hi = 0, bound;
 	uint64_t updates = 0;
 
 	m->intervals = m->no_update = 0;
 	m->missed = 0;
-	/* (the scpi plug-in asks for a power reading right after the previous
-	 * sample, for an energy count at the sample: docs/PLUGINS.md) */
-	m->pipelined = strcmp(source, "scpi") == 0 && kind == CHANNEL_POWER;
+	/* (the scpi plug-in asked for a power reading right after the
+	 * previous sample; since its meter thread, a reading is the latest
+	 * answer at the sample, and the channel says so: docs/FORMAT.md) */
+	m->pipelined = strcmp(ch->source, "scpi") == 0 && kind == CHANNEL_POWER &&
+		       !ch->reads_latest;
 	for (size_t i = 0; i < e->nown; i++) {
 		double v = e->values[i * e->nsc + k];
 
@@ -278,7 +281,7 @@ static int measure_update(struct est *e, uint32_t k, enum channel_kind kind, con
 	 * one slower than the run) cannot tell an update from none. */
 	m->update_measured = m->no_update >= MIN_NO_UPDATE && updates >= MIN_UPDATES;
 	if (!m->update_measured)
-		return update_from_scatter(e, k, kind, source, m);
+		return update_from_scatter(e, k, kind, ch->source, m);
 	for (int i = 0; i < 60; i++) {
 		double mid = (lo + hi) / 2;
 
@@ -293,12 +296,12 @@ static int measure_update(struct est *e, uint32_t k, enum channel_kind kind, con
 	return 0;
 }
 
-int measure_meter(struct est *e, uint32_t k, enum channel_kind kind, const char *source,
+int measure_meter(struct est *e, uint32_t k, const struct channel_desc *ch,
 		  struct meter_model *m)
 {
-	if (measure_update(e, k, kind, source, m) < 0)
+	if (measure_update(e, k, ch, m) < 0)
 		return -1;
-	if (kind == CHANNEL_POWER && m->update_s > 0)
+	if (ch->kind == CHANNEL_POWER && m->update_s > 0)
 		m->missed = missed_updates(e, k, m->update_s, m->pipelined);
 	return 0;
 }

@@ -44,6 +44,24 @@ void pmu_print_help(FILE *out)
 	}
 }
 
+int pmu_check(const char *spec, FILE *out, struct error *err)
+{
+	struct pmu_set set = { .n = 0 };
+	const struct pmu_instance *in;
+	int ret;
+
+	if (pmu_set_add(&set, spec, err) < 0)
+		return -1;
+	in = &set.inst[0];
+	if (in->ops->check)
+		ret = in->ops->check(in->state, out, err);
+	else
+		ret = error_set(err, "%s: no check for this plug-in (sampler -p help says whether it is usable here; -p help=scpi:ADDRESS checks a meter)",
+				in->ops->name);
+	pmu_set_release(&set);
+	return ret;
+}
+
 const char *pmu_sysfs_root(void)
 {
 	const char *root = getenv("SAMPLER_SYSFS_ROOT");

@@ -70,6 +70,13 @@ struct pmu_ops {
 	 * stand for (pmu/plausible.h), by kind, one per CHANNEL_PER_SAMPLE
 	 * channel; they were read as missing (NaN). */
 	void (*refused)(void *state, struct channel_refused *out);
+
+	/* Optional, for `sampler -p help=NAME:ARGS`: watch the source, opened
+	 * by init(), for about a second and print to out what it gives (how
+	 * often it updates, its range, what kind of reading it looks like).
+	 * -1 with the reason when it gives nothing a run could use (no
+	 * reading, always 0). */
+	int (*check)(void *state, FILE *out, struct error *err);
 };
 
 /* The registry: every plug-in, NULL-terminated. */
@@ -84,6 +91,12 @@ int pmu_probe(const struct pmu_ops *ops, struct error *why);
 /* Print `sampler -p help`: every plug-in, its syntax, and whether it is
  * usable here (and if not, why). */
 void pmu_print_help(FILE *out);
+
+/* `sampler -p help=NAME[:ARGS]`: open the source as a run would, let it
+ * check itself (pmu_ops.check) and print what it found.  0, or -1 with
+ * the reason (it cannot be opened, gives nothing usable, or the plug-in
+ * has no check). */
+int pmu_check(const char *spec, FILE *out, struct error *err);
 
 /* ---- the active plug-ins of one run ------------------------------------ */
 

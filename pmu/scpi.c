@@ -1,53 +1,67 @@
 /* scpi - a live external meter answering SCPI-style line queries, over TCP
  * (tcp://HOST:PORT) or a serial line (/dev/ttyUSB0@115200).
  *
- * Pipelined: the query for a sample is sent right after the previous sample,
- * while the target runs, and its answer is collected at the sample.  So the
- * meter measures during the interval the sample closes, not while the target
- * is stopped, and the answer is usually waiting when the sample is taken.
- * read() waits at most timeout_ms for it; no answer in time gives NaN (a
- * missing reading) and the run goes on.  Answers that come later are
- * recognised as stale and dropped, so readings never shift by one.  A lost
- * connection is re-opened, at most once a second.
+ * One road: a thread of the plug-in's own owns the connection from the
+ * first sample on (so it runs at the sampler's real-time priority).  It
+ * asks the meter, waits for the answer (at most timeout_ms), keeps it with
+ * the time it came, and asks again: as fast as the meter answers, at most
+ * SCPI_POLL_HZ times a second, or poll_hz= times.  A sample never waits
+ * for the meter: it takes what the thread last received.  A meter that
+ * answers slowly renews its reading less often (said once, with the
+ * figure); it does not slow the target.  (When each sample asked and
+ * waited, a meter answering in 80 ms, within timeout_ms=100, held the
+ * target stopped 99% of the time: a run of 0.19 s took 19.3 s.)  A
+ * reading stands until the next answer; none in timeout_ms, or a lost
+ * connection, makes it missing (NaN), and so does an age of twice that
+ * (the thread was held back): a sample never gets a stale reading.
+ * Answers that come after timeout_ms are recognised as late and dropped.
+ * A lost connection is re-opened, at most once a second.
  *
- * Every read happens while the target is stopped, so each is bounded in
- * time (timeout_ms) and in bytes (SCPI_READ_BUDGET): a meter that sends
- * more than any answer could be (it streams readings by itself, or one
- * endless line) talks out of turn; that reading is missing, the connection
- * is re-opened, and the run says so once.  So do answers that are not a
- * decimal number, and negative power: readings missing, one warning each,
- * quoting what the meter sent.  Every reading is judged (plausible.h):
- * overload codes, values out of range and lone spikes are refused as
- * missing readings, counted, and said at the end of the run.
+ * Every poll is bounded in time (timeout_ms) and in bytes
+ * (SCPI_READ_BUDGET): a meter that sends more than any answer could be (it
+ * streams readings by itself, or one endless line) talks out of turn; that
+ * reading is missing, the connection is re-opened, and the run says so
+ * once.  So do answers that are not a decimal number, and negative power:
+ * readings missing, one warning each, quoting what the meter sent.  Every
+ * answer the thread receives is judged (plausible.h): overload codes,
+ * values out of range and lone spikes are refused as missing readings
+ * (never the last reading, never in a count), counted, and said at the
+ * end of the run.
+ *
+ * What the sample takes depends on the unit:
+ *
+ * unit=W, A, V: the last reading, at most a poll and a round trip old.
+ * The channel says so (reads_latest, docs/FORMAT.md): the energy estimate
+ * places such a reading at its sample, where it placed an older
+ * profile's at the previous sample, when the query went then.
  *
  * unit=J: the meter integrates (a power analyzer's watt-hour counter;
  * default query MEAS:ENER?) and answers the energy it counted so far.  The
- * channel is then an energy channel and each sample gets the energy since
- * the previous good reading (as RAPL's counter does), so energy the meter
- * counted in updates that fell between two samples is never lost, where a
- * power reading held over a long interval misses them (under load 10-65%
- * of a 500 Hz meter's updates reached no reading at 1 kHz).  The handshake's
- * answer is the baseline.  A missing or refused reading (timeout,
- * garbage, SCPI's 9.91e37, a count that went back or jumped: plausible.h)
- * keeps the baseline: the next good one carries the energy of both
- * intervals.  A counter that goes on from a refused count was reset (or
- * jumped): counting goes on from there, with one warning.  The count
- * is queried at the sample, not pipelined: the target waits one round trip
- * per sample, but the count is the meter's at the sample, so the energy
- * between two counts is that of the interval the sample closes (a count
- * one interval old shifts energy by a whole interval, which varies with
- * the load; the estimator's constant delay cannot follow it).
+ * channel is then an energy channel; the thread adds up the increases of
+ * the count, each sample gets the sum since the previous sample (as
+ * RAPL's counter does), so energy the meter counted in updates that fell
+ * between two samples is never lost, where a power reading held over a
+ * long interval misses them (under load 10-65% of a 500 Hz meter's
+ * updates reached no reading at 1 kHz).  The handshake's answer is the
+ * baseline.  A missing or refused count (timeout, garbage, SCPI's
+ * 9.91e37, a count that went back or jumped: plausible.h) keeps the
+ * baseline and makes the next sample missing: the next good count carries
+ * the energy of both, so a single bad count costs only its update.  A
+ * counter that goes on from a refused count was reset (or jumped):
+ * counting goes on from there, with one warning.  The count a
+ * sample takes is at most a poll (1 ms) and a round trip old, however the
+ * samples come: the energy between two samples is that of the interval
+ * the sample closes.
  *
- * poll_hz=N: for a meter that reports power only.  A thread of the
- * plug-in's own asks the meter N times a second, from the first sample on
- * (so it runs at the sampler's real-time priority), and counts each
- * update's energy, its power times the time since the update before
- * (powercount.h).  The channel then counts energy (J), as with unit=J: no
- * update between two samples is lost however long an interval lasts,
- * where one power reading per sample misses the meter's updates in
- * between (under two busy loops the sampler got 4-7 ms intervals and only
- * 35-90% of a 500 Hz meter's updates).  Poll at least twice as fast as
- * the meter updates; each poll is a round trip.
+ * poll_hz=N: for a meter that reports power only.  The thread asks the
+ * meter N times a second and counts each update's energy, its power times
+ * the time since the update before (powercount.h).  The channel then
+ * counts energy (J), as with unit=J: no update between two samples is
+ * lost however long an interval lasts, where one power reading per sample
+ * misses the meter's updates in between (under two busy loops the sampler
+ * got 4-7 ms intervals and only 35-90% of a 500 Hz meter's updates).
+ * Poll at least twice as fast as the meter updates; each poll is a round
+ * trip.  A refused reading is left out, as an update no poll saw.
  */
 #include "pmu.h"
 #include "args.h"
@@ -92,9 +106,20 @@
 /* poll_hz: updates unseen this long, because the poller got no CPU, are
  * worth a warning (a few ms now and then are the scheduler's) */
 #define HELD_WARN_NS 20000000LL
+/* Polls a second without poll_hz=: as fast as the meter answers, up to
+ * this (a meter updating faster is rare; poll_hz= goes up to 10000) */
+#define SCPI_POLL_HZ 1000
+/* Reads and answers seen before a meter is judged slower than the samples */
+#define SCPI_PACE_READS 50
+#define SCPI_PACE_ANSWERS 3
 
 /* take_line() and await_line(): the meter sent more than the budget. */
 #define SCPI_CHATTER (-2)
+
+struct meter_reading {
+	double value;
+	long long t_ns;		/* CLOCK_MONOTONIC, when it came; 0: never */
+};
 
 struct scpi {
 	char address[160];	/* as given, for messages */
@@ -112,8 +137,6 @@ struct scpi {
 
 	int fd;			/* -1: disconnected */
 	int outstanding;	/* a query waits for its answer */
-	unsigned long sent_at;	/* read number it was sent after */
-	unsigned long reads;
 	long long last_connect_ns;
 
 	char rx[512];		/* bytes received, not yet a whole line */
@@ -124,24 +147,38 @@ struct scpi {
 
 	/* what the run was already warned about (once each) */
 	int warned_chatter, warned_garbage, warned_negative, warned_backwards, warned_held;
+	int warned_slow;
 
 	/* unit=J: the meter counts energy; plausible keeps the baseline */
 	int integrating;
-	int at_sample;		/* query at the sample, not after the previous one */
+	int energy_based;	/* a count was taken: there is a baseline */
 
-	/* what a reading may be (max_w=: the meter's largest power, 0: none) */
+	/* what a reading may be (max_w=: the meter's largest power, 0: none);
+	 * the poller judges, read() and refused() may take the tally */
 	double max_w;
 	struct plausible *plausible;
 
-	/* poll_hz=: the poller thread owns the connection from the first
-	 * sample on; read() only takes the energy and the poller's warning */
-	unsigned long poll_hz;
-	struct power_count *count;
+	/* The poller thread owns the connection from the first sample on;
+	 * read() only takes what it last received (lock guards from here) */
+	unsigned long poll_hz;	/* 0: SCPI_POLL_HZ, readings kept as they are */
+	struct power_count *count;	/* poll_hz=: the power counted as energy */
 	pthread_t poller;
 	int poller_started;
 	atomic_bool stop;
-	pthread_mutex_t note_lock;	/* guards note */
+	pthread_mutex_t lock;
 	char note[sizeof(((struct error *)0)->msg)];	/* a warning for read() to pass on */
+	struct meter_reading latest;	/* unit W, A, V: the last answer (NaN: none) */
+	double energy_counted;	/* unit=J: the sum of the counts' increases */
+	double energy_taken;	/* ... at the last good read */
+	int energy_lapsed;	/* a count went missing since then */
+	long long answer_ns_sum;	/* how long the answers took, */
+	unsigned long answers;	/* over this many */
+	struct meter_reading *trace;	/* -p help=: every answer, as it came */
+	size_t ntrace, trace_max;
+
+	/* read()'s own: how far apart the samples are */
+	unsigned long reads;
+	long long first_read_ns;
 
 	struct channel_desc channel;
 };
@@ -240,7 +277,6 @@ static int parse_unit(struct scpi *scpi, const char *unit, struct error *err)
 			strcpy(scpi->channel.unit, units[i].unit);
 			scpi->channel.kind = units[i].kind;
 			scpi->integrating = units[i].kind == CHANNEL_ENERGY;
-			scpi->at_sample = scpi->integrating;
 			return 0;
 		}
 	}
@@ -461,7 +497,6 @@ static int send_query(struct scpi *scpi)
 	if (n != (ssize_t)scpi->query_len)
 		return -1;
 	scpi->outstanding = 1;
-	scpi->sent_at = scpi->reads;
 	return 0;
 }
 
@@ -601,46 +636,23 @@ static int answer_value(struct scpi *scpi, double *value, struct error *err)
 	return verdict;
 }
 
-/* unit=J: the energy since the last good count, or NaN (a missing or
- * refused count: the baseline stays, and the next good count carries
- * the energy of both updates).  A counter that was reset, or jumped,
- * and goes on from there is said once. */
-static double count_delta(struct scpi *scpi, double count, struct error *err)
+/* unit=J: the energy since the last good count, answered at t_ns, or NaN
+ * (a missing or refused count: the baseline stays, and the next good
+ * count carries the energy of both updates).  A counter that was reset,
+ * or jumped, and goes on from there is said once. */
+static double count_delta(struct scpi *scpi, double count, long long t_ns, struct error *err)
 {
 	double delta, from;
 
 	if (isnan(count))
 		return NAN;
-	plausible_count(scpi->plausible, count, now_ns(), &delta, &from);
+	if (plausible_count(scpi->plausible, count, t_ns, &delta, &from) == 0)
+		scpi->energy_based = 1;
 	if (!isnan(from))
 		warn_once(&scpi->warned_backwards, err,
 			  "scpi: meter at %s: its energy counter was reset or jumped, and went on from %.9g J: the update in between is recorded as missing (do not reset or restart the meter's integration during a run)",
 			  scpi->address, from);
 	return delta;
-}
-
-/* The answer to the outstanding query, or NaN.  Only an answer to the query
- * sent after the previous read is used; anything older is stale. */
-static double collect_answer(struct scpi *scpi, struct error *err)
-{
-	int fresh = scpi->sent_at + (scpi->at_sample ? 0 : 1) == scpi->reads;
-	long long deadline = now_ns() + (fresh ? (long long)scpi->timeout_ms * 1000000 : 0);
-	double value;
-	int ret;
-
-	ret = await_line(scpi, deadline);
-	if (ret == SCPI_CHATTER)
-		return NAN;
-	if (ret < 0) {
-		scpi_disconnect(scpi);
-		return NAN;
-	}
-	if (ret == 0)
-		return NAN;
-	scpi->outstanding = 0;
-	if (!fresh || answer_value(scpi, &value, err))
-		return NAN;
-	return value;
 }
 
 /* The meter sent more than any answer could be: it talks out of turn.
@@ -653,16 +665,19 @@ static void on_chatter(struct scpi *scpi, struct error *err)
 	scpi_disconnect(scpi);
 }
 
-/* ---- poll_hz: the poller thread ---------------------------------------------- */
+/* ---- the poller thread --------------------------------------------------------- */
+
+static long long poll_period_ns(const struct scpi *scpi)
+{
+	return 1000000000LL / (long long)(scpi->poll_hz ? scpi->poll_hz : SCPI_POLL_HZ);
+}
 
 /* A warning of the poller's, for the next read() to pass on (the first
- * one waiting wins; each is said once anyway). */
+ * one waiting wins; each is said once anyway).  Called with the lock. */
 static void post_note(struct scpi *scpi, const char *msg)
 {
-	pthread_mutex_lock(&scpi->note_lock);
 	if (!scpi->note[0])
 		snprintf(scpi->note, sizeof(scpi->note), "%s", msg);
-	pthread_mutex_unlock(&scpi->note_lock);
 }
 
 /* The answer to the query just sent, as await_line until timeout_ms, but
@@ -679,16 +694,65 @@ static int await_answer(struct scpi *scpi)
 	return ret;
 }
 
-/* One poll: a query and its answer, fed to the integrator with the time
- * it came.  A connection lost or talking out of turn, or an answer that is
- * no power, makes the power unknown until the next good answer; one that
- * comes late stays outstanding and is dropped when it comes, as read()
- * does. */
+/* unit=J: a count (NaN: none) answered at t_ns added to the energy
+ * counted; a missing or refused one makes the next read missing (the
+ * baseline carries the energy over to the next good count, so nothing is
+ * lost).  Reads are missing anyway until there is a baseline.  Called
+ * with the lock. */
+static void keep_count(struct scpi *scpi, double count, long long t_ns, struct error *err)
+{
+	int had_base = scpi->energy_based;
+	double delta = count_delta(scpi, count, t_ns, err);
+
+	if (!isnan(delta))
+		scpi->energy_counted += delta;
+	else if (had_base)
+		scpi->energy_lapsed = 1;
+}
+
+/* What one poll got (NaN: nothing usable), at t_ns, for the sample to
+ * take: the reading itself, the count, or the power counted as energy.
+ * refused: the answer was refused (plausible.h); poll_hz= leaves it out,
+ * as an update no poll saw.  Returns the ns of the meter's updates no
+ * poll saw (poll_hz=). */
+static long long keep_answer(struct scpi *scpi, double value, int refused, long long t_ns,
+			     struct error *err)
+{
+	long long unseen = 0;
+
+	pthread_mutex_lock(&scpi->lock);
+	if (scpi->ntrace < scpi->trace_max)
+		scpi->trace[scpi->ntrace++] = (struct meter_reading){ value, t_ns };
+	if (scpi->count) {
+		if (!refused)
+			unseen = power_count_feed(scpi->count, value, t_ns);
+	} else if (scpi->integrating) {
+		keep_count(scpi, value, t_ns, err);
+	} else {
+		scpi->latest = (struct meter_reading){ value, t_ns };
+	}
+	pthread_mutex_unlock(&scpi->lock);
+	return unseen;
+}
+
+/* How long an answer took (a meter slower than the samples). */
+static void time_answer(struct scpi *scpi, long long ns)
+{
+	pthread_mutex_lock(&scpi->lock);
+	scpi->answer_ns_sum += ns;
+	scpi->answers++;
+	pthread_mutex_unlock(&scpi->lock);
+}
+
+/* One poll: a query and its answer, kept with the time it came.  A
+ * connection lost or talking out of turn, or an answer that is no
+ * reading, makes the reading unknown until the next good answer; one that
+ * comes late stays outstanding and is dropped when it comes. */
 static void poll_once(struct scpi *scpi, struct error *err)
 {
-	double watts = NAN;
-	long long unseen;
-	int ret;
+	long long unseen, sent = 0;
+	double value = NAN;
+	int ret, refused = 0;
 
 	scpi->budget = SCPI_READ_BUDGET;
 	if (scpi->fd < 0 && (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
@@ -700,10 +764,11 @@ static void poll_once(struct scpi *scpi, struct error *err)
 	if (!scpi->outstanding || ret > 0) {
 		scpi->outstanding = 0;
 		ret = drain(scpi);
+		sent = now_ns();
 		if (ret == 0 && send_query(scpi) < 0)
 			ret = -1;
 		if (ret == 0 && (ret = await_answer(scpi)) == 0) {
-			power_count_feed(scpi->count, NAN, now_ns());	/* no answer in time */
+			keep_answer(scpi, NAN, 0, now_ns(), err);	/* no answer in time */
 			return;
 		}
 	}
@@ -713,19 +778,26 @@ static void poll_once(struct scpi *scpi, struct error *err)
 		scpi_disconnect(scpi);
 	else
 		scpi->outstanding = 0;
-	if (ret > 0 && answer_value(scpi, &watts, err))
-		return;		/* refused: as an update no poll saw */
-	unseen = power_count_feed(scpi->count, ret > 0 ? watts : NAN, now_ns());
+	if (ret > 0 && sent)
+		time_answer(scpi, now_ns() - sent);
+	if (ret > 0)
+		refused = answer_value(scpi, &value, err);
+	unseen = keep_answer(scpi, value, refused, now_ns(), err);
 	if (unseen >= HELD_WARN_NS && !err->msg[0])
 		warn_once(&scpi->warned_held, err,
 			  "scpi: the thread polling %s was held back: %.1f ms of the meter's updates went unseen, counted at the mean power before them (give the sampler a CPU of its own; said once)",
 			  scpi->address, (double)unseen * 1e-6);
+	if (err->msg[0]) {
+		pthread_mutex_lock(&scpi->lock);
+		post_note(scpi, err->msg);
+		pthread_mutex_unlock(&scpi->lock);
+	}
 }
 
 static void *poll_meter(void *arg)
 {
 	struct scpi *scpi = arg;
-	long long period = 1000000000LL / (long long)scpi->poll_hz, next = now_ns();
+	long long period = poll_period_ns(scpi), next = now_ns();
 
 	while (!atomic_load(&scpi->stop)) {
 		struct error got;
@@ -733,8 +805,6 @@ static void *poll_meter(void *arg)
 
 		got.msg[0] = '\0';
 		poll_once(scpi, &got);
-		if (got.msg[0])
-			post_note(scpi, got.msg);
 		next += period;
 		if (next < now_ns()) {	/* behind (a slow answer): no burst to catch up */
 			next = now_ns();
@@ -760,60 +830,88 @@ static int start_poller(struct scpi *scpi, struct error *err)
 	ret = pthread_create(&scpi->poller, NULL, poll_meter, scpi);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret != 0)
-		return error_set(err, "scpi: cannot start the thread that polls the meter at %s: %s (try without poll_hz=, or unit=J if the meter counts energy)",
+		return error_set(err, "scpi: cannot start the thread that polls the meter at %s: %s (free some memory or threads)",
 				 scpi->address, strerror(ret));
 	scpi->poller_started = 1;
 	return 0;
 }
 
-/* poll_hz=: the energy counted since the previous sample, and the
- * poller's warning if one waits. */
-static int poll_read(struct scpi *scpi, double *values, struct error *err)
+/* Polls further apart than this lost the meter: the time between them is
+ * not counted, a reading this old is none. */
+static long long scpi_gap_ns(const struct scpi *scpi)
 {
-	if (!scpi->poller_started && start_poller(scpi, err) < 0)
-		return -1;
-	values[0] = power_count_take(scpi->count);
-	pthread_mutex_lock(&scpi->note_lock);
-	if (scpi->note[0] && err)
-		snprintf(err->msg, sizeof(err->msg), "%s", scpi->note);
-	scpi->note[0] = '\0';
-	pthread_mutex_unlock(&scpi->note_lock);
-	return 0;
+	return (long long)scpi->timeout_ms * 1000000 + poll_period_ns(scpi);
 }
 
 /* ---- reading ------------------------------------------------------------------- */
 
+/* What the sample takes, with the lock: the reading the poller last
+ * received (it stands until the next answer, or NaN when none comes in
+ * timeout_ms), unless it is older than two such waits (the poller was
+ * held back: a missing reading, never a stale one); the count since the
+ * previous read. */
+static double take_reading(struct scpi *scpi, long long t_ns)
+{
+	double energy;
+
+	if (scpi->count)
+		return power_count_take(scpi->count);
+	if (!scpi->integrating)
+		return t_ns - scpi->latest.t_ns <= 2 * scpi_gap_ns(scpi) ? scpi->latest.value : NAN;
+	if (scpi->energy_lapsed || !scpi->energy_based) {
+		scpi->energy_lapsed = 0;
+		return NAN;	/* energy_taken stays: the next read covers both */
+	}
+	energy = scpi->energy_counted - scpi->energy_taken;
+	scpi->energy_taken = scpi->energy_counted;
+	return energy;
+}
+
+/* Say once when the meter answers slower than the samples come: its
+ * reading is renewed less often than they are (the target is not held). */
+static void check_pace(struct scpi *scpi, long long t_ns, struct error *err)
+{
+	double answer_ms, asked_ms, sample_ms;
+
+	scpi->reads++;
+	if (scpi->warned_slow || err->msg[0] || scpi->reads < SCPI_PACE_READS ||
+	    scpi->answers < SCPI_PACE_ANSWERS)
+		return;
+	answer_ms = (double)scpi->answer_ns_sum / (double)scpi->answers * 1e-6;
+	asked_ms = (double)poll_period_ns(scpi) * 1e-6;
+	sample_ms = (double)(t_ns - scpi->first_read_ns) / (double)(scpi->reads - 1) * 1e-6;
+	/* slower than the samples, or than the polls poll_hz= asked for */
+	if (answer_ms < 2 * sample_ms && (!scpi->poll_hz || answer_ms < 1.5 * asked_ms))
+		return;
+	warn_once(&scpi->warned_slow, err,
+		  "scpi: meter at %s takes %.1f ms to answer '%.*s': its reading is renewed every %.1f ms at best, samples come every %.1f ms; each sample records the meter's latest reading, the target is not held (a meter answering faster gives more readings; said once)",
+		  scpi->address, answer_ms, (int)scpi->query_len - 1, scpi->query,
+		  fmax(answer_ms, asked_ms), sample_ms);
+}
+
+/* The sample never waits for the meter: the poller thread asks it, the
+ * sample takes what came last and the poller's warning if one waits. */
 static int scpi_read(void *state, double *values, struct error *err)
 {
 	struct scpi *scpi = state;
-	double got = NAN;
-	int ret = 0;
+	long long t_ns = now_ns();
 
-	if (scpi->poll_hz)
-		return poll_read(scpi, values, err);
-
-	scpi->reads++;
-	scpi->budget = SCPI_READ_BUDGET;
-	values[0] = NAN;
-	if (scpi->fd < 0) {
-		if (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
-		    scpi_connect(scpi, scpi->timeout_ms, NULL) < 0)
-			return 0;
+	if (!scpi->poller_started) {
+		/* the handshake's reading stands until the poller's first
+		 * answer, as any reading until the next */
+		scpi->latest.t_ns = t_ns;
+		scpi->first_read_ns = t_ns;
+		if (start_poller(scpi, err) < 0)
+			return -1;
 	}
-	if (scpi->outstanding)
-		got = collect_answer(scpi, err);
-	/* an unanswered query stays outstanding: its answer, when it comes,
-	 * is stale and dropped, then querying resumes */
-	if (scpi->fd >= 0 && !scpi->outstanding && ((ret = drain(scpi)) < 0 || send_query(scpi) < 0))
-		scpi_disconnect(scpi);
-	if (scpi->at_sample && scpi->fd >= 0 && scpi->outstanding && scpi->sent_at == scpi->reads &&
-	    ret != SCPI_CHATTER)
-		got = collect_answer(scpi, err);
-	if (scpi->budget == 0 || ret == SCPI_CHATTER) {
-		got = NAN;
-		on_chatter(scpi, err);
-	}
-	values[0] = scpi->integrating ? count_delta(scpi, got, err) : got;
+	pthread_mutex_lock(&scpi->lock);
+	values[0] = take_reading(scpi, t_ns);
+	if (scpi->note[0] && err)
+		snprintf(err->msg, sizeof(err->msg), "%s", scpi->note);
+	scpi->note[0] = '\0';
+	if (err)
+		check_pace(scpi, t_ns, err);
+	pthread_mutex_unlock(&scpi->lock);
 	return 0;
 }
 
@@ -899,22 +997,23 @@ static int handshake(struct scpi *scpi, struct error *err)
 				 scpi->address, ret < 0 ? "closed the connection instead of answering" : "did not answer",
 				 (int)scpi->query_len - 1, scpi->query, SCPI_INIT_TIMEOUT_MS);
 	scpi->outstanding = 0;
-	ret = reading_parse(scpi->line, &value);
-	if (ret == 0 && scpi->integrating)	/* the baseline */
-		count_delta(scpi, value, NULL);
-	else if (ret == CHANNEL_REFUSED_NOT_DECIMAL)
+	if (reading_parse(scpi->line, &value) == CHANNEL_REFUSED_NOT_DECIMAL)
 		return error_set(err, "scpi: meter at %s answered '%s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
 				 scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
 				 (int)scpi->query_len - 1, scpi->query);
+	/* unit=J: the baseline; else the first sample's reading, until the
+	 * poller has one, judged as any answer */
+	if (scpi->integrating)
+		count_delta(scpi, value, now_ns(), NULL);
+	else
+		answer_value(scpi, &value, NULL);
 	/* let lines that follow an answer (some meters add one) go by */
 	while ((ret = await_line(scpi, now_ns() + SCPI_SETTLE_NS)) > 0)
 		;
 	if (ret == SCPI_CHATTER)
 		return chatter_error(scpi, err);
 	scpi->rx_len = 0;
-	if (!scpi->at_sample && !scpi->poll_hz && send_query(scpi) < 0)
-		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",
-				 scpi->address, strerror(errno));
+	scpi->latest = (struct meter_reading){ value, now_ns() };
 	return 0;
 }
 
@@ -930,16 +1029,10 @@ static void scpi_release(void *state)
 	}
 	power_count_free(scpi->count);
 	plausible_free(scpi->plausible);
-	pthread_mutex_destroy(&scpi->note_lock);
+	free(scpi->trace);
+	pthread_mutex_destroy(&scpi->lock);
 	scpi_disconnect(scpi);
 	free(scpi);
-}
-
-/* Polls further apart than this lost the meter: the time between them is
- * not counted. */
-static long long scpi_gap_ns(const struct scpi *scpi)
-{
-	return (long long)scpi->timeout_ms * 1000000 + 1000000000LL / (long long)scpi->poll_hz;
 }
 
 static int scpi_init(void **state, const char *args, struct error *err)
@@ -957,11 +1050,11 @@ static int scpi_init(void **state, const char *args, struct error *err)
 	scpi->channel.scale = 1;
 	scpi->channel.kind = CHANNEL_POWER;
 	scpi->channel.scope = CHANNEL_PER_SAMPLE;
-	if (pthread_mutex_init(&scpi->note_lock, NULL) != 0) {
+	scpi->channel.reads_latest = true;	/* the thread's last answer */
+	if (pthread_mutex_init(&scpi->lock, NULL) != 0) {
 		free(scpi);
 		return error_set(err, "scpi: out of memory");
 	}
-	/* the handshake leaves the first sample's query sent (unit=W, A, V) */
 	if (parse_args(scpi, args, err) < 0 ||
 	    (!(scpi->plausible = plausible_new(scpi->channel.kind == CHANNEL_POWER || scpi->integrating ||
 						 scpi->poll_hz, scpi->max_w,
@@ -975,6 +1068,135 @@ static int scpi_init(void **state, const char *args, struct error *err)
 		return -1;
 	}
 	*state = scpi;
+	return 0;
+}
+
+/* ---- -p help=scpi:...: the meter checked before a run ------------------------ */
+
+#define CHECK_NS 1000000000LL	/* how long the meter is watched */
+
+struct check_figures {
+	size_t good, zero, changes, rises;
+	double min, max;
+	long long spacing_ns;	/* median time between changes; 0: none seen */
+};
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* What the answers say: how many, their range, how often they change,
+ * and whether each change is a rise (a count). */
+static int check_figure(const struct scpi *scpi, struct check_figures *f, struct error *err)
+{
+	long long *spacing = calloc(scpi->ntrace + 1, sizeof(*spacing));
+	const struct meter_reading *prev = NULL;
+
+	if (!spacing)
+		return error_set(err, "scpi: out of memory");
+	*f = (struct check_figures){ .min = INFINITY, .max = -INFINITY };
+	for (size_t i = 0; i < scpi->ntrace; i++) {
+		const struct meter_reading *r = &scpi->trace[i];
+
+		if (isnan(r->value))
+			continue;
+		f->good++;
+		f->zero += r->value == 0;
+		f->min = fmin(f->min, r->value);
+		f->max = fmax(f->max, r->value);
+		if (prev && r->value != prev->value) {
+			f->rises += r->value > prev->value;
+			spacing[f->changes++] = r->t_ns - prev->t_ns;
+		}
+		if (!prev || r->value != prev->value)
+			prev = r;
+	}
+	qsort(spacing, f->changes, sizeof(*spacing), cmp_ll);
+	f->spacing_ns = f->changes ? spacing[f->changes / 2] : 0;
+	free(spacing);
+	return 0;
+}
+
+/* The kind of meter the readings look like, against the unit given. */
+static void print_kind(const struct scpi *scpi, const struct check_figures *f, FILE *out)
+{
+	int counts = f->changes >= 2 && f->rises == f->changes;
+
+	if (counts)
+		fprintf(out, "  looks like: an energy meter (its readings only grow)%s\n",
+			scpi->integrating ? "" : "; record it with unit=J and the query of its energy count");
+	else if (f->changes)
+		fprintf(out, "  looks like: a power meter (its readings go up and down)%s\n",
+			scpi->integrating ? "; an energy count never goes down: drop unit=J (poll_hz= counts power as energy)" : "");
+	else
+		fprintf(out, "  looks like: a steady reading (no change in a second: a steady load, or a meter that updates seldom)\n");
+}
+
+/* The unit of the meter's answers (poll_hz= records them as J). */
+static const char *answer_unit(const struct scpi *scpi)
+{
+	return scpi->integrating ? "J" : scpi->poll_hz ? "W" : scpi->channel.unit;
+}
+
+static void print_check(const struct scpi *scpi, const struct check_figures *f, FILE *out)
+{
+	const char *unit = answer_unit(scpi);
+
+	fprintf(out, "scpi: meter at %s, query '%.*s', unit %s\n", scpi->address,
+		(int)scpi->query_len - 1, scpi->query, unit);
+	fprintf(out, "  answers: %zu in 1 s (one every %.2f ms), %zu missing; an answer takes %.2f ms\n",
+		f->good, 1000.0 / (double)f->good, scpi->ntrace - f->good,
+		scpi->answers ? (double)scpi->answer_ns_sum / (double)scpi->answers * 1e-6 : 0.0);
+	if (f->spacing_ns)
+		fprintf(out, "  updates: every %.2f ms (median of %zu changes)%s\n",
+			(double)f->spacing_ns * 1e-6, f->changes,
+			scpi->channel.has_update ? "" : "; update_ms= declares it");
+	else
+		fprintf(out, "  updates: none seen in 1 s\n");
+	if (scpi->channel.has_update)
+		fprintf(out, "  update: %g ms (declared)\n", scpi->channel.update_ms);
+	if (scpi->channel.has_delay)
+		fprintf(out, "  delay: %g ms (declared%s)\n", scpi->channel.delay_ms,
+			scpi->poll_hz ? ", plus half a poll period" : "");
+	else
+		fprintf(out, "  delay: not declared (the estimate fits it; delay_ms= from the meter's manual gives it)\n");
+	fprintf(out, "  range: %g to %g %s\n", f->min, f->max, unit);
+	print_kind(scpi, f, out);
+}
+
+/* Watch the meter for a second, as a run's poller would ask it, and say
+ * what it gives; refuse a meter that says nothing or only 0. */
+static int scpi_check(void *state, FILE *out, struct error *err)
+{
+	struct scpi *scpi = state;
+	struct timespec wait = { CHECK_NS / 1000000000LL, CHECK_NS % 1000000000LL };
+	struct check_figures f = { 0 };
+	char query[sizeof(scpi->query)];
+
+	scpi->trace_max = (size_t)(CHECK_NS / poll_period_ns(scpi)) + 16;
+	scpi->trace = calloc(scpi->trace_max, sizeof(*scpi->trace));
+	if (!scpi->trace)
+		return error_set(err, "scpi: out of memory");
+	if (start_poller(scpi, err) < 0)
+		return -1;
+	while (nanosleep(&wait, &wait) < 0 && errno == EINTR)
+		;
+	atomic_store(&scpi->stop, true);
+	pthread_join(scpi->poller, NULL);
+	scpi->poller_started = 0;
+	if (check_figure(scpi, &f, err) < 0)
+		return -1;
+	snprintf(query, sizeof(query), "%.*s", (int)scpi->query_len - 1, scpi->query);
+	if (f.good == 0)
+		return error_set(err, "scpi: meter at %s gave no reading in 1 s: it answered the first '%s' and then nothing, or no number (a run would record nothing: check the meter, query= and timeout_ms=, now %d ms)",
+				 scpi->address, query, scpi->timeout_ms);
+	if (f.zero == f.good)
+		return error_set(err, "scpi: meter at %s answered 0 to all %zu queries '%s' in 1 s: it measures nothing (a run would record 0 %s throughout: check that the load draws its power through the meter, and the meter's input and range)",
+				 scpi->address, f.good, query, answer_unit(scpi));
+	print_check(scpi, &f, out);
 	return 0;
 }
 
@@ -1015,4 +1237,5 @@ const struct pmu_ops pmu_scpi = {
 	.read = scpi_read,
 	.refused = scpi_refused,
 	.release = scpi_release,
+	.check = scpi_check,
 };

@@ -219,11 +219,12 @@ static int read_info(struct native_reader *nr, struct error *err)
 		uint8_t declared;
 
 		GET(c, cur_u8, &declared, "channel timing");
-		if (declared > 3)
+		if (declared > (nr->version >= 6 ? 7 : 3))
 			return reader_corrupt(&nr->head, cursor_offset(c) - 1, err,
 					      "unknown channel timing flags %u", declared);
 		ch->has_update = declared & 1;
-		ch->has_delay = declared >> 1;
+		ch->has_delay = declared >> 1 & 1;
+		ch->reads_latest = declared >> 2 & 1;
 		if (ch->has_update)
 			GET(c, cur_double, &ch->update_ms, "channel update_ms");
 		if (ch->has_delay)

@@ -145,7 +145,7 @@ static int write_info(struct native_writer *nw, struct error *err)
 	for (uint32_t i = 0; i < info->nchannels; i++) {
 		const struct channel_desc *c = &info->channels[i];
 
-		*p++ = (uint8_t)(c->has_update | c->has_delay << 1);
+		*p++ = (uint8_t)(c->has_update | c->has_delay << 1 | c->reads_latest << 2);
 		if (c->has_update)
 			p = put_double(p, c->update_ms);
 		if (c->has_delay)

@@ -16,7 +16,8 @@
 
 /* Version 2 added the name record, version 3 the map's build ID, version 4
  * the runs header flag, version 5 the refused readings in the statistics,
- * version 6 the clock header flag; older files read as before. */
+ * version 6 the clock header flag and the channel flag of a reading that
+ * is the meter's latest at the sample; older files read as before. */
 #define NATIVE_VERSION 6
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */

@@ -461,7 +461,7 @@ static int parse_host(struct line *l, struct profile_host *h, struct error *err)
 static int parse_channel(struct line *l, struct profile_info *info, struct error *err)
 {
 	struct channel_desc *c;
-	const char *kind, *scope;
+	const char *kind, *scope, *reading;
 
 	if (info->nchannels == PROFILE_MAX_CHANNELS)
 		return error_set(err, "line %lu: more than %d channels", l->number, PROFILE_MAX_CHANNELS);
@@ -487,6 +487,10 @@ static int parse_channel(struct line *l, struct profile_info *info, struct error
 	if ((c->has_delay = field(l, "delay_ms") != NULL) &&
 	    get_double(l, "delay_ms", &c->delay_ms, err) < 0)
 		return -1;
+	if ((reading = field(l, "reading")) && strcmp(reading, "latest") != 0)
+		return error_set(err, "line %lu: reading=%s is not latest (leave it out for a reading asked for after the previous sample)",
+				 l->number, reading);
+	c->reads_latest = reading != NULL;
 	if ((c->has_update && !channel_timing_ok(c->update_ms)) ||
 	    (c->has_delay && !channel_timing_ok(c->delay_ms)))
 		return error_set(err, "line %lu: update_ms= and delay_ms= are milliseconds from 0 to %g",

@@ -144,6 +144,8 @@ void textform_channel_fields(FILE *f, const struct channel_desc *c)
 		fputs(" delay_ms=", f);
 		textform_double(f, c->delay_ms);
 	}
+	if (c->reads_latest)
+		fputs(" reading=latest", f);
 }
 
 void textform_stats_fields(FILE *f, const struct profile_stats *s)

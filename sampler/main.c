@@ -260,6 +260,8 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 				pmu_print_help(stdout);
 				return 1;
 			}
+			if (strncmp(optarg, "help=", 5) == 0)
+				return pmu_check(optarg + 5, stdout, err) < 0 ? -1 : 1;
 			if (optarg[strspn(optarg, "0123456789")] == '\0')
 				return error_set(err, "-p %s: -p names a PMU plug-in, not a process (to attach, use --pid %s)",
 						 optarg, optarg);

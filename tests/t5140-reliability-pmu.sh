@@ -89,14 +89,21 @@ test_expect_success 'a meter that streams from its first answer is refused befor
 
 # ---- answers that are no reading -------------------------------------------
 
+# 12.5 W five times (the handshake and 4 answers of the plug-in's thread,
+# in a few ms), then garbage: the reads before it have 12.5 W, none after.
 test_expect_success 'garbage mid-run: readings missing, one warning quoting it escaped and cut' '
-	$PROBE -q -n 30 -i 2 -p "scpi:$(meter garbage),timeout_ms=2000" >out 2>err &&
+	$PROBE -n 30 -i 2 -p "scpi:$(meter garbage),timeout_ms=2000" >out 2>err &&
 	cat out err &&
-	expect_eq 4 "$(field out "total name=scpi " value | awk "{ print \$1 / 12.5 }")" "readings before the garbage" &&
-	expect_eq 26 "$(field out "total name=scpi " missing)" "missing readings" &&
-	expect_eq 26 "$(field out "total name=scpi " refused)" "refused readings" &&
+	good=$(field out "total name=scpi " value | awk "{ print \$1 / 12.5 }") &&
+	expect_ge 1 "$good" "readings before the garbage" &&
+	expect_eq 30 "$((good + $(field out "total name=scpi " missing)))" "readings + missing" &&
+	sed -n "s/^read .* values=\([^ ]*\) .*/\1/p" out |
+		awk "\$1 != \"nan\" && seen { n++ } \$1 == \"nan\" { seen = 1 } END { print n + 0 }" >late &&
+	expect_eq 0 "$(cat late)" "readings after the first missing one" &&
+	refused=$(field out "total name=scpi " refused) &&
+	expect_ge 1 "$refused" "refused answers (each garbage answer the thread got)" &&
 	expect_eq 2 "$(wc -l <err)" "stderr lines: the answer quoted, the refusals at the end" &&
-	expect_grep "^pmu-probe: warning: scpi: channel .scpi.: 26 readings refused (26 not decimal)" err &&
+	expect_grep "^pmu-probe: warning: scpi: channel .scpi.: $refused readings refused ($refused not decimal)" err &&
 	expect_grep "^pmu-probe: warning: scpi: meter at $(meter garbage) answered .-113,\"Undefined header\"\\\\x01\\\\xff\\\\'"'"'\\\\\\\\xxxxx*\.\.\.. to .MEAS:POW?., not a number; such readings are recorded as missing" err
 '
 

@@ -213,6 +213,12 @@ int main(int argc, char **argv)
 				pmu_print_help(stdout);
 				return 0;
 			}
+			if (strncmp(optarg, "help=", 5) == 0) {
+				if (pmu_check(optarg + 5, stdout, &err) == 0)
+					return 0;
+				error_print(PROG, &err);
+				return 125;
+			}
 			if (pmu_set_add(&p.set, optarg, &err) < 0) {
 				error_print(PROG, &err);
 				pmu_set_release(&p.set);
