@@ -659,7 +659,7 @@ static int read_clock(struct native_reader *nr, struct cursor *c, struct tid_sta
 	st->clock_stack_end = st->stack_end;
 	st->chain = chain;
 	st->stack_end = end;
-	charge_clock(nr, st, t, nr->clock + nr->nclock - t->nclock);
+	charge_clock(nr, st, t, t->nclock ? nr->clock + nr->nclock - t->nclock : NULL);
 	return 0;
 }
 
