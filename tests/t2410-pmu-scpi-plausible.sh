@@ -173,13 +173,14 @@ test_expect_success 'unit=J, one count 1e6 J high and the next right again: abou
 '
 
 # a count's step 100 times the ones before: refused until it persists,
-# then taken from the baseline, so no energy is lost (before the fix of
-# 29 Nov the second was taken for a counter that jumped: one warning and
-# an interval's energy lost)
+# then taken from the baseline, so no energy is lost (the second was once
+# taken for a counter that jumped: one warning and an interval's energy
+# lost).  The meter thread may ask between two updates of the count (a
+# step of 0 J), so up to three of the new level's counts are refused.
 test_expect_success 'unit=J, the power rises 100-fold for good: every joule counted, no reset said' '
 	run rise "$(at rise),unit=J" &&
 	counted_all rise 0.000001 &&
-	expect_le 2 "$(field rise.dump stats refused)" "refused counts: the first of the new level" &&
+	expect_le 3 "$(field rise.dump stats refused)" "refused counts: the first of the new level" &&
 	expect_no_grep "reset or jumped" rise.err
 '
 
