@@ -102,7 +102,7 @@ test_expect_success 'folded stacks: the inlined function under its caller' '
 	expect_ge 50 "$(folded_children cpu.folded "$HOT")" "share of $HOT (%)"
 '
 
-test_expect_success PERF_DWARF 'folded and speedscope: its CPU share within 3 points of perf --inline' '
+test_expect_success PERF_DWARF,PLAIN_BUILD 'folded and speedscope: its CPU share within 3 points of perf --inline' '
 	want=$(perf_children perf.txt "$HOT") &&
 	expect_near "$want" "$(folded_children cpu.folded "$HOT")" 3 "folded share of $HOT (%)" &&
 	expect_near "$want" "$(speedscope_share s.json "$HOT")" 3 "speedscope share of $HOT (%)" &&
@@ -112,7 +112,7 @@ test_expect_success PERF_DWARF 'folded and speedscope: its CPU share within 3 po
 
 # The flat report names a row by its ELF symbol, as perf report --sort
 # symbol without --children does (the CSV's symbol column): work.
-test_expect_success PERF_DWARF 'sampler-report --tree: the inlined function under its caller' '
+test_expect_success PERF_DWARF,PLAIN_BUILD 'sampler-report --tree: the inlined function under its caller' '
 	$REPORT --tree --csv p.prof >tree.csv &&
 	expect_grep ";main;work;$HOT," tree.csv &&
 	expect_near "$(perf_children perf.txt "$HOT")" "$(report_cpu tree.csv "$HOT")" 3 \
