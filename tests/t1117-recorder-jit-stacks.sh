@@ -22,7 +22,7 @@ test_have_prereq X86_64 || { skip_all="missing $test_missing_"; test_done; }
 # weight PATTERN FILE: the summed weight of the folded lines matching the
 # awk regular expression PATTERN (all lines: "").
 weight() {
-	awk -v re="$1" '$0 ~ re { s += $NF } END { print s + 0 }' "$2"
+	awk -v re="$1" '$0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$2"
 }
 
 # examples/jit: main -> jit_caller -> the generated loop (frame pointer
@@ -90,7 +90,9 @@ test_expect_success NODE 'node --perf-basic-prof: complete stacks unmarked, JIT 
 	fib=$(weight ";JS:\\\\*?fib [^;]*$" n.folded) &&
 	echo "CPU ns: $total, $rooted rooted at _start or clone, $marked of them marked, $fib in fib" &&
 	expect_ge $((total * 7 / 10)) "$rooted" "CPU time on stacks rooted at _start or clone" &&
-	expect_eq 0 "$marked" "CPU time on rooted stacks marked truncated" &&
+	# (92.8% before; a few clock samples, whose stacks the kernel copied,
+	# reach _start marked: 0.01% in one run of make check)
+	expect_le $((rooted / 100)) "$marked" "CPU time on rooted stacks marked truncated" &&
 	expect_ge $((total / 4)) "$fib" "CPU time in fib, named from the perf map"
 '
 

@@ -69,7 +69,7 @@ test_expect_success SCHED_FIFO 'three tracers: every thread sampled, its PC in i
 	# thread or map must fail.  Starting the threads (clone3,
 	# pthread_create, the start barrier) took 7% of the CPU time under a
 	# load of 20, under 2% idle: named, it is their own.
-	awk -F, "\$4 == \"sample\" { c += \$6; if (\$NF ~ /spin|clock_gettime/) s += \$6
+	awk -F, "\$4 == \"sample\" || \$4 == \"cpu\" { c += \$6; if (\$NF ~ /spin|clock_gettime/) s += \$6
 		else if (\$NF ~ /^(clone3?|pthread_create|pthread_barrier_wait|start_thread)(@|\$)/) b += \$6 }
 		END { print int(100 * s / c), int(100 * (s + b) / c) }" tr.csv >spinning &&
 	read loop owned <spinning &&

@@ -95,10 +95,14 @@ test_expect_success NUMPY 'sampler-report charges the CPU time there too' '
 	expect_le 2 "${futex:-0}" "the futex wait'"'"'s cpu% in the report"
 '
 
+# How far the old view misses depends on the machine (futex waits 1% of
+# the CPU time idle, 7.5-18% loaded): what --no-cpu-clock promises is the
+# old view, no clock sample in the profile.
 test_expect_success PERF,PERF_USER '--no-cpu-clock: charged where the samples found it, as before' '
 	AS= oracle &&
 	AS= record before --no-cpu-clock &&
-	expect_ge 5 "$futex" "the futex wait'"'"'s CPU share (%) without clock samples"
+	expect_ge 1 "$(grep -c "^[0-9]*,[0-9]*,[0-9]*,cpu," plain.csv)" "clock-sample rows with the clock" &&
+	expect_eq 0 "$(grep -c "^[0-9]*,[0-9]*,[0-9]*,cpu," before.csv)" "clock-sample rows with --no-cpu-clock"
 '
 
 test_done

@@ -107,6 +107,11 @@ def runs(profile: Any) -> list[dict[str, Any]] | None:
         return None
     last: dict[int, tuple] = {}  # tid -> its function at its last sample
     seen: dict[tuple, list] = {}  # function -> [samples, runs, wall ns, samples it ran]
+    # tid -> the counts of its last sample, until a row says it ran: with
+    # clock samples a thread-sample keeps only the CPU time they did not
+    # take (often 0), the rest comes in the cpu rows right after it, which
+    # the readers give the exit kind
+    unran: dict[int, list] = {}
     for arr in profile.blocks():
         keys = list(zip(*(arr[f].tolist() for f in fields)))
         kinds = arr["kind"].tolist() if exit_kind is not None else [None] * len(arr)
@@ -115,11 +120,20 @@ def runs(profile: Any) -> list[dict[str, Any]] | None:
             arr["cpu_delta_ns"].tolist()
         ):
             if exit_kind is not None and kind == exit_kind:
-                continue  # (a thread's tail after its last sample)
+                s = unran.pop(tid, None)  # a clock sample, or the thread's tail
+                if s is not None and cpu > 0:
+                    s[3] += 1
+                elif s is not None:
+                    unran[tid] = s
+                continue
             s = seen.setdefault(key, [0, 0, 0.0, 0])
             s[0] += 1
             s[2] += wall
-            s[3] += cpu > 0
+            if cpu > 0:
+                s[3] += 1
+                unran.pop(tid, None)
+            else:
+                unran[tid] = s
             if last.get(tid) != key:
                 s[1] += 1
                 last[tid] = key
