@@ -614,6 +614,10 @@ static int load_sample(struct pperf_reader *pr, struct error *err)
 		t->cpu_delta_ns = t->cpu_ns - st->cpu;
 		st->cpu = t->cpu_ns;
 		t->counters = t->counter_deltas = NULL;
+		t->clocked = false;	/* no clock samples in this layout */
+		t->nclock = 0;
+		t->clock = NULL;
+		t->pc_cpu_ns = t->cpu_delta_ns;
 	}
 	pr->threads_seen += pr->nnew;
 	pr->thread_samples += n;
