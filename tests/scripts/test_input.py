@@ -516,4 +516,4 @@ def test_unknown_kind_is_damage(tmp_path):
     rows = [(1000, 100, 100, "sampel", 0x10, 500, 1000, [1.0, 1.0, 12.0, 1], "/bin/app", "f")]
     (tmp_path / "k.csv").write_text(csv_v2(rows))
     line = one_error(run("sampler-report", "--no-cache", tmp_path / "k.csv", ok=False))
-    assert "line 9: kind 'sampel' (expected sample or exit" in line
+    assert "line 9: kind 'sampel' (expected sample, exit or cpu" in line
