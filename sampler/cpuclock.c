@@ -36,6 +36,8 @@ uint64_t cpuclock_period_ns(uint64_t sample_period_ns)
 {
 	uint64_t p = sample_period_ns / CLOCK_PER_INTERVAL;
 
+	if (p > PROFILE_MAX_CLOCK_PERIOD_NS)	/* -f 0.001: what a profile holds */
+		return PROFILE_MAX_CLOCK_PERIOD_NS;
 	return p > CLOCK_PERIOD_MIN_NS ? p : CLOCK_PERIOD_MIN_NS;
 }
 

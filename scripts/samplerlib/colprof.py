@@ -44,6 +44,8 @@ NO_SYMBOL = 0xFFFFFFFF
 NO_STACK = 0xFFFFFFFF
 EXIT = 1  # kind of an exit row
 CPU = 2  # kind of a cpu row (a clock sample: CPU time at a place, read as an exit row)
+
+
 def _cpu_as_exit(arr: np.ndarray) -> np.ndarray:
     """cpu rows (CPU time where a clock sample found a thread, no wall
     interval, no energy) are summed as exit rows are: kind EXIT."""

@@ -132,7 +132,10 @@ class Meter:
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
                 counts = f" first={self.first} last={self.last}" if self.args.energy else ""
-                f.write(f"queries={self.queries} streams={self.streams} answers={self.answers}{counts}\n")
+                f.write(
+                    f"queries={self.queries} streams={self.streams} "
+                    f"answers={self.answers}{counts}\n"
+                )
             os.replace(self.args.log + ".tmp", self.args.log)
 
 

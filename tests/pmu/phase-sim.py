@@ -17,10 +17,11 @@ gamma (8 W) in turn for SECONDS of CPU time, each phase 0.5-1.5 x phase-ms,
 then rest again; --cycle a:8,b:20,c:12: those phases (alpha 8 ms, beta
 20, gamma 12) in that order and of those lengths, again and again, so
 that a lean at a rise or a fall of power does not cancel out.  The
-sampler stops it at hz (each sample up to 5% of a period late) and holds it stopped hold-us, reading the meter at the end of
-the hold; with stall-ms, it takes no sample for that long from a third of
-the run on (a recorder that got no CPU: the thread runs on).  The meter is
-a RAPL counter (integer uJ) that updates every update-ms (+- 0.1 ms, from a
+sampler stops it at hz (each sample up to 5% of a period late) and
+holds it stopped hold-us, reading the meter at the end of the hold; with
+stall-ms, it takes no sample for that long from a third of the run on
+(a recorder that got no CPU: the thread runs on).  The meter is a RAPL
+counter (integer uJ) that updates every update-ms (+- 0.1 ms, from a
 random phase) with the energy drawn so far.  --starve ON,OFF: the thread
 runs ON ms, then waits OFF ms for a CPU, again and again (it draws no power
 waiting, so some of the meter's updates count nothing).  --delay-ms: the

@@ -189,7 +189,9 @@ def test_stack_ids_name_the_csv_stack_column(tmp_path, symbols):
     assert len(got) > 50 and got == want
     texts = {t for _, _, t in got}
     if symbols:
-        assert any(t.endswith(";main") and t.startswith("_start;") for t in texts), texts
+        # (main's own frame, or the functions inlined into it after it)
+        assert any(t.startswith("_start;") and (t.endswith(";main") or ";main;" in t)
+                   for t in texts), texts
     else:
         # addresses, after the "[truncated: CAUSE]" frame of a stack cut short
         frames = [t.split(";") for t in texts]
