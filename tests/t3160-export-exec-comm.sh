@@ -53,7 +53,7 @@ test_expect_success PERF 'perf.data: a COMM with the exec flag; perf gives 3 sam
 
 test_expect_success 'a real sh -c: every sample in busy'"'"'s own code is labelled busy' '
 	"$SAMPLER" -g -o real.prof -- sh -c "exec \"$EXAMPLES/busy\" 0.3" >/dev/null 2>&1 &&
-	"$EXPORT" --format folded --weight samples real.prof >real.folded &&
+	"$EXPORT" --format folded --no-inline --weight samples real.prof >real.folded &&
 	expect_ge 50 "$(grep ";main " real.folded | grep "^busy;" | awk "{ s += \$NF } END { print s + 0 }")" "busy main samples as busy" &&
 	expect_eq 0 "$(grep ";main " real.folded | grep -vc "^busy;")" "main lines under another name"
 '
