@@ -134,6 +134,11 @@ static int info_record(void *state, const struct profile_record *rec, struct err
 	}
 }
 
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 static void print_channels(struct info_summary *s)
 {
 	const struct profile_info *info = s->info;
@@ -161,14 +166,14 @@ static void print_channels(struct info_summary *s)
 			fprintf(f, "; %g ms late", c->delay_ms);
 		if (c->has_update || c->has_delay)
 			fputs(" (declared)", f);
+		if (s->have_stats && i < s->stats.nchannels && s->stats.channel_refused[i])
+			fprintf(f, "; %" PRIu64 " %s refused (not in the total)",
+				s->stats.channel_refused[i],
+				plural(s->stats.channel_refused[i], "reading", "readings"));
 		putc('\n', f);
 	}
 }
 
-static const char *plural(uint64_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
 
 static void print_host(struct info_summary *s)
 {

@@ -23,12 +23,13 @@ start_meter over.port --tcp over.port --value 10 --bad-every 20 --bad 60
 # the power rises to 150 W for good after 200 answers
 start_meter step.port --tcp step.port --value 10 --step-after 200 --step-value 150
 # integrating meters drawing 10 W: a count 5 J low once every 50 answers;
-# one count (the 100th) 1e6 J high
+# one count (the 20th: reached however slow a loaded machine makes the
+# fake meter) 1e6 J high
 E10="--query MEAS:ENER? --energy --value 10"
 start_meter back.port --tcp back.port $E10 --bad-every 50 --bad=-5 --log back.log
-start_meter jump.port --tcp jump.port $E10 --bad-at 100 --bad=+1e6 --log jump.log
+start_meter jump.port --tcp jump.port $E10 --bad-at 20 --bad=+1e6 --log jump.log
 # an integrating meter whose power rises from 10 W to 1000 W for good
-start_meter rise.port --tcp rise.port $E10 --step-after 100 --step-value 1000 --log rise.log
+start_meter rise.port --tcp rise.port $E10 --step-after 20 --step-value 1000 --log rise.log
 at() { echo "scpi:tcp://127.0.0.1:$(cat $1.port),timeout_ms=2000"; }
 
 # run NAME PLUGIN: 1.5 s of sampling at 500 Hz, the dump in NAME.dump,
@@ -89,7 +90,8 @@ test_expect_success 'polled (poll_hz=1000) with 9.9E37 now and then: about 15 J,
 	run ovlp "$(at ovl),poll_hz=1000" &&
 	expect_near 1 "$(energy_ratio ovlp)" 0.03 "energy / (10 W x the time)" &&
 	expect_ge 5 "$(field ovlp.dump stats refused)" "refused (one poll in 50 of up to 1500)" &&
-	expect_eq 0 "$(field ovlp.dump stats missing)" "missing readings (a refused update is filled, not missing)" &&
+	expect_le $(($(field ovlp.dump stats refused) - 1)) "$(field ovlp.dump stats missing)" \
+		"missing readings: fewer than the refused ones (each refused update is filled, not missing; a loaded machine misses a few polls)" &&
 	refused_line ovlp "[0-9]* overload"
 '
 
@@ -198,5 +200,18 @@ test_expect_success 'the refused counts read back from the profile; older profil
 	$PROFILE dump ovl0.prof | grep ^stats >ovl0.stats &&
 	diff ovl.stats ovl0.stats
 '
+
+test_expect_success '--info and sampler-report name the refused readings with their count' '
+	n=$(field ovl.dump stats refused) &&
+	"$EXPORT" --info ovl.prof >ovl.info &&
+	expect_eq 1 "$(grep -c "^channel:    scpi (.*; $n readings refused (not in the total)\$" ovl.info)" \
+		"--info channel lines naming the refused readings" &&
+	"$EXPORT" --info jump.prof >jump.info &&
+	expect_grep "; 1 reading refused (not in the total)\$" jump.info &&
+	/usr/bin/python3 "$ROOT/scripts/sampler-report" --no-cache ovl.prof >ovl.report 2>&1 &&
+	expect_eq 1 "$(grep -c "^# ovl.prof: scpi: $n meter readings refused, not counted" ovl.report)" \
+		"report lines naming the refused readings"
+'
+
 
 test_done

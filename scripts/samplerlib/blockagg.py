@@ -22,6 +22,19 @@ from .fileio import Progress
 from .runagg import BASE, CPU, CPU2, E, E2, EV, N, PER_ENERGY, SE, SE2, SEW, SW, SW2, WALL, RunAgg
 
 
+def _refused(profile: csvprof.Profile) -> dict[str, int]:
+    """The stats line's refused=N,N,... by channel index, by channel name."""
+    try:
+        counts = [int(n) for n in profile.stats.get("refused", "").split(",") if n]
+    except ValueError:
+        raise SamplerError("%s: bad refused= in the stats line" % profile.path)
+    return {
+        ch.name: counts[ch.index]
+        for ch in profile.channels
+        if 0 <= ch.index < len(counts) and counts[ch.index]
+    }
+
+
 def _describe(ch: csvprof.Channel) -> dict[str, str]:
     return {"name": ch.name, "kind": ch.kind, "unit": ch.si_unit}
 
@@ -280,6 +293,7 @@ def aggregate(profile: csvprof.Profile, prog: str) -> RunAgg:
         nsamples += _add_block(block, run, profile, names, acc)
     run.samples = nsamples
     run.stats = profile.stats
+    run.refused = _refused(profile)
     keys: dict[tuple[Any, ...], list[float]] = {}
     for key, k in acc.index.items():
         key = key[:2] + tuple(profile.key_names(key[2:]))

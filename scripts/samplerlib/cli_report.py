@@ -265,6 +265,11 @@ def header_lines(runs, args):
                 run.host.get("hostname", "?"),
             )
         )
+        for name, n in sorted(run.refused.items()):
+            lines.append(
+                "# %s: %s: %d meter readings refused, not counted (docs/PLUGINS.md)"
+                % (run.path, name, n)
+            )
     if job.is_job(runs):
         lines += job.header_lines(runs)
     if job.is_job(runs) and args.row_by:

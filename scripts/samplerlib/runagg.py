@@ -27,7 +27,8 @@ N, CPU, CPU2, WALL = range(4)
 BASE = 4
 E, E2, SE, SE2, SEW, SW, SW2, EV = range(8)
 PER_ENERGY = 8
-CACHE_FORMAT = 4  # 2: CSV v2 exit rows in the CPU and counter sums; 3: EV; 4: threads
+CACHE_FORMAT = 5  # 2: CSV v2 exit rows in the CPU and counter sums; 3: EV; 4: threads;
+# 5: the refused readings by channel name
 
 Key = Tuple[Any, ...]  # (pid, tid, dso, symbol)
 Channel = Dict[str, str]  # {name, kind, unit}
@@ -42,6 +43,8 @@ class RunAgg:
         self.processes: dict[int, dict[str, str]] = {}
         self.threads: dict[tuple[int, int], str] = {}  # (pid, tid) -> last name, if renamed
         self.stats: dict[str, Any] = {}
+        # channel name -> readings the meter's plug-in refused (docs/PLUGINS.md)
+        self.refused: dict[str, int] = {}
         self.energy: list[Channel] = []  # energy/power channels
         self.readings: list[Channel] = []  # current/voltage channels
         self.counters: list[Channel] = []  # counter channels
@@ -70,6 +73,7 @@ class RunAgg:
             "processes": {str(k): v for k, v in self.processes.items()},
             "threads": [[pid, tid, comm] for (pid, tid), comm in self.threads.items()],
             "stats": self.stats,
+            "refused": self.refused,
             "energy": self.energy,
             "readings": self.readings,
             "counters": self.counters,
@@ -85,6 +89,7 @@ class RunAgg:
         run.processes = {int(k): v for k, v in data["processes"].items()}
         run.threads = {(int(pid), int(tid)): comm for pid, tid, comm in data["threads"]}
         run.stats = data["stats"]
+        run.refused = data["refused"]
         run.energy, run.readings, run.counters = data["energy"], data["readings"], data["counters"]
         run.samples = data["samples"]
         run.keys = {tuple(k): v for k, v in data["keys"]}
