@@ -1,5 +1,7 @@
 /* scpi - a live external meter answering SCPI-style line queries, over TCP
- * (tcp://HOST:PORT) or a serial line (/dev/ttyUSB0@115200).
+ * (tcp://HOST:PORT) or a serial line (/dev/ttyUSB0@115200): what its
+ * answers mean, judged, kept and taken by the samples.  The connection and
+ * its lines are scpilink.h's.
  *
  * One road: a thread of the plug-in's own owns the connection from the
  * first sample on (so it runs at the sampler's real-time priority).  It
@@ -68,15 +70,10 @@
 #include "plausible.h"
 #include "powercount.h"
 #include "scpi.h"
+#include "scpilink.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -85,10 +82,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <termios.h>
 #include <time.h>
-#include <unistd.h>
 
 #define SCPI_DEFAULT_QUERY "MEAS:POW?"
 #define SCPI_DEFAULT_ENERGY_QUERY "MEAS:ENER?"	/* unit=J */
@@ -113,37 +107,18 @@
 #define SCPI_PACE_READS 50
 #define SCPI_PACE_ANSWERS 3
 
-/* take_line() and await_line(): the meter sent more than the budget. */
-#define SCPI_CHATTER (-2)
-
 struct meter_reading {
 	double value;
 	long long t_ns;		/* CLOCK_MONOTONIC, when it came; 0: never */
 };
 
 struct scpi {
-	char address[160];	/* as given, for messages */
-	char host[128], port[32];	/* tcp */
-	struct sockaddr_storage peer;	/* tcp: the address that answered first */
-	socklen_t peer_len;		/* 0: not resolved yet */
-	char device[PATH_MAX];		/* serial */
-	speed_t speed;
-	int tcp;
+	struct scpi_link *link;	/* the connection (scpilink.h) */
 
 	char query[128];	/* with the newline */
 	size_t query_len;
 	int query_given;
 	int timeout_ms;
-
-	int fd;			/* -1: disconnected */
-	int outstanding;	/* a query waits for its answer */
-	long long last_connect_ns;
-
-	char rx[512];		/* bytes received, not yet a whole line */
-	size_t rx_len;
-	int overlong;		/* dropping the rest of a too long line */
-	char line[256];		/* the last whole line */
-	size_t budget;		/* bytes this read may still take */
 
 	/* what the run was already warned about (once each) */
 	int warned_chatter, warned_garbage, warned_negative, warned_backwards, warned_held;
@@ -183,86 +158,7 @@ struct scpi {
 	struct channel_desc channel;
 };
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* ---- arguments ------------------------------------------------------------ */
-
-static const struct {
-	unsigned baud;
-	speed_t speed;
-} bauds[] = {
-	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
-	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
-	{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
-	{ 921600, B921600 }, { 1000000, B1000000 }, { 2000000, B2000000 },
-};
-
-static int parse_serial(struct scpi *scpi, const char *addr, struct error *err)
-{
-	const char *at = strrchr(addr, '@');
-	unsigned long baud = 9600;
-	size_t len = at ? (size_t)(at - addr) : strlen(addr);
-
-	if (len >= sizeof(scpi->device))
-		return error_set(err, "scpi: device path too long in '%s'", addr);
-	memcpy(scpi->device, addr, len);
-	scpi->device[len] = '\0';
-	if (at && pmu_arg_ulong("scpi", "baud rate", at + 1, 1, 4000000, &baud, err) < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(bauds) / sizeof(bauds[0]); i++) {
-		if (bauds[i].baud == baud) {
-			scpi->speed = bauds[i].speed;
-			return 0;
-		}
-	}
-	return error_set(err, "scpi: unsupported baud rate %lu in '%s' (use 1200 ... 2000000, e.g. %s@115200)",
-			 baud, addr, scpi->device);
-}
-
-static int parse_tcp(struct scpi *scpi, const char *addr, struct error *err)
-{
-	const char *hostport = addr + strlen("tcp://"), *colon, *host = hostport;
-	size_t hostlen;
-
-	if (*hostport == '[') {		/* [IPv6]:PORT */
-		const char *close = strchr(hostport, ']');
-
-		colon = close && close[1] == ':' ? close + 1 : NULL;
-		host = hostport + 1;
-		hostlen = close ? (size_t)(close - host) : 0;
-	} else {
-		colon = strrchr(hostport, ':');
-		hostlen = colon ? (size_t)(colon - hostport) : 0;
-	}
-	if (!colon || hostlen == 0 || !colon[1] || hostlen >= sizeof(scpi->host) ||
-	    strlen(colon + 1) >= sizeof(scpi->port))
-		return error_set(err, "scpi: bad address '%s' (use tcp://HOST:PORT, e.g. tcp://192.168.1.50:5025)",
-				 addr);
-	memcpy(scpi->host, host, hostlen);
-	scpi->host[hostlen] = '\0';
-	strcpy(scpi->port, colon + 1);
-	scpi->tcp = 1;
-	return 0;
-}
-
-static int parse_address(struct scpi *scpi, const char *addr, struct error *err)
-{
-	if (strlen(addr) >= sizeof(scpi->address))
-		return error_set(err, "scpi: address too long: '%.40s...'", addr);
-	strcpy(scpi->address, addr);
-	if (strncmp(addr, "tcp://", 6) == 0)
-		return parse_tcp(scpi, addr, err);
-	if (addr[0] == '/')
-		return parse_serial(scpi, addr, err);
-	return error_set(err, "scpi: bad address '%s' (use tcp://HOST:PORT or a serial device /dev/ttyUSB0@BAUD)",
-			 addr);
-}
 
 static int parse_unit(struct scpi *scpi, const char *unit, struct error *err)
 {
@@ -346,7 +242,7 @@ static int parse_args(struct scpi *scpi, const char *args, struct error *err)
 	if (list.n == 0 || strchr(list.items[0], '='))
 		ret = error_set(err, "scpi: no meter address (use -p scpi:tcp://HOST:PORT or -p scpi:/dev/ttyUSB0@115200)");
 	for (unsigned i = 0; i < list.n && ret == 0; i++)
-		ret = i == 0 ? parse_address(scpi, list.items[0], err)
+		ret = i == 0 ? (scpi->link = scpi_link_new(list.items[0], err)) ? 0 : -1
 			     : parse_option(scpi, list.items[i], err);
 	pmu_args_free(&list);
 	if (ret == 0 && scpi->max_w > 0 && scpi->channel.kind != CHANNEL_POWER &&
@@ -366,221 +262,6 @@ static int parse_args(struct scpi *scpi, const char *args, struct error *err)
 	if (ret == 0 && scpi->integrating && !scpi->query_given)
 		scpi->query_len = (size_t)snprintf(scpi->query, sizeof(scpi->query), "%s\n",
 						   SCPI_DEFAULT_ENERGY_QUERY);
-	return ret;
-}
-
-/* ---- connection ------------------------------------------------------------ */
-
-static int wait_fd(int fd, short events, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = fd, .events = events };
-	int ret;
-
-	do
-		ret = poll(&pfd, 1, timeout_ms);
-	while (ret < 0 && errno == EINTR);
-	return ret;
-}
-
-/* A non-blocking connect to one address that gives up after timeout_ms:
- * the socket, or -1 with errno set. */
-static int connect_to(const struct sockaddr *addr, socklen_t len, int timeout_ms)
-{
-	int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int errnum = 0;
-	socklen_t errlen = sizeof(errnum);
-
-	if (fd < 0)
-		return -1;
-	if (connect(fd, addr, len) == 0)
-		return fd;
-	errnum = errno;
-	if (errnum == EINPROGRESS) {
-		errnum = ETIMEDOUT;
-		if (wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &errnum, &errlen) == 0 && errnum == 0)
-			return fd;
-	}
-	close(fd);
-	errno = errnum;
-	return -1;
-}
-
-/* Connect within timeout_ms.  The name is resolved once, at start (a
- * resolver may take seconds): a re-connection, done while the target is
- * stopped, goes to the address that answered then. */
-static int connect_tcp(struct scpi *scpi, int timeout_ms, struct error *err)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
-	int ret, fd = -1, errnum = 0;
-
-	if (scpi->peer_len) {
-		fd = connect_to((const struct sockaddr *)&scpi->peer, scpi->peer_len, timeout_ms);
-		errnum = errno;
-		goto out;
-	}
-	ret = getaddrinfo(scpi->host, scpi->port, &hints, &res);
-	if (ret)
-		return error_set(err, "scpi: cannot resolve %s: %s (check the host name and port)",
-				 scpi->address, gai_strerror(ret));
-	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		fd = connect_to(ai->ai_addr, ai->ai_addrlen, timeout_ms);
-		errnum = errno;
-		if (fd >= 0 && ai->ai_addrlen <= sizeof(scpi->peer)) {
-			memcpy(&scpi->peer, ai->ai_addr, ai->ai_addrlen);
-			scpi->peer_len = ai->ai_addrlen;
-		}
-	}
-	freeaddrinfo(res);
-out:
-	if (fd < 0)
-		return error_set(err, "scpi: cannot connect to %s: %s (is the meter on and listening there? check the address and port)",
-				 scpi->address, strerror(errnum));
-	/* each query is one small write that must leave at once */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
-	return fd;
-}
-
-static int open_serial(struct scpi *scpi, struct error *err)
-{
-	struct termios tio;
-	int fd = open(scpi->device, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return error_set(err, "scpi: cannot open %s: %s (%s)", scpi->device, strerror(errno),
-				 errno == EACCES ? "add yourself to the dialout group or run as root"
-						 : "check the device path, e.g. ls /dev/ttyUSB*");
-	if (tcgetattr(fd, &tio) < 0) {
-		close(fd);
-		return error_set(err, "scpi: %s is not a serial device: %s (give a tty, e.g. /dev/ttyUSB0@115200)",
-				 scpi->device, strerror(errno));
-	}
-	cfmakeraw(&tio);
-	tio.c_cflag |= CLOCAL | CREAD;
-	cfsetispeed(&tio, scpi->speed);
-	cfsetospeed(&tio, scpi->speed);
-	if (tcsetattr(fd, TCSANOW, &tio) < 0) {
-		close(fd);
-		return error_set(err, "scpi: cannot configure %s: %s (check the baud rate)",
-				 scpi->device, strerror(errno));
-	}
-	tcflush(fd, TCIOFLUSH);
-	return fd;
-}
-
-static int scpi_connect(struct scpi *scpi, int timeout_ms, struct error *err)
-{
-	scpi->last_connect_ns = now_ns();
-	scpi->fd = scpi->tcp ? connect_tcp(scpi, timeout_ms, err) : open_serial(scpi, err);
-	scpi->outstanding = 0;
-	scpi->rx_len = 0;
-	scpi->overlong = 0;
-	return scpi->fd < 0 ? -1 : 0;
-}
-
-static void scpi_disconnect(struct scpi *scpi)
-{
-	if (scpi->fd >= 0)
-		close(scpi->fd);
-	scpi->fd = -1;
-	scpi->outstanding = 0;
-}
-
-/* ---- queries and answers ---------------------------------------------------- */
-
-static int send_query(struct scpi *scpi)
-{
-	ssize_t n = scpi->tcp ? send(scpi->fd, scpi->query, scpi->query_len, MSG_NOSIGNAL)
-			      : write(scpi->fd, scpi->query, scpi->query_len);
-
-	if (n != (ssize_t)scpi->query_len)
-		return -1;
-	scpi->outstanding = 1;
-	return 0;
-}
-
-/* Move the first complete line of rx into line (CR/LF cut); a line too
- * long for it is dropped whole.  1 when a line was taken, else 0. */
-static int next_line(struct scpi *scpi)
-{
-	char *nl;
-
-	while ((nl = memchr(scpi->rx, '\n', scpi->rx_len))) {
-		size_t len = (size_t)(nl - scpi->rx), used = len + 1;
-		int complete = !scpi->overlong && len < sizeof(scpi->line);
-
-		if (complete) {
-			memcpy(scpi->line, scpi->rx, len);
-			scpi->line[len] = '\0';
-			if (len && scpi->line[len - 1] == '\r')
-				scpi->line[len - 1] = '\0';
-		}
-		memmove(scpi->rx, scpi->rx + used, scpi->rx_len - used);
-		scpi->rx_len -= used;
-		scpi->overlong = 0;
-		if (complete)
-			return 1;
-	}
-	if (scpi->rx_len == sizeof(scpi->rx)) {	/* no newline in sight */
-		scpi->overlong = 1;
-		scpi->rx_len = 0;
-	}
-	return 0;
-}
-
-/* Take what has arrived, without blocking, within the byte budget.
- * Returns 1 when a whole line is in scpi->line, 0 when none yet, -1 when
- * the connection is gone, SCPI_CHATTER when the budget is spent. */
-static int take_line(struct scpi *scpi)
-{
-	for (;;) {
-		size_t room;
-		ssize_t n;
-
-		if (next_line(scpi))
-			return 1;
-		if (scpi->budget == 0)
-			return SCPI_CHATTER;
-		room = sizeof(scpi->rx) - scpi->rx_len;	/* never 0 after next_line */
-		n = read(scpi->fd, scpi->rx + scpi->rx_len, room < scpi->budget ? room : scpi->budget);
-		if (n == 0)
-			return -1;
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		scpi->rx_len += (size_t)n;
-		scpi->budget -= (size_t)n;
-	}
-}
-
-/* Wait until deadline for the next line; 1, 0 (timeout), -1 (gone) or
- * SCPI_CHATTER. */
-static int await_line(struct scpi *scpi, long long deadline_ns)
-{
-	for (;;) {
-		int ret = take_line(scpi);
-		long long left;
-
-		if (ret != 0)
-			return ret;
-		left = deadline_ns - now_ns();
-		if (left <= 0)
-			return 0;
-		if (wait_fd(scpi->fd, POLLIN, (int)((left + 999999) / 1000000)) < 0)
-			return -1;
-	}
-}
-
-/* Drop whatever arrived that answers nothing (extra lines, echoes), so
- * that the next line is the answer to the next query.  0, -1 (gone) or
- * SCPI_CHATTER. */
-static int drain(struct scpi *scpi)
-{
-	int ret;
-
-	while ((ret = take_line(scpi)) > 0)
-		;
-	scpi->rx_len = 0;
 	return ret;
 }
 
@@ -612,17 +293,17 @@ static void warn_once(int *warned, struct error *err, const char *fmt, ...)
 static int answer_value(struct scpi *scpi, double *value, struct error *err)
 {
 	char quoted[4 * SCPI_QUOTE_MAX + 8];
-	int verdict = reading_parse(scpi->line, value);
+	int verdict = reading_parse(scpi_link_line(scpi->link), value);
 
 	if (verdict == CHANNEL_REFUSED_NOT_DECIMAL)
 		warn_once(&scpi->warned_garbage, err,
 			  "scpi: meter at %s answered '%s' to '%.*s', not a number; such readings are recorded as missing (give a query that returns one reading, e.g. query=MEAS:POW?, and set the meter to answer in decimal)",
-			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+			  scpi_link_address(scpi->link), quote(scpi_link_line(scpi->link), quoted, sizeof(quoted)),
 			  (int)scpi->query_len - 1, scpi->query);
 	if (!verdict && (scpi->channel.kind == CHANNEL_POWER || scpi->poll_hz) && *value < 0) {
 		warn_once(&scpi->warned_negative, err,
 			  "scpi: meter at %s answered '%s' to '%.*s', a negative power; such readings are recorded as missing (check the meter's wiring or current direction; unit=A or unit=V record signed values)",
-			  scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+			  scpi_link_address(scpi->link), quote(scpi_link_line(scpi->link), quoted, sizeof(quoted)),
 			  (int)scpi->query_len - 1, scpi->query);
 		verdict = CHANNEL_REFUSED_RANGE;
 	}
@@ -651,7 +332,7 @@ static double count_delta(struct scpi *scpi, double count, long long t_ns, struc
 	if (!isnan(from))
 		warn_once(&scpi->warned_backwards, err,
 			  "scpi: meter at %s: its energy counter was reset or jumped, and went on from %.9g J: the update in between is recorded as missing (do not reset or restart the meter's integration during a run)",
-			  scpi->address, from);
+			  scpi_link_address(scpi->link), from);
 	return delta;
 }
 
@@ -661,8 +342,8 @@ static void on_chatter(struct scpi *scpi, struct error *err)
 {
 	warn_once(&scpi->warned_chatter, err,
 		  "scpi: meter at %s sent more than %d bytes between two samples without being asked; such readings are recorded as missing and the connection is re-opened (set the meter to answer queries only: turn off its continuous or streaming output)",
-		  scpi->address, SCPI_READ_BUDGET);
-	scpi_disconnect(scpi);
+		  scpi_link_address(scpi->link), SCPI_READ_BUDGET);
+	scpi_link_disconnect(scpi->link);
 }
 
 /* ---- the poller thread --------------------------------------------------------- */
@@ -684,13 +365,13 @@ static void post_note(struct scpi *scpi, const char *msg)
  * in slices, so that the end of the run need not wait for a slow meter. */
 static int await_answer(struct scpi *scpi)
 {
-	long long deadline = now_ns() + (long long)scpi->timeout_ms * 1000000, slice;
+	long long deadline = scpi_link_now_ns() + (long long)scpi->timeout_ms * 1000000, slice;
 	int ret;
 
 	do {
-		slice = now_ns() + POLL_SLICE_MS * 1000000LL;
-		ret = await_line(scpi, slice < deadline ? slice : deadline);
-	} while (ret == 0 && now_ns() < deadline && !atomic_load(&scpi->stop));
+		slice = scpi_link_now_ns() + POLL_SLICE_MS * 1000000LL;
+		ret = scpi_link_await(scpi->link, slice < deadline ? slice : deadline);
+	} while (ret == 0 && scpi_link_now_ns() < deadline && !atomic_load(&scpi->stop));
 	return ret;
 }
 
@@ -750,43 +431,46 @@ static void time_answer(struct scpi *scpi, long long ns)
  * comes late stays outstanding and is dropped when it comes. */
 static void poll_once(struct scpi *scpi, struct error *err)
 {
+	struct scpi_link *link = scpi->link;
 	long long unseen, sent = 0;
 	double value = NAN;
-	int ret, refused = 0;
+	int ret = 0, refused = 0, late;
 
-	scpi->budget = SCPI_READ_BUDGET;
-	if (scpi->fd < 0 && (now_ns() - scpi->last_connect_ns < SCPI_RECONNECT_NS ||
-			     scpi_connect(scpi, scpi->timeout_ms < POLL_SLICE_MS ? scpi->timeout_ms
-										  : POLL_SLICE_MS, NULL) < 0))
+	scpi_link_budget(link, SCPI_READ_BUDGET);
+	if (!scpi_link_connected(link) &&
+	    (scpi_link_now_ns() - scpi_link_tried_ns(link) < SCPI_RECONNECT_NS ||
+	     scpi_link_connect(link, scpi->timeout_ms < POLL_SLICE_MS ? scpi->timeout_ms : POLL_SLICE_MS,
+			       NULL) < 0))
 		return;
-	if (scpi->outstanding && (ret = take_line(scpi)) == 0)
+	late = scpi_link_outstanding(link);
+	if (late && (ret = scpi_link_take(link)) == 0)
 		return;		/* the late answer has not come yet */
-	if (!scpi->outstanding || ret > 0) {
-		scpi->outstanding = 0;
-		ret = drain(scpi);
-		sent = now_ns();
-		if (ret == 0 && send_query(scpi) < 0)
+	if (!late || ret > 0) {
+		scpi_link_answered(link);
+		ret = scpi_link_drain(link);
+		sent = scpi_link_now_ns();
+		if (ret == 0 && scpi_link_send(link, scpi->query, scpi->query_len) < 0)
 			ret = -1;
 		if (ret == 0 && (ret = await_answer(scpi)) == 0) {
-			keep_answer(scpi, NAN, 0, now_ns(), err);	/* no answer in time */
+			keep_answer(scpi, NAN, 0, scpi_link_now_ns(), err);	/* no answer in time */
 			return;
 		}
 	}
-	if (ret == SCPI_CHATTER)
+	if (ret == SCPI_LINK_CHATTER)
 		on_chatter(scpi, err);
 	else if (ret < 0)
-		scpi_disconnect(scpi);
+		scpi_link_disconnect(link);
 	else
-		scpi->outstanding = 0;
+		scpi_link_answered(link);
 	if (ret > 0 && sent)
-		time_answer(scpi, now_ns() - sent);
+		time_answer(scpi, scpi_link_now_ns() - sent);
 	if (ret > 0)
 		refused = answer_value(scpi, &value, err);
-	unseen = keep_answer(scpi, value, refused, now_ns(), err);
+	unseen = keep_answer(scpi, value, refused, scpi_link_now_ns(), err);
 	if (unseen >= HELD_WARN_NS && !err->msg[0])
 		warn_once(&scpi->warned_held, err,
 			  "scpi: the thread polling %s was held back: %.1f ms of the meter's updates went unseen, counted at the mean power before them (give the sampler a CPU of its own; said once)",
-			  scpi->address, (double)unseen * 1e-6);
+			  scpi_link_address(scpi->link), (double)unseen * 1e-6);
 	if (err->msg[0]) {
 		pthread_mutex_lock(&scpi->lock);
 		post_note(scpi, err->msg);
@@ -797,7 +481,7 @@ static void poll_once(struct scpi *scpi, struct error *err)
 static void *poll_meter(void *arg)
 {
 	struct scpi *scpi = arg;
-	long long period = poll_period_ns(scpi), next = now_ns();
+	long long period = poll_period_ns(scpi), next = scpi_link_now_ns();
 
 	while (!atomic_load(&scpi->stop)) {
 		struct error got;
@@ -806,8 +490,8 @@ static void *poll_meter(void *arg)
 		got.msg[0] = '\0';
 		poll_once(scpi, &got);
 		next += period;
-		if (next < now_ns()) {	/* behind (a slow answer): no burst to catch up */
-			next = now_ns();
+		if (next < scpi_link_now_ns()) {	/* behind (a slow answer): no burst to catch up */
+			next = scpi_link_now_ns();
 			continue;
 		}
 		at.tv_sec = next / 1000000000LL;
@@ -831,7 +515,7 @@ static int start_poller(struct scpi *scpi, struct error *err)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret != 0)
 		return error_set(err, "scpi: cannot start the thread that polls the meter at %s: %s (free some memory or threads)",
-				 scpi->address, strerror(ret));
+				 scpi_link_address(scpi->link), strerror(ret));
 	scpi->poller_started = 1;
 	return 0;
 }
@@ -885,7 +569,7 @@ static void check_pace(struct scpi *scpi, long long t_ns, struct error *err)
 		return;
 	warn_once(&scpi->warned_slow, err,
 		  "scpi: meter at %s takes %.1f ms to answer '%.*s': its reading is renewed every %.1f ms at best, samples come every %.1f ms; each sample records the meter's latest reading, the target is not held (a meter answering faster gives more readings; said once)",
-		  scpi->address, answer_ms, (int)scpi->query_len - 1, scpi->query,
+		  scpi_link_address(scpi->link), answer_ms, (int)scpi->query_len - 1, scpi->query,
 		  fmax(answer_ms, asked_ms), sample_ms);
 }
 
@@ -894,7 +578,7 @@ static void check_pace(struct scpi *scpi, long long t_ns, struct error *err)
 static int scpi_read(void *state, double *values, struct error *err)
 {
 	struct scpi *scpi = state;
-	long long t_ns = now_ns();
+	long long t_ns = scpi_link_now_ns();
 
 	if (!scpi->poller_started) {
 		/* the handshake's reading stands until the poller's first
@@ -925,47 +609,46 @@ int scpi_check_args(const char *args, struct error *err)
 	if (!scpi)
 		return error_set(err, "scpi: out of memory");
 	ret = parse_args(scpi, args, err);
+	scpi_link_free(scpi->link);
 	free(scpi);
 	return ret;
 }
 
 size_t scpi_scan_replies(const char *data, size_t len, size_t chunk)
 {
-	struct scpi *scpi = calloc(1, sizeof(*scpi));
+	/* any address will do: nothing is connected, the bytes are fed */
+	struct scpi_link *link = scpi_link_new("/dev/null", NULL);
 	struct plausible *power = plausible_new(true, 0, 0), *count = plausible_new(true, 0, 0);
 	size_t numbers = 0;
 	long long t_ns = 0;
 	double value;
 
-	if (!scpi || !power || !count)
+	if (!link || !power || !count)
 		goto out;
 	chunk = chunk ? chunk : 1;
 	while (len) {
-		size_t n = len < chunk ? len : chunk;
+		size_t n = scpi_link_feed(link, data, len < chunk ? len : chunk);
 
-		if (n > sizeof(scpi->rx) - scpi->rx_len)
-			n = sizeof(scpi->rx) - scpi->rx_len;
-		memcpy(scpi->rx + scpi->rx_len, data, n);
-		scpi->rx_len += n;
 		data += n;
 		len -= n;
-		while (next_line(scpi)) {
+		while (scpi_link_next(link)) {
+			const char *line = scpi_link_line(link);
 			char quoted[4 * SCPI_QUOTE_MAX + 8];
 
-			if (reading_parse(scpi->line, &value) == 0) {
+			if (reading_parse(line, &value) == 0) {
 				double delta, from;
 
 				numbers++;	/* judged as power and as a count */
 				plausible_power(power, value);
 				plausible_count(count, value, t_ns += 1000000, &delta, &from);
-			} else if (strlen(quote(scpi->line, quoted, sizeof(quoted))) >= sizeof(quoted))
+			} else if (strlen(quote(line, quoted, sizeof(quoted))) >= sizeof(quoted))
 				abort();	/* never: the quote fits */
 		}
 	}
 out:
 	plausible_free(power);
 	plausible_free(count);
-	free(scpi);
+	scpi_link_free(link);
 	return numbers;
 }
 
@@ -974,7 +657,7 @@ out:
 static int chatter_error(const struct scpi *scpi, struct error *err)
 {
 	return error_set(err, "scpi: meter at %s sends more than %d bytes without being asked (set it to answer queries only: turn off its continuous or streaming output)",
-			 scpi->address, SCPI_READ_BUDGET);
+			 scpi_link_address(scpi->link), SCPI_READ_BUDGET);
 }
 
 /* Ask once and insist on a number, so that a wrong address, baud rate or
@@ -985,35 +668,35 @@ static int handshake(struct scpi *scpi, struct error *err)
 	double value;
 	int ret;
 
-	if (send_query(scpi) < 0)
+	if (scpi_link_send(scpi->link, scpi->query, scpi->query_len) < 0)
 		return error_set(err, "scpi: cannot send to %s: %s (check the connection)",
-				 scpi->address, strerror(errno));
-	scpi->budget = SCPI_READ_BUDGET;
-	ret = await_line(scpi, now_ns() + (long long)SCPI_INIT_TIMEOUT_MS * 1000000);
-	if (ret == SCPI_CHATTER)
+				 scpi_link_address(scpi->link), strerror(errno));
+	scpi_link_budget(scpi->link, SCPI_READ_BUDGET);
+	ret = scpi_link_await(scpi->link, scpi_link_now_ns() + (long long)SCPI_INIT_TIMEOUT_MS * 1000000);
+	if (ret == SCPI_LINK_CHATTER)
 		return chatter_error(scpi, err);
 	if (ret <= 0)
 		return error_set(err, "scpi: meter at %s %s '%.*s' within %d ms (check query=, the baud rate, and that the meter ends answers with a newline)",
-				 scpi->address, ret < 0 ? "closed the connection instead of answering" : "did not answer",
+				 scpi_link_address(scpi->link), ret < 0 ? "closed the connection instead of answering" : "did not answer",
 				 (int)scpi->query_len - 1, scpi->query, SCPI_INIT_TIMEOUT_MS);
-	scpi->outstanding = 0;
-	if (reading_parse(scpi->line, &value) == CHANNEL_REFUSED_NOT_DECIMAL)
+	scpi_link_answered(scpi->link);
+	if (reading_parse(scpi_link_line(scpi->link), &value) == CHANNEL_REFUSED_NOT_DECIMAL)
 		return error_set(err, "scpi: meter at %s answered '%s' to '%.*s', not a number (give a query that returns one reading, e.g. query=MEAS:POW?)",
-				 scpi->address, quote(scpi->line, quoted, sizeof(quoted)),
+				 scpi_link_address(scpi->link), quote(scpi_link_line(scpi->link), quoted, sizeof(quoted)),
 				 (int)scpi->query_len - 1, scpi->query);
 	/* unit=J: the baseline; else the first sample's reading, until the
 	 * poller has one, judged as any answer */
 	if (scpi->integrating)
-		count_delta(scpi, value, now_ns(), NULL);
+		count_delta(scpi, value, scpi_link_now_ns(), NULL);
 	else
 		answer_value(scpi, &value, NULL);
 	/* let lines that follow an answer (some meters add one) go by */
-	while ((ret = await_line(scpi, now_ns() + SCPI_SETTLE_NS)) > 0)
+	while ((ret = scpi_link_await(scpi->link, scpi_link_now_ns() + SCPI_SETTLE_NS)) > 0)
 		;
-	if (ret == SCPI_CHATTER)
+	if (ret == SCPI_LINK_CHATTER)
 		return chatter_error(scpi, err);
-	scpi->rx_len = 0;
-	scpi->latest = (struct meter_reading){ value, now_ns() };
+	scpi_link_forget(scpi->link);
+	scpi->latest = (struct meter_reading){ value, scpi_link_now_ns() };
 	return 0;
 }
 
@@ -1031,7 +714,7 @@ static void scpi_release(void *state)
 	plausible_free(scpi->plausible);
 	free(scpi->trace);
 	pthread_mutex_destroy(&scpi->lock);
-	scpi_disconnect(scpi);
+	scpi_link_free(scpi->link);
 	free(scpi);
 }
 
@@ -1041,7 +724,6 @@ static int scpi_init(void **state, const char *args, struct error *err)
 
 	if (!scpi)
 		return error_set(err, "scpi: out of memory");
-	scpi->fd = -1;
 	scpi->timeout_ms = SCPI_DEFAULT_TIMEOUT_MS;
 	scpi->query_len = (size_t)snprintf(scpi->query, sizeof(scpi->query), "%s\n", SCPI_DEFAULT_QUERY);
 	strcpy(scpi->channel.name, "scpi");
@@ -1062,7 +744,7 @@ static int scpi_init(void **state, const char *args, struct error *err)
 	     error_set(err, "scpi: out of memory") < 0) ||
 	    (scpi->poll_hz && !(scpi->count = power_count_new(scpi_gap_ns(scpi))) &&
 	     error_set(err, "scpi: out of memory") < 0) ||
-	    scpi_connect(scpi, SCPI_INIT_TIMEOUT_MS, err) < 0 ||
+	    scpi_link_connect(scpi->link, SCPI_INIT_TIMEOUT_MS, err) < 0 ||
 	    handshake(scpi, err) < 0) {
 		scpi_release(scpi);
 		return -1;
@@ -1145,7 +827,7 @@ static void print_check(const struct scpi *scpi, const struct check_figures *f, 
 {
 	const char *unit = answer_unit(scpi);
 
-	fprintf(out, "scpi: meter at %s, query '%.*s', unit %s\n", scpi->address,
+	fprintf(out, "scpi: meter at %s, query '%.*s', unit %s\n", scpi_link_address(scpi->link),
 		(int)scpi->query_len - 1, scpi->query, unit);
 	fprintf(out, "  answers: %zu in 1 s (one every %.2f ms), %zu missing; an answer takes %.2f ms\n",
 		f->good, 1000.0 / (double)f->good, scpi->ntrace - f->good,
@@ -1192,10 +874,10 @@ static int scpi_check(void *state, FILE *out, struct error *err)
 	snprintf(query, sizeof(query), "%.*s", (int)scpi->query_len - 1, scpi->query);
 	if (f.good == 0)
 		return error_set(err, "scpi: meter at %s gave no reading in 1 s: it answered the first '%s' and then nothing, or no number (a run would record nothing: check the meter, query= and timeout_ms=, now %d ms)",
-				 scpi->address, query, scpi->timeout_ms);
+				 scpi_link_address(scpi->link), query, scpi->timeout_ms);
 	if (f.zero == f.good)
 		return error_set(err, "scpi: meter at %s answered 0 to all %zu queries '%s' in 1 s: it measures nothing (a run would record 0 %s throughout: check that the load draws its power through the meter, and the meter's input and range)",
-				 scpi->address, f.good, query, answer_unit(scpi));
+				 scpi_link_address(scpi->link), f.good, query, answer_unit(scpi));
 	print_check(scpi, &f, out);
 	return 0;
 }
