@@ -33,6 +33,12 @@
 #define SPIKE_FLOOR_W 1.0	/* so that a meter at a low level may rise */
 #define SPACINGS 15		/* count changes the update period is the median of */
 #define MIN_SPACINGS 3
+/* A count is judged by the power it implies since a good count at least
+ * this long before it (the last good count is judged from when the last
+ * ones are closer): one answer that reached the sampler 30 ms late made
+ * the next count, 1 ms later, seem to carry 31 ms of energy */
+#define COUNT_SPAN_NS 20000000LL
+#define RECENT 16		/* good counts kept to find that one among */
 
 struct plausible {
 	bool learn;
@@ -49,6 +55,11 @@ struct plausible {
 	long long change_ns;	/* the last change of the count; 0: none yet */
 	long long spacing[SPACINGS];
 	unsigned nspacing, next_spacing;
+	struct {
+		double count;
+		long long ns;
+	} recent[RECENT];	/* the last good counts, oldest first from next_recent */
+	unsigned nrecent, next_recent;
 	atomic_ullong refused[CHANNEL_REFUSED_KINDS];
 };
 
@@ -294,11 +305,36 @@ static int judge_step(const struct plausible *p, double joules, long long ns, do
 	return joules > 0 ? judge(p, *watts, level) : 0;
 }
 
+static void remember_count(struct plausible *p, double count, long long t_ns)
+{
+	p->recent[p->next_recent].count = count;
+	p->recent[p->next_recent].ns = t_ns;
+	p->next_recent = (p->next_recent + 1) % RECENT;
+	if (p->nrecent < RECENT)
+		p->nrecent++;
+}
+
+/* The good count a new one at t_ns is judged from: the latest at least
+ * COUNT_SPAN_NS before it, else the oldest kept. */
+static unsigned judged_from(const struct plausible *p, long long t_ns)
+{
+	unsigned oldest = (p->next_recent + RECENT - p->nrecent) % RECENT;
+
+	for (unsigned k = 1; k <= p->nrecent; k++) {
+		unsigned i = (p->next_recent + RECENT - k) % RECENT;
+
+		if (t_ns - p->recent[i].ns >= COUNT_SPAN_NS)
+			return i;
+	}
+	return oldest;
+}
+
 /* The count becomes the baseline, the energy since the old one *delta. */
 static void accept_count(struct plausible *p, double count, long long t_ns, double from,
 			 double *delta)
 {
 	*delta = count - from;
+	remember_count(p, count, t_ns);
 	if (count != p->base) {
 		if (p->change_ns && t_ns > p->change_ns)
 			add_spacing(p, t_ns - p->change_ns);
@@ -321,10 +357,14 @@ int plausible_count(struct plausible *p, double count, long long t_ns, double *d
 		p->have_base = true;
 		p->base = count;
 		p->base_ns = t_ns;
+		remember_count(p, count, t_ns);
 		return 0;
 	}
 	if (count >= p->base) {
-		verdict = judge_step(p, count - p->base, t_ns - p->base_ns, &watts, true);
+		unsigned from = judged_from(p, t_ns);
+
+		verdict = judge_step(p, count - p->recent[from].count, t_ns - p->recent[from].ns,
+				     &watts, true);
 		if (verdict || count > p->base)	/* (no update: no power to learn) */
 			learn(p, watts, verdict);
 		if (!verdict) {
@@ -332,16 +372,21 @@ int plausible_count(struct plausible *p, double count, long long t_ns, double *d
 			return 0;
 		}
 	}
-	/* not from the baseline: from the refused count before, the counter
-	 * was reset or jumped there, and counting goes on from it (a power
-	 * that rose for good is taken from the baseline above, once it
-	 * persists: all of its energy counts) */
 	if (p->have_cand && count >= p->cand &&
 	    !judge_step(p, count - p->cand, t_ns - p->cand_ns, &cand_watts, false)) {
-		if (verdict == CHANNEL_REFUSED_STEP)
-			p->npending = 0;	/* no spike of power after all */
 		learn(p, cand_watts, 0);
+		if (verdict == CHANNEL_REFUSED_STEP) {
+			/* the count before was no spike after all (a rise of
+			 * power, or a late answer): all of it counts */
+			p->npending = 0;
+			accept_count(p, count, t_ns, p->base, delta);
+			return 0;
+		}
+		/* beyond any power, or back: the counter was reset or
+		 * jumped to the refused count, and counting goes on from it */
 		*rebased_at = p->cand;
+		p->nrecent = 0;
+		remember_count(p, p->cand, p->cand_ns);
 		accept_count(p, count, t_ns, p->cand, delta);
 		return 0;
 	}

@@ -585,6 +585,11 @@ static int scpi_read(void *state, double *values, struct error *err)
 		 * answer, as any reading until the next */
 		scpi->latest.t_ns = t_ns;
 		scpi->first_read_ns = t_ns;
+		/* poll_hz=: the handshake's power counts until the poller's
+		 * first answer (which a loaded machine delayed by up to 75 ms
+		 * of a 1.5 s run, uncounted before) */
+		if (scpi->count && !isnan(scpi->latest.value))
+			power_count_feed(scpi->count, scpi->latest.value, t_ns);
 		if (start_poller(scpi, err) < 0)
 			return -1;
 	}

@@ -28,6 +28,10 @@ start_meter step.port --tcp step.port --value 10 --step-after 200 --step-value 1
 E10="--query MEAS:ENER? --energy --value 10"
 start_meter back.port --tcp back.port $E10 --bad-every 50 --bad=-5 --log back.log
 start_meter jump.port --tcp jump.port $E10 --bad-at 20 --bad=+1e6 --log jump.log
+# one whose every 25th answer leaves 30 ms after its count was taken (a
+# network's or a loaded machine's delay: the next count then seems to
+# carry 31 ms of energy in 1 ms)
+start_meter late.port --tcp late.port $E10 --late-every 25 --late-ms 30 --log late.log
 # an integrating meter whose power rises from 10 W to 1000 W for good
 start_meter rise.port --tcp rise.port $E10 --step-after 20 --step-value 1000 --log rise.log
 at() { echo "scpi:tcp://127.0.0.1:$(cat $1.port),timeout_ms=2000"; }
@@ -51,16 +55,20 @@ energy_ratio() {
 }
 
 # counted NAME: the sum of the channel's values over the energy the meter
-# counted from the first answer (the handshake's) to the last (its log)
+# counted from the first answer (the handshake's) to the last sample (its
+# log: the last count, less what it drew after the last sample, which the
+# meter thread still asked until the plug-in was released: a few ms of
+# 1.5 s quiet, tens of ms under load)
 counted() {
-	awk -v e=$(sample_sum $1.dump 1) "{ for (i = 1; i <= NF; i++) { split(\$i, kv, \"=\"); v[kv[1]] = kv[2] } }
-		END { print e / (v[\"last\"] - v[\"first\"]) }" $1.log
+	end=$(sed -n "s/^sample time=\([0-9]*\) .*/\1/p" $1.dump | tail -n 1)
+	awk -v e=$(sample_sum $1.dump 1) -v end=$end "{ for (i = 1; i <= NF; i++) { split(\$i, kv, \"=\"); v[kv[1]] = kv[2] } }
+		END { tail = v[\"last_t\"] - end * 1e-9; if (tail < 0) tail = 0
+		      print e / (v[\"last\"] - v[\"first\"] - v[\"watts\"] * tail) }" $1.log
 }
 
 # counted_all NAME TOLERANCE [WHY]: the energy is the meter's, within the
-# tolerance, but for the counts the meter thread took after the last
-# sample (they are in the meter's log, in no sample: the thread runs
-# until the plug-in is released, a few ms of 1.5 s; 0.13-0.3% measured)
+# tolerance above, 1% below (the last sample's count is up to a poll
+# older than it)
 counted_all() {
 	expect_le $(awk "BEGIN { print 1 + $2 }") "$(counted $1)" "energy / the energy the meter counted ${3:-}" &&
 	expect_ge 0.99 "$(counted $1)" "energy / the energy the meter counted ${3:-}"
@@ -90,8 +98,7 @@ test_expect_success 'polled (poll_hz=1000) with 9.9E37 now and then: about 15 J,
 	run ovlp "$(at ovl),poll_hz=1000" &&
 	expect_near 1 "$(energy_ratio ovlp)" 0.03 "energy / (10 W x the time)" &&
 	expect_ge 5 "$(field ovlp.dump stats refused)" "refused (one poll in 50 of up to 1500)" &&
-	expect_le $(($(field ovlp.dump stats refused) - 1)) "$(field ovlp.dump stats missing)" \
-		"missing readings: fewer than the refused ones (each refused update is filled, not missing; a loaded machine misses a few polls)" &&
+	expect_eq 0 "$(field ovlp.dump stats missing)" "missing readings (a refused update is filled, not missing)" &&
 	refused_line ovlp "[0-9]* overload"
 '
 
@@ -172,6 +179,16 @@ test_expect_success 'unit=J, one count 1e6 J high and the next right again: abou
 	counted_all jump 0.000001 &&
 	expect_eq 1 "$(field jump.dump stats refused)" "refused counts" &&
 	refused_line jump "1 out of range"
+'
+
+# Before, the count after a late one was refused as a step, the one after
+# it taken for a reset, and the energy in between lost (once in 6 runs
+# under a load of 13, with no late answer made on purpose).
+test_expect_success 'unit=J, answers that arrive late: none refused, every joule counted' '
+	run late "$(at late),unit=J" &&
+	expect_no_grep "refused" late.err &&
+	expect_no_grep "reset or jumped" late.err &&
+	counted_all late 0.01
 '
 
 # a count's step 100 times the ones before: refused until it persists,

@@ -32,9 +32,13 @@ queues an error).  Options to misbehave:
   --stream-after N   (TCP) after N answers on a connection, send reading after
                      reading without pause, unasked, until the client goes away
   --endless-after N  (TCP) the same, but one endless line without a newline
+  --late-every N     every Nth answer leaves --late-ms MS (30) after its
+                     reading was taken (a network or a loaded machine's delay)
   --log FILE         write "queries=N streams=S answers=M" there after every
                      query and stream (--energy: and "first=J last=J", the
-                     true counts of the first and the last answer)
+                     true counts of the first and the last answer, "last_t=S"
+                     when the last was taken, CLOCK_MONOTONIC, and "watts=W"
+                     the power then)
 Runs until killed (SIGTERM).  TCP accepts one client at a time, again and again.
 """
 import argparse
@@ -63,6 +67,7 @@ class Meter:
         self.since = time.monotonic()
         self.counted = 0.0      # J until self.since (--energy)
         self.first = self.last = None   # --energy: the true counts answered first and last
+        self.last_t = None  # and when the last was taken (CLOCK_MONOTONIC s)
 
     def count(self):
         """The energy counted until now (--energy)."""
@@ -111,12 +116,15 @@ class Meter:
                 value = repr(self.count())
                 self.first = self.first if self.first is not None else value
                 self.last = value
+                self.last_t = time.monotonic()
             if self.args.alternate:
                 period = int(time.monotonic() * 1000 / self.args.period_ms)
                 value = self.args.alternate[period % 2]
             if self.args.values:
                 value = self.args.values[min(self.answers, len(self.args.values)) - 1]
             value = self.bad(value) or value
+            if self.args.late_every and self.answers % self.args.late_every == 0:
+                time.sleep(self.args.late_ms / 1000)  # the reading ages on the way
             if self.args.garbage:
                 out += b"garbage\n"
             elif self.args.garbage_after is not None and self.answers > self.args.garbage_after:
@@ -131,7 +139,10 @@ class Meter:
     def log(self):
         if self.args.log:
             with open(self.args.log + ".tmp", "w") as f:
-                counts = f" first={self.first} last={self.last}" if self.args.energy else ""
+                counts = (
+                    f" first={self.first} last={self.last} last_t={self.last_t!r}"
+                    f" watts={self.watts!r}" if self.args.energy else ""
+                )
                 f.write(
                     f"queries={self.queries} streams={self.streams} "
                     f"answers={self.answers}{counts}\n"
@@ -231,6 +242,8 @@ def main():
     p.add_argument("--garbage-after", type=int)
     p.add_argument("--stream-after", type=int)
     p.add_argument("--endless-after", type=int)
+    p.add_argument("--late-every", type=int)
+    p.add_argument("--late-ms", type=float, default=30)
     p.add_argument("--log")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
