@@ -35,31 +35,40 @@ fi
 cd "$tmp" || exit 1
 RT=	# (above the sampler's SCHED_FIFO 50, as in tests/pmu/energy-lib.sh)
 chrt -f 60 true 2>/dev/null && RT="chrt -f 60"
-$METER state rapl.state rapl02.state
-$RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
-pids="$pids $!"
-# a RAPL-like counter 5 times faster (issue 42: placed as RAPL's 1 ms, each
-# update of a counter faster than the sampling leaned towards the past)
-$RT $METER rapl rapl02 rapl02.state --update-ms 0.2 >/dev/null 2>&1 &
-pids="$pids $!"
-$METER state ranks.0 ranks.1
-$RT $METER rapl node ranks.0 ranks.1 >/dev/null 2>&1 &
-pids="$pids $!"
-# SCPI power meters at the issue's ends and middle: 100 Hz with a 20 ms
-# delay, 500 Hz with 10 ms (t2120's), 1 kHz with 2 ms
-for m in 100:20 500:10 1000:2; do
-	$METER state scpi.$m.state
-	$RT $METER scpi scpi.$m.port scpi.$m.state --rate-hz ${m%:*} --delay-ms ${m#*:} \
-		>/dev/null 2>&1 &
+# need METER: start the fake meter a row reads, once (each one simulates
+# all the time: starting all six for a row or two loaded the machine)
+need() {
+	case " $started " in *" $1 "*) return 0 ;; esac
+	started="$started $1"
+	case $1 in
+	rapl) $METER state rapl.state
+		$RT $METER rapl rapl rapl.state >/dev/null 2>&1 &
+		ready=rapl/class/powercap/intel-rapl:0/energy_uj ;;
+	# a RAPL-like counter 5 times faster (issue 42: placed as RAPL's 1
+	# ms, each update of a counter faster than the sampling leaned
+	# towards the past)
+	rapl02) $METER state rapl02.state
+		$RT $METER rapl rapl02 rapl02.state --update-ms 0.2 >/dev/null 2>&1 &
+		ready=rapl02/class/powercap/intel-rapl:0/energy_uj ;;
+	node) $METER state ranks.0 ranks.1
+		$RT $METER rapl node ranks.0 ranks.1 >/dev/null 2>&1 &
+		ready=node/class/powercap/intel-rapl:0/energy_uj ;;
+	# SCPI power meters: 100 Hz with a 20 ms delay, 500 Hz with 10 ms
+	# (t2120's), 1 kHz with 2 ms
+	scpi.*) m=${1#scpi.}
+		$METER state $1.state
+		$RT $METER scpi $1.port $1.state --rate-hz ${m%:*} --delay-ms ${m#*:} >/dev/null 2>&1 &
+		ready=$1.port ;;
+	esac
 	pids="$pids $!"
-done
-for i in $(seq 100); do
-	[ -s scpi.100:20.port ] && [ -s scpi.500:10.port ] && [ -s scpi.1000:2.port ] &&
-		[ -s rapl/class/powercap/intel-rapl:0/energy_uj ] &&
-		[ -s rapl02/class/powercap/intel-rapl:0/energy_uj ] &&
-		[ -s node/class/powercap/intel-rapl:0/energy_uj ] && break
-	sleep 0.05
-done
+	for i in $(seq 100); do
+		[ -s "$ready" ] && return 0
+		sleep 0.05
+	done
+	echo "energy: the fake meter $1 did not start" >&2
+	return 1
+}
+started=
 
 # row METER HZ MS [SECONDS] [-g]: record RUNS runs (of SECONDS, else
 # ENERGY_SECONDS), then one table row per rule (with -g, recorded with
@@ -82,13 +91,16 @@ row() {
 		esac
 	done
 	case $1 in
-	rapl) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
-	rapl:0.2) pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl02 PHASES_STATE=$tmp/rapl02.state"
+	rapl) need rapl || return 1
+		pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl PHASES_STATE=$tmp/rapl.state" ch=package-0 rest=20 ;;
+	rapl:0.2) need rapl02 || return 1
+		pmu=rapl env="SAMPLER_SYSFS_ROOT=$tmp/rapl02 PHASES_STATE=$tmp/rapl02.state"
 		ch=package-0 rest=20 label="rapl, 0.2 ms updates" ;;
 	scpi:*)
 		m=${1#scpi:} poll=
 		case $m in *:poll) m=${m%:poll} poll_rate=$((2 * ${m%:*} > 1000 ? 2 * ${m%:*} : 1000))
 			poll=,poll_hz=$poll_rate ;; esac
+		need scpi.$m || return 1
 		pmu=scpi:tcp://127.0.0.1:$(cat scpi.$m.port),timeout_ms=200$poll
 		label="scpi ${m%:*} Hz, ${m#*:} ms delay${poll:+, polled at $poll_rate Hz}"
 		env="PHASES_STATE=$tmp/scpi.$m.state" ch=scpi rest=50 ;;
@@ -133,6 +145,7 @@ table() {
 
 # ranks HZ MS: two ranks of a job on the node meter, per (rank, function)
 ranks() {
+	need node || return 1
 	runs=
 	for i in $(seq $RUNS); do
 		for r in 0 1; do
