@@ -135,6 +135,8 @@ struct engine_loop {
 	struct preemptors *preempt;	/* preempt.h: NULL if not in use */
 	uint64_t judged_from;		/* --precise-stops=auto counts stops from here */
 	uint64_t judged_syscalls;	/* ...and the syscall_stops then */
+	long long judged_wait_us;	/* ...the machine's CPU wait then (host.h; -1: unknown) */
+	uint64_t judged_ns;		/* ...and when */
 };
 
 struct engine {

@@ -97,6 +97,9 @@ struct engine_stats {
 	uint64_t syscall_stops;		/* ...of them at a system call's return (regs.h) */
 	uint64_t precise_from;		/* preemptors on from this sample (1: the first) or 0 */
 	bool precise_refused;		/* wanted, but not at real-time priority or one CPU */
+	double precise_late_share;	/* auto: the stops at a system call's return it judged */
+	double precise_busy_share;	/* auto: tasks waited for a CPU this share of the judged time */
+	bool precise_busy;		/* ...so much that auto left them off */
 	uint64_t precise_holds, precise_timeouts; /* preempt.h's counts */
 	struct error pmu_err;
 };

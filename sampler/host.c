@@ -21,6 +21,24 @@ uint64_t host_now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+long long host_cpu_wait_us(void)
+{
+	FILE *f = fopen("/proc/pressure/cpu", "re");
+	long long total = -1;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, " total=");
+
+		if (strncmp(line, "some ", 5) == 0 && t)
+			total = strtoll(t + 7, NULL, 10);
+	}
+	fclose(f);
+	return total;
+}
+
 /* Copy, truncating to size (uname fields may be longer than ours). */
 static void copy_str(char *dst, size_t size, const char *src)
 {

@@ -11,4 +11,9 @@ void host_fill(struct profile_host *host, int argc, char **argv, double target_h
 /* CLOCK_MONOTONIC in ns. */
 uint64_t host_now_ns(void);
 
+/* The kernel's CPU pressure: the us some runnable task of the machine
+ * has waited for a CPU, since boot (/proc/pressure/cpu, "some" total),
+ * or -1 where the kernel does not say (no PSI). */
+long long host_cpu_wait_us(void);
+
 #endif

@@ -254,8 +254,27 @@ static void print_debug(const struct summary_run *run, const struct engine_stats
 			" times, %" PRIu64 " of them let go unreleased)\n",
 			st->precise_from, st->precise_holds, st->precise_timeouts);
 	else
-		fprintf(stderr, "sampler: precise stops: %s\n", st->precise_refused ?
+		fprintf(stderr, "sampler: precise stops: %s\n", st->precise_busy ?
+			"left off (the machine was busy)" : st->precise_refused ?
 			"refused (not at real-time priority, or one CPU)" : "off");
+}
+
+/* What --precise-stops auto chose, when it chose: one line, -d or not. */
+static void say_precise(const char *prog, const struct engine_stats *st)
+{
+	if (!st->precise_late_share)
+		return;
+	if (st->precise_from)
+		fprintf(stderr, "%s: precise stops on from sample %" PRIu64 ": %.0f%% of the stops of "
+			"running threads came at a system call's return, late (--precise-stops auto; "
+			"never keeps them off)\n", prog, st->precise_from,
+			100 * st->precise_late_share);
+	else if (st->precise_busy)
+		fprintf(stderr, "%s: precise stops left off: %.0f%% of the stops of running threads came "
+			"at a system call's return, late, but other tasks waited for a CPU %.0f%% of the "
+			"time, where taking every CPU would hold the target (--precise-stops always "
+			"forces them)\n", prog, 100 * st->precise_late_share,
+			100 * st->precise_busy_share);
 }
 
 void summary_print(const char *prog, const struct summary_run *run,
@@ -278,6 +297,7 @@ void summary_print(const char *prog, const struct summary_run *run,
 			   "unless --no-realtime), so one tracer followed every thread: a thread that moves "
 			   "to another tracer runs untraced meanwhile, which only real-time priority keeps "
 			   "short enough");
+	say_precise(prog, st);
 	warn_rate(prog, run, st);
 	if (run->debug)
 		print_debug(run, st);
