@@ -10,7 +10,7 @@ from .callpaths import Node
 
 # A frame's fill colour and a note for its tip ("; base 33.10%"), or None:
 # the name's warm colour and no note.
-Paint = Callable[[Node], "tuple[str, str]"]
+Paint = Callable[[Node], tuple[str, str]]
 
 FRAME_H = 16
 FONT = 11
