@@ -5,7 +5,12 @@
 # search gives the matched share; speedscope's own page (its npm package,
 # which make deps installs into build/npm) opens our speedscope export
 # and shows our frames with our weights.  SAMPLER_SCREENSHOT=FILE keeps
-# the flame graph's screenshot (docs/flame-screenshot.png is one).
+# the flame graph's screenshot (docs/flame-screenshot.png is one).  The
+# differential flame graph of sampler-plot --kind diff: examples/phases
+# with beta's phase 10 ms, then 25 ms, of a three-phase cycle; beta red,
+# alpha and gamma blue, each as wide as its share in the new profile's
+# folded export, zoomed on a click; SAMPLER_DIFF_SCREENSHOT=FILE keeps its
+# screenshot (docs/images/diff-flame.png is one).
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -108,6 +113,73 @@ test_expect_success NUMPY,BROWSER,SPEEDSCOPE 'speedscope'"'"'s page opens our ex
 	    assert abs(ns - total[name]) <= 0.01 * total[name], "%s: %s ns shown, %s in the file" % (name, ns, total[name])
 	print("%d functions shown with their totals" % len(rows))
 	EOF
+'
+
+
+test_expect_success NUMPY 'setup: phases with beta 10 ms, then 25 ms, of its cycle (-g)' '
+	PHASES_CYCLE=alpha:10,beta:10,gamma:10 "$SAMPLER" -g -f 500 -o base.prof -- \
+		"$EXAMPLES/phases" 1.5 10 >/dev/null 2>&1 &&
+	PHASES_CYCLE=alpha:10,beta:25,gamma:10 "$SAMPLER" -g -f 500 -o grown.prof -- \
+		"$EXAMPLES/phases" 1.5 10 >/dev/null 2>&1 &&
+	"$EXPORT" --format folded --weight cpu base.prof >base.folded &&
+	"$EXPORT" --format folded --weight cpu grown.prof >grown.folded &&
+	$PY "$ROOT/scripts/sampler-plot" --kind diff -o diff.svg base.prof grown.prof &&
+	expect_grep ";main;beta" grown.folded
+'
+
+test_expect_success NUMPY 'sampler-plot --kind diff draws two profiles, not one' '
+	run_status $PY "$ROOT/scripts/sampler-plot" --kind diff -o one.svg grown.prof 2>err &&
+	expect_eq 1 "$rc" "exit status" &&
+	expect_eq 1 "$(wc -l <err)" "error lines" &&
+	expect_grep "^sampler-plot: error: --kind diff draws two profiles: BASE NEW" err &&
+	test ! -e one.svg
+'
+
+test_expect_success NUMPY,BROWSER 'the differential flame graph: beta red, alpha and gamma blue, new widths; zoom' '
+	mkdir b4 && $BROWSER diff b4 diff.svg beta diff.png >diff.out &&
+	$PY - base.folded grown.folded diff.out <<-\EOF
+	import re, sys
+	def shares(path):
+	    total, hit = 0, {}
+	    for line in open(path):
+	        stack, w = line.rsplit(" ", 1)
+	        total += int(w)
+	        for f in ("alpha", "beta", "gamma"):
+	            if re.search(";main;%s(;|$)" % f, stack):
+	                hit[f] = hit.get(f, 0) + int(w)
+	    return {f: 100 * w / total for f, w in hit.items()}
+	base, new = shares(sys.argv[1]), shares(sys.argv[2])
+	out = open(sys.argv[3]).read().splitlines()
+	gw = float([x for x in out if x.startswith("graph_width=")][0].split("=")[1])
+	def frames(what):
+	    got = {}
+	    for line in out:
+	        if line.startswith(what + "="):
+	            name, tip, fill, width = line[len(what) + 1:].split("\t")
+	            rgb = tuple(int(v) for v in re.findall(r"\d+", fill))
+	            got.setdefault(name, (tip, rgb, float(width)))
+	    return got
+	shown = frames("frame")
+	for f, grew in (("beta", True), ("alpha", False), ("gamma", False)):
+	    assert (new[f] > base[f]) == grew, (f, base[f], new[f])
+	    tip, (r, g, b), width = shown[f]
+	    print("%s: base %.2f%% new %.2f%%, fill %s, %.1f px" % (f, base[f], new[f], (r, g, b), width))
+	    red, blue = r == 255 and g == b < 160, b == 255 and r == g < 200
+	    assert red if grew else blue, "%s: fill %s, %s" % (f, (r, g, b), "grew" if grew else "shrank")
+	    assert abs(width - (new[f] / 100 * gw - 0.5)) <= 1, (f, width, new[f], gw)
+	    said = [float(v) for v in re.findall(r"([0-9.]+)%", tip)]
+	    assert abs(said[0] - new[f]) <= 0.05 and abs(said[1] - base[f]) <= 0.05, (f, tip, base[f], new[f])
+	assert shown["beta"][1][1] < shown["alpha"][1][0], "beta changed most: the deepest colour"
+	zoomed = frames("zoomed")
+	assert abs(zoomed["beta"][2] - (gw - 0.5)) <= 1, ("beta zoomed", zoomed["beta"], gw)
+	assert zoomed["beta"][1] == shown["beta"][1], "beta keeps its colour in the zoom"
+	assert "alpha" not in zoomed and "gamma" not in zoomed, sorted(zoomed)
+	reset = frames("reset")
+	assert all(abs(reset[f][2] - shown[f][2]) <= 0.2 for f in ("alpha", "beta", "gamma")), reset
+	print("colours, widths, zoom and reset as the folded exports say")
+	EOF
+	expect_eq PNG "$(head -c 4 diff.png | tail -c 3)" "screenshot" &&
+	if test -n "${SAMPLER_DIFF_SCREENSHOT:-}"; then cp diff.png "$SAMPLER_DIFF_SCREENSHOT"; fi
 '
 
 test_done

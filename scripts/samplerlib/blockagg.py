@@ -240,8 +240,11 @@ def _add_block(
 
     local[:, N] = np.bincount(ks, minlength=nkeys)
     # exit rows too: the stats totals
-    add(CPU, sm.cpu if isinstance(sm.rows, slice) else block["cpu_delta_ns"] * 1e-9, inv)
-    add(CPU2, sm.cpu * sm.cpu)
+    # the CPU time of clock samples (read as exit rows) too: its variance
+    # is theirs, the sum of their squares, when the profile has them
+    cpu = sm.cpu if isinstance(sm.rows, slice) else block["cpu_delta_ns"] * 1e-9
+    add(CPU, cpu, inv)
+    add(CPU2, cpu * cpu, inv)
     wall = sm.wall[sm.sid]
     add(WALL, wall)
     for j, ch in enumerate(run.energy_channels):

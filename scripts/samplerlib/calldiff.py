@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, Sequence
 
-from . import stats
+from . import callpaths, stats
 from .callpaths import Node
 
 
@@ -24,7 +24,9 @@ def compare(
     share reaches min_share (a fraction) in either: per quantity the
     inclusive value in each, the change, its percentage, and a flag (+ or
     -) when it lies beyond thr standard errors (compound-Poisson variance,
-    the sum of squares) and is at least min_change percent."""
+    the sum of squares) and is at least min_change percent; and the share
+    of the quantity in each tree with its interval (callpaths.shares, thr
+    the z): base_<q>_sh, base_<q>_sh_lo, base_<q>_sh_hi, new_... (percent)."""
     rows = []
     bt, nt = base.incl.get("samples", 0.0), new.incl.get("samples", 0.0)
 
@@ -67,6 +69,10 @@ def compare(
                 flag = "+" if delta > 0 else "-"
             row.update({"base_" + q: bv, "new_" + q: nv, q + "_delta": delta})
             row.update({q + "_rel": rel, q + "_flag": flag})
+            for side, node in (("base_", bc), ("new_", nc)):
+                sh = callpaths.shares(node, [q], thr)[q] if node is not None else (0.0,) * 3
+                for end, v in zip(("", "_lo", "_hi"), sh):
+                    row[side + q + "_sh" + end] = 100 * v
             if flag:
                 flags.append(q + flag)
         row["changed"] = " ".join(flags)

@@ -143,8 +143,9 @@ def _load_one(
         local = np.zeros((nkeys, 3 + 3 * len(channels)))
         rows = inv[sm.rows]
         local[:, 0] = np.bincount(rows, minlength=nkeys)
-        local[:, 1] = np.bincount(inv, block["cpu_delta_ns"] * 1e-9, nkeys)
-        local[:, 2] = np.bincount(rows, sm.cpu * sm.cpu, nkeys)
+        cpu = block["cpu_delta_ns"] * 1e-9  # clock samples (read as exit rows) too
+        local[:, 1] = np.bincount(inv, cpu, nkeys)
+        local[:, 2] = np.bincount(inv, cpu * cpu, nkeys)
         for j, ch in enumerate(channels):
             e = np.nan_to_num(sm.energy(block, ch)[0])
             local[:, 3 + 2 * j] = np.bincount(rows, e, nkeys)

@@ -2,9 +2,10 @@
 
 import math
 import os
+import sys
 from typing import Sequence
 
-from . import agg, calldiff, callread, cli, job, metrics, stats, table
+from . import agg, calldiff, callread, cli, gate, job, metrics, stats, table
 
 PROG = "sampler-compare"
 
@@ -32,7 +33,15 @@ several jobs on one side are runs of it.
 --tree (one BASE and one NEW, recorded with -g): the same per call path,
 inclusive: the CPU time and energy spent in each path and everything it
 calls, base and new, the change and its flag; paths below --min-share
-(default 1% here) of the samples in both are left out."""
+(default 1% here) of the samples in both are left out.
+
+--fail-on cpu|energy (a CI job's gate): exit status 3, and one line on
+stderr per regression, when a function's (--tree: a call path's) share of
+CPU time or of a channel's energy grew beyond the --confidence intervals
+of both profiles (the new interval lies above the base's), by at least
+--min-change percent, to at least --min-share percent (default 1) of it
+in the new profile.  Exit status: 0 no regression (or no --fail-on), 3 a
+regression, 1 an error (as every sampler script), 2 a missing package."""
 
 METRICS = (("cpu_s", "time", "s", "%.3f"),)
 
@@ -71,10 +80,20 @@ def parse_args(argv):
     )
     p.add_argument(
         "--min-share",
+        "--percent-limit",  # perf's name
+        dest="min_share",
         type=cli.percent,
         default=None,
         metavar="PCT",
-        help="hide functions below PCT %% of samples in both",
+        help="hide functions below PCT %% of samples in both; --fail-on: gate only on "
+        "those with PCT %% (default 1) of the quantity in NEW",
+    )
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        metavar="cpu|energy",
+        help="exit status 3 when a function's share of CPU time or energy grew beyond "
+        "both profiles' intervals (repeat, or cpu,energy)",
     )
     p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
     p.add_argument(
@@ -101,6 +120,7 @@ def parse_args(argv):
         raise cli.SamplerError(
             "--base-runs %d leaves no NEW profile (give more profiles)" % args.base_runs
         )
+    args.fail_on = gate.parse_kinds(args.fail_on)
     args.base_profiles = profiles[: args.base_runs]
     args.new_profiles = profiles[args.base_runs :]
     return args
@@ -125,6 +145,7 @@ def compare_rows(base_rows, new_rows, mlist, args, thr):
     bmap = {(r["name"], r["dso"]): r for r in base_rows}
     nmap = {(r["name"], r["dso"]): r for r in new_rows}
     keys = list(bmap) + [k for k in nmap if k not in bmap]
+    shares = ["cpu_share"] + [f[:-2] + "_share" for f, _, _, _ in mlist if f.endswith("_J")]
     out = []
     for key in keys:
         b, n = bmap.get(key), nmap.get(key)
@@ -134,6 +155,10 @@ def compare_rows(base_rows, new_rows, mlist, args, thr):
             "base_share": b["share"] if b else 0.0,
             "new_share": n["share"] if n else 0.0,
         }
+        for stem in shares:  # shares and their intervals, for --fail-on
+            for end in ("", "_lo", "_hi"):
+                row["base_" + stem + end] = b[stem + end] if b else 0.0
+                row["new_" + stem + end] = n[stem + end] if n else 0.0
         changed = []
         for field, what, _, _ in mlist:
             bv = b[field] if b else 0.0
@@ -247,6 +272,9 @@ def run_tree(args):
         args.min_change,
         min_share,
     )
+    regressed = gate.regressions(
+        rows, gate.quantities(args.fail_on, channels), True, 100 * min_share, args.min_change
+    )
     if args.changed:
         rows = [r for r in rows if r["changed"]]
     if args.top:
@@ -278,7 +306,14 @@ def run_tree(args):
         # one profile, one run, per side
         lambda: text_header(args, args.base_profiles, args.new_profiles) + table.text(cols, rows),
     )
-    return 0
+    return report(regressed, True)
+
+
+def report(regressed, tree):
+    """The gate's verdict: one line per regression on stderr, the status."""
+    for reg in regressed:
+        sys.stderr.write("%s: %s\n" % (PROG, gate.line(reg, tree)))
+    return gate.STATUS if regressed else 0
 
 
 def run(argv: Sequence[str]) -> int:
@@ -304,6 +339,13 @@ def run(argv: Sequence[str]) -> int:
         args,
         thr,
     )
+    regressed = gate.regressions(
+        rows,
+        gate.quantities(args.fail_on, base[0].energy),
+        False,
+        1.0 if args.min_share is None else args.min_share,
+        args.min_change,
+    )
     rows = [
         r
         for r in sort_rows(rows, args.sort)
@@ -328,7 +370,7 @@ def run(argv: Sequence[str]) -> int:
         lambda: text_header(args, base, new)
         + table.text(text_columns(mlist, args.by), rows),
     )
-    return 0
+    return report(regressed, False)
 
 
 def main() -> int:

@@ -37,6 +37,12 @@ each frame shows its name, value and share when the pointer rests on it;
 in a browser a click zooms into a frame and Search gives the share of the
 names matched.
 
+--kind diff BASE NEW (two profiles recorded with -g): a differential flame
+graph, as Brendan Gregg's difffolded.pl draws one: NEW's flame graph (its
+frames as wide as their share of --weight in NEW), each frame red when its
+call path's share grew from BASE, blue when it shrank, the deeper the
+colour the larger the change; its tip gives both shares.
+
 The output format follows the name: .png, .svg or .pdf (.bz2 appended:
 compressed)."""
 
@@ -51,7 +57,9 @@ def parse_args(argv):
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="FILE.png, FILE.svg or FILE.pdf"
     )
-    p.add_argument("--kind", choices=("timeline", "bars", "violin", "flame"), default="timeline")
+    p.add_argument(
+        "--kind", choices=("timeline", "bars", "violin", "flame", "diff"), default="timeline"
+    )
     cli.add_weight_option(p, "the flame graph's frames")
     p.add_argument(
         "--by",
@@ -82,6 +90,8 @@ def parse_args(argv):
         raise cli.SamplerError(
             "%s: unknown image format (name it .png, .svg or .pdf)" % args.output
         )
+    if args.kind == "diff" and len(args.profiles) != 2:
+        raise cli.SamplerError("--kind diff draws two profiles: BASE NEW (recorded with -g)")
     if args.by and args.kind != "flame":
         raise cli.SamplerError("--by is an option of --kind flame")
     return args
@@ -329,10 +339,29 @@ def plot_flame(args, plt):
     return flame.flame_plot(root, key, title, unit, plt)
 
 
+def plot_diff(args, plt):
+    """The differential flame graph of NEW against BASE."""
+    base, base_channels = callread.load(args.profiles[0], PROG, extra_args=cli.export_args(args))
+    new, channels = callread.load(args.profiles[1], PROG, extra_args=cli.export_args(args))
+    key, unit, label = callpaths.weight_key(args.weight, channels)
+    callpaths.weight_key(args.weight, base_channels)  # BASE has it too
+    names = [os.path.basename(p) for p in args.profiles]
+    title = args.title or "%s of %s against %s: red grew, blue shrank" % (
+        label,
+        names[1],
+        names[0],
+    )
+    paint = flame.diff_paint(base, new, key)
+    if args.format == "svg":
+        return flame.flame_svg(new, key, title, unit, paint=paint).encode("utf-8")
+    return flame.flame_plot(new, key, title, unit, plt, paint=paint)
+
+
 def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
-    if args.kind == "flame":
-        out = plot_flame(args, None if args.format == "svg" else pyplot())
+    if args.kind in ("flame", "diff"):
+        draw = plot_flame if args.kind == "flame" else plot_diff
+        out = draw(args, None if args.format == "svg" else pyplot())
         if isinstance(out, bytes):
             save_bytes(out, args)
         else:

@@ -4,9 +4,13 @@ own for sampler-plot --kind flame, or a matplotlib figure for PNG and PDF."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .callpaths import Node
+
+# A frame's fill colour and a note for its tip ("; base 33.10%"), or None:
+# the name's warm colour and no note.
+Paint = Callable[[Node], tuple[str, str]]
 
 FRAME_H = 16
 FONT = 11
@@ -65,7 +69,13 @@ TOP = 2 * FRAME_H + 8  # the title and the buttons
 BOTTOM = FRAME_H + 8  # the details line: the frame under the pointer, the matched share
 
 
-def flame_svg(root: Node, key: str, title: str, unit: str, width: int = 1200) -> str:
+def _paint(node: Node) -> tuple[str, str]:
+    return _colour(node.name), ""
+
+
+def flame_svg(
+    root: Node, key: str, title: str, unit: str, width: int = 1200, paint: Paint = _paint
+) -> str:
     """A flame graph as SVG text: the outermost frames at the bottom, each
     frame as wide as its inclusive share of key; hovering a frame shows its
     name, value and share (an SVG <title>).  In a browser (the script below)
@@ -73,7 +83,8 @@ def flame_svg(root: Node, key: str, title: str, unit: str, width: int = 1200) ->
     clicking a frame zooms into it, "Search" colours the frames whose name
     matches a regular expression and gives their share, "Reset zoom" and
     Escape go back.  Each frame's <g> holds its place as fractions of the
-    whole (data-x, data-w) and its depth (data-d), which the script reads."""
+    whole (data-x, data-w) and its depth (data-d), which the script reads.
+    paint gives each frame's colour and a note added to its tip."""
     gw = width - 20
     frames = flame_frames(root, key, gw)
     depth = 1 + max((d for _, d, _, _ in frames), default=0)
@@ -98,14 +109,21 @@ def flame_svg(root: Node, key: str, title: str, unit: str, width: int = 1200) ->
     for x, d, w, node in frames:
         value = node.incl.get(key, 0.0)
         y = height - BOTTOM - (d + 1) * FRAME_H
-        tip = "%s (%s %s, %.2f%%)" % (node.name, _number(value), unit, 100 * value / total)
+        fill, note = paint(node)
+        tip = "%s (%s %s, %.2f%%%s)" % (
+            node.name,
+            _number(value),
+            unit,
+            100 * value / total,
+            note,
+        )
         out.append(
             '<g data-x="%.7f" data-w="%.7f" data-d="%d"><title>%s</title>'
             % (x / gw, w / gw, d, _escape(tip))
         )
         out.append(
             '<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" rx="1"/>'
-            % (10 + x, y, max(w - 0.5, 0.1), FRAME_H - 1, _colour(node.name))
+            % (10 + x, y, max(w - 0.5, 0.1), FRAME_H - 1, fill)
         )
         out.append(
             '<text x="%.1f" y="%d">%s</text>'
@@ -226,7 +244,10 @@ window.flame = {zoom: zoom, unzoom: unzoom, search: search};
 """
 
 
-def flame_plot(root: Node, key: str, title: str, unit: str, plt: Any, width_in: float = 16) -> Any:
+def flame_plot(
+    root: Node, key: str, title: str, unit: str, plt: Any, width_in: float = 16,
+    paint: Paint = _paint,
+) -> Any:
     """The same graph as a matplotlib figure (for PNG and PDF)."""
     frames = flame_frames(root, key, 1.0, min_px=0.0005)
     depth = 1 + max((d for _, d, _, _ in frames), default=0)
@@ -235,7 +256,7 @@ def flame_plot(root: Node, key: str, title: str, unit: str, plt: Any, width_in: 
     for x, d, w, node in frames:
         ax.add_patch(
             plt.Rectangle(
-                (x, d), w, 0.95, facecolor=_rgb(_colour(node.name)), edgecolor="white", lw=0.3
+                (x, d), w, 0.95, facecolor=_rgb(paint(node)[0]), edgecolor="white", lw=0.3
             )
         )
         chars = int(w * width_in * 72 / 7)
@@ -251,6 +272,36 @@ def flame_plot(root: Node, key: str, title: str, unit: str, plt: Any, width_in: 
         ax.spines[side].set_visible(False)
     fig.tight_layout()
     return fig
+
+
+def diff_paint(base: Node, new: Node, key: str) -> Paint:
+    """The colours of a differential flame graph of new against base (as
+    Brendan Gregg's difffolded.pl and flamegraph.pl draw one): a frame is
+    red when its call path's inclusive share of key grew from base to new,
+    blue when it shrank, the deeper the more it changed (against the
+    largest change of any frame), grey when it did not; its tip gives the
+    share in base.  Shares, not totals: the two runs may last differently."""
+    bt, nt = base.incl.get(key, 0.0), new.incl.get(key, 0.0)
+    in_base: dict[int, Node | None] = {id(new): base}
+    change: dict[int, tuple[float, float]] = {}
+    for _, _, _, node in flame_frames(new, key, 1.0, min_px=0.0):  # parents first
+        parent = in_base.get(id(node.parent))
+        mine = parent.children.get(node.name) if parent is not None else None
+        in_base[id(node)] = mine
+        was = mine.incl.get(key, 0.0) / bt if mine is not None and bt > 0 else 0.0
+        change[id(node)] = (100 * (node.incl.get(key, 0.0) / nt - was), 100 * was)
+    most = max((abs(d) for d, _ in change.values()), default=0.0)
+
+    def paint(node: Node) -> tuple[str, str]:
+        delta, was = change.get(id(node), (0.0, 0.0))
+        if delta == 0 or most == 0:
+            fill = "rgb(220,220,220)"
+        else:
+            v = int(round(220 - 200 * abs(delta) / most))
+            fill = "rgb(255,%d,%d)" % (v, v) if delta > 0 else "rgb(%d,%d,255)" % (v, v)
+        return fill, "; base %.2f%%" % was
+
+    return paint
 
 
 def _rgb(css: str) -> tuple[float, float, float]:

@@ -7,6 +7,10 @@ sees of our flame graph and of our speedscope export, as key=value lines.
       open SVG in a window of that size (1200x900), click the widest
       frame called NAME, search TERM, reset the zoom, and screenshot the
       graph (the search's colours left on) to PNG
+  browser.py diff DIR SVG NAME PNG
+      open the differential flame graph SVG, list every frame (name, tip,
+      fill, width in px), click the widest frame called NAME and list
+      them again, click Reset zoom, list them, and screenshot it to PNG
   browser.py speedscope DIR INDEX JSON
       open speedscope's page INDEX with JSON loaded (as its command line
       tool does: #localProfilePath= a script that hands it the file), in
@@ -66,7 +70,9 @@ def probe(profile_dir):
 FRAMES_JS = """
 return Array.prototype.map.call(document.querySelectorAll('g[data-x]'), function (g) {
     var r = g.querySelector('rect').getBoundingClientRect();
-    return {tip: g.querySelector('title').textContent, x: parseFloat(g.getAttribute('data-x')),
+    return {tip: g.querySelector('title').textContent,
+            fill: getComputedStyle(g.querySelector('rect')).fill,
+            x: parseFloat(g.getAttribute('data-x')),
             w: parseFloat(g.getAttribute('data-w')), d: parseInt(g.getAttribute('data-d')),
             shown: g.style.display !== 'none', left: r.left, width: r.width,
             top: r.top, bottom: r.bottom};
@@ -153,6 +159,39 @@ def flame(profile_dir, svg, name, term, png, size="%dx%d" % (WIDTH, HEIGHT)):
     return 0
 
 
+def list_frames(driver, what):
+    for f in frames_of(driver):
+        if f["shown"]:
+            print("%s=%s\t%s\t%s\t%.1f" % (what, name_of(f), f["tip"], f["fill"], f["width"]))
+
+
+def diff(profile_dir, svg, name, png):
+    from selenium.webdriver.common.by import By
+
+    driver = chromium(profile_dir)
+    try:
+        driver.get("file://" + os.path.abspath(svg))
+        width = driver.execute_script(
+            "return document.documentElement.getBoundingClientRect().width"
+        )
+        print("graph_width=%.1f" % (width - 20))
+        list_frames(driver, "frame")
+        frames = frames_of(driver)
+        target = max((f for f in frames if name_of(f) == name), key=lambda f: f["w"])
+        index = frames.index(target)
+        driver.find_elements(By.CSS_SELECTOR, "g[data-x]")[index].find_element(
+            By.TAG_NAME, "rect"
+        ).click()
+        list_frames(driver, "zoomed")
+        driver.find_element(By.ID, "unzoom").click()
+        list_frames(driver, "reset")
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.find_element(By.CSS_SELECTOR, "svg").screenshot(png)
+    finally:
+        driver.quit()
+    return 0
+
+
 def speedscope(profile_dir, index, profile):
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -190,6 +229,8 @@ def main(argv):
         return probe(*args)
     if cmd == "flame":
         return flame(*args)
+    if cmd == "diff":
+        return diff(*args)
     if cmd == "speedscope":
         return speedscope(*args)
     sys.stderr.write(__doc__)
