@@ -112,18 +112,20 @@ void symbolizer_set_demangle(struct symbolizer *s, bool on)
 }
 
 /* One dso per file recorded: a path rebuilt during the run names two. */
-static struct dso *dso_find(struct symbolizer *s, const char *path, const uint8_t *id,
-			    size_t idlen)
+static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 {
+	struct dso_stamp stamp = { m->file_size, m->file_mtime_ns };
+	size_t idlen = m->build_id_len <= BUILD_ID_MAX ? m->build_id_len : 0;
 	struct dso *d;
 
-	if (idlen > BUILD_ID_MAX)
-		idlen = 0;
+	if (idlen)	/* the build ID says which file it is */
+		stamp = (struct dso_stamp){ 0 };
 	for (d = s->dsos; d; d = d->next)
-		if (strcmp(d->path, path) == 0 && d->build_id_len == idlen &&
-		    memcmp(d->build_id, id, idlen) == 0)
+		if (strcmp(d->path, m->path) == 0 && d->build_id_len == idlen &&
+		    memcmp(d->build_id, m->build_id, idlen) == 0 &&
+		    d->stamp.size == stamp.size && d->stamp.mtime_ns == stamp.mtime_ns)
 			return d;
-	d = dso_new(path, id, idlen);
+	d = dso_new(m->path, m->build_id, idlen, &stamp);
 	if (!d)
 		return NULL;
 	d->next = s->dsos;
@@ -166,7 +168,7 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 	map.start = m->start;
 	map.end = m->start + m->len;
 	map.pgoff = m->pgoff;
-	map.dso = dso_find(s, m->path, m->build_id, m->build_id_len);
+	map.dso = dso_find(s, m);
 	if (!map.dso)
 		return -1;
 	s->generation++;

@@ -181,6 +181,11 @@ struct profile_map {
 	uint32_t dev_major;
 	uint32_t dev_minor;
 	uint64_t inode;
+	/* The mapped file's size and modification time as recorded (0: not
+	 * known - an older profile, a pperf one, or a file not read): what
+	 * tells a rebuilt file without a build ID from the one mapped */
+	uint64_t file_size;
+	uint64_t file_mtime_ns;
 	uint32_t prot;			/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	char path[PROFILE_PATH_MAX];	/* "" for anonymous maps, "[vdso]" ... */
 	/* The GNU build ID of the mapped file as recorded (0 bytes: none

@@ -42,8 +42,8 @@ static void dump_info(FILE *out, const struct profile_info *info)
 	}
 }
 
-/* build_id (when the map has one) goes after inode: "prot=... path=..."
- * stay as they were, the end of the line. */
+/* build_id and file_size, file_mtime (when the map has them) go after
+ * inode: "prot=... path=..." stay as they were, the end of the line. */
 static void dump_map(FILE *out, const struct profile_map *m)
 {
 	fprintf(out, "map pid=%u time=%" PRIu64 " start=0x%" PRIx64 " len=0x%" PRIx64
@@ -54,6 +54,9 @@ static void dump_map(FILE *out, const struct profile_map *m)
 		fputs(" build_id=", out);
 	for (unsigned i = 0; i < m->build_id_len; i++)
 		fprintf(out, "%02x", m->build_id[i]);
+	if (m->file_mtime_ns)
+		fprintf(out, " file_size=%" PRIu64 " file_mtime=%" PRIu64, m->file_size,
+			m->file_mtime_ns);
 	fprintf(out, " prot=%c%c%c", m->prot & PROT_READ ? 'r' : '-',
 		m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-');
 	textform_str(out, "path", m->path);
@@ -556,7 +559,8 @@ static int build_map(struct builder *b, struct line *l, struct error *err)
 	    get_u64(l, "pgoff", &m->pgoff, err) < 0 || parse_dev(l, m, err) < 0 ||
 	    get_u64(l, "inode", &m->inode, err) < 0 || parse_prot(l, &m->prot, err) < 0 ||
 	    GET_STR(l, "path", m->path, err) < 0 || parse_build_id(l, m, err) < 0 ||
-	    check_fields(l, err) < 0)
+	    get_u64(l, "file_size", &m->file_size, err) < 0 ||
+	    get_u64(l, "file_mtime", &m->file_mtime_ns, err) < 0 || check_fields(l, err) < 0)
 		return -1;
 	return profile_write_map(b->w, m, err);
 }

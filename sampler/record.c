@@ -226,7 +226,7 @@ static void emit_map(struct engine *e, pid_t pid, const struct map_entry *m, uin
 	};
 	snprintf(rec->path, sizeof(rec->path), "%s", m->path);
 	if (e->out.buildids)
-		rec->build_id_len = buildid_of(e->out.buildids, pid, m, rec->build_id);
+		buildid_fill_map(e->out.buildids, pid, m, rec);
 	record_result(e, profile_write_map(e->out.writer, rec, &e->out.write_err));
 }
 
