@@ -4,6 +4,7 @@
 
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "../common/error.h"
 #include "../common/fdio.h"
 #include "../common/grow.h"
+#include "debugfile.h"
 #include "export.h"
 #include "plt.h"
 
@@ -268,17 +270,16 @@ static bool read_symbols(Elf *elf, struct symbol_table *t)
 }
 
 /* Distributions strip .symtab into a separate debug file found by build-id
- * (Debian's *-dbg / -dbgsym packages); perf and gdb look there too, so do
- * the same or libc's local functions would show as bare addresses. */
+ * (Debian's *-dbg / -dbgsym packages), builds by .gnu_debuglink
+ * (debugfile.h); perf and gdb look there too, so do the same or local
+ * functions, or all of them, would show as bare addresses. */
 static void read_debug_symbols(const char *path, struct symbol_table *t)
 {
-	unsigned char id[BUILD_ID_MAX];
-	size_t len = elf_build_id(path, id);
-	char debug[BUILD_ID_DEBUG_PATH_MAX];
+	char debug[PATH_MAX];
 	int fd;
 	Elf *elf;
 
-	if (build_id_debug_path(id, len, debug, sizeof(debug)) < 0)
+	if (debug_file_find(path, debug, sizeof(debug)) < 0)
 		return;
 	fd = open_regular(debug);
 	if (fd < 0)
