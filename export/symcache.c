@@ -216,7 +216,7 @@ int symcache_load(const char *dir, const struct symcache_key *key, struct symbol
 
 	if (symcache_path(dir, key, path, sizeof(path)) < 0)
 		return -1;
-	fd = open_regular(path);
+	fd = open_typed(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, S_IFREG);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h) || st.st_size > SYMCACHE_MAX_FILE)

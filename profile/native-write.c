@@ -161,14 +161,16 @@ static int native_process(struct profile_writer *w, const struct profile_process
 			  struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
-	uint8_t *p = record_begin(nw, 1 + 3 * VARINT_MAX, err);
+	uint8_t *p = record_begin(nw, 1 + 4 * VARINT_MAX, err);
 
 	if (!p)
 		return -1;
-	*p++ = PROFILE_REC_PROCESS;
+	*p++ = PROFILE_REC_PROCESS | (pr->start_ns ? PROCESS_START : 0);
 	p = put_varint(p, pr->pid);
 	p = put_varint(p, pr->ppid);
 	p = put_varint(p, pr->time_ns);
+	if (pr->start_ns)
+		p = put_varint(p, pr->start_ns);
 	return record_end(nw, p, pr->time_ns, err);
 }
 

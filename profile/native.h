@@ -18,7 +18,8 @@
  * the runs header flag, version 5 the refused readings in the statistics,
  * version 6 the clock header flag and the channel flag of a reading that
  * is the meter's latest at the sample, version 7 the mapped file's size
- * and modification time; older files read as before. */
+ * and modification time and the process's start; older files read as
+ * before. */
 #define NATIVE_VERSION 7
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
@@ -34,6 +35,7 @@
 #define WINDOW_ENABLED 0x10		/* sampling switched on (else off) */
 #define MAP_BUILD_ID 0x10		/* the map's build ID follows (version 3) */
 #define MAP_FILE_STAMP 0x20		/* then the file's size and mtime (version 7) */
+#define PROCESS_START 0x10		/* the process's start time follows (version 7) */
 /* The low 3 bits of a sample's time residual ride in the top of its tag:
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5

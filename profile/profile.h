@@ -96,6 +96,9 @@ struct profile_process {
 	uint32_t pid;
 	uint32_t ppid;			/* 0 for the first process */
 	uint64_t time_ns;
+	/* when it started, as the kernel counts it (to 10 ms), on the same
+	 * clock: before time_ns for a process attached to (0: not known) */
+	uint64_t start_ns;
 };
 
 /* A process's image and name: at start and at every exec. */

@@ -160,8 +160,11 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 {
 	switch (rec->type) {
 	case PROFILE_REC_PROCESS:
-		fprintf(out, "process pid=%u ppid=%u time=%" PRIu64 "\n", rec->process.pid,
+		fprintf(out, "process pid=%u ppid=%u time=%" PRIu64, rec->process.pid,
 			rec->process.ppid, rec->process.time_ns);
+		if (rec->process.start_ns)
+			fprintf(out, " start=%" PRIu64, rec->process.start_ns);
+		putc('\n', out);
 		break;
 	case PROFILE_REC_EXEC:
 		fprintf(out, "exec pid=%u time=%" PRIu64, rec->exec.pid, rec->exec.time_ns);
@@ -582,7 +585,8 @@ static int build_process(struct builder *b, struct line *l, struct error *err)
 	struct profile_process p;
 
 	if (get_u32(l, "pid", &p.pid, err) < 0 || get_u32(l, "ppid", &p.ppid, err) < 0 ||
-	    get_u64(l, "time", &p.time_ns, err) < 0 || check_fields(l, err) < 0)
+	    get_u64(l, "time", &p.time_ns, err) < 0 || get_u64(l, "start", &p.start_ns, err) < 0 ||
+	    check_fields(l, err) < 0)
 		return -1;
 	return profile_write_process(b->w, &p, err);
 }
