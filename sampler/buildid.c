@@ -119,8 +119,9 @@ void buildid_fill_map(struct buildid_cache *c, pid_t pid, const struct map_entry
 	if (m->path[0] == '/' && m->inode)
 		e = find_entry(c, pid, m);
 	rec->build_id_len = e ? e->len : 0;
-	rec->file_size = e ? e->size : 0;
-	rec->file_mtime_ns = e ? e->mtime_ns : 0;
+	/* a build ID says which file it is: the stamp only without one */
+	rec->file_size = e && !e->len ? e->size : 0;
+	rec->file_mtime_ns = e && !e->len ? e->mtime_ns : 0;
 	if (e)
 		memcpy(rec->build_id, e->id, e->len);
 }

@@ -21,9 +21,9 @@ struct buildid_cache;
 struct buildid_cache *buildid_cache_new(void);
 void buildid_cache_free(struct buildid_cache *c);
 
-/* The build ID, size and modification time of the file mapped by m in pid
- * into rec (0 bytes, 0: not known, also when out of memory).  The size and
- * mtime tell a rebuilt file without a build ID from the one mapped. */
+/* The build ID of the file mapped by m in pid into rec, and for a file
+ * without one its size and modification time, which tell a rebuilt file
+ * from the one mapped (0 bytes, 0: not known, also when out of memory). */
 void buildid_fill_map(struct buildid_cache *c, pid_t pid, const struct map_entry *m,
 		      struct profile_map *rec);
 
