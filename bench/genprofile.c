@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	if (!w)
 		goto fail;
 	uint64_t t = info.host.start_ns;
-	struct profile_process p = { pid, 0, t };
+	struct profile_process p = { .pid = pid, .time_ns = t };
 	struct profile_exec e = { .pid = pid, .time_ns = t };
 
 	snprintf(e.comm, sizeof(e.comm), "genprofile");

@@ -4,16 +4,20 @@
 
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/error.h"
 #include "../common/fdio.h"
 #include "../common/grow.h"
+#include "debugfile.h"
 #include "export.h"
 #include "plt.h"
 
@@ -25,7 +29,8 @@ struct addr_name {
 	char *name;
 };
 
-struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen)
+struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen,
+		    const struct dso_stamp *stamp)
 {
 	struct dso *d = calloc(1, sizeof(*d));
 
@@ -33,6 +38,7 @@ struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen)
 		return NULL;
 	memcpy(d->build_id, id, idlen);
 	d->build_id_len = idlen;
+	d->stamp = *stamp;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);
@@ -264,17 +270,16 @@ static bool read_symbols(Elf *elf, struct symbol_table *t)
 }
 
 /* Distributions strip .symtab into a separate debug file found by build-id
- * (Debian's *-dbg / -dbgsym packages); perf and gdb look there too, so do
- * the same or libc's local functions would show as bare addresses. */
+ * (Debian's *-dbg / -dbgsym packages), builds by .gnu_debuglink
+ * (debugfile.h); perf and gdb look there too, so do the same or local
+ * functions, or all of them, would show as bare addresses. */
 static void read_debug_symbols(const char *path, struct symbol_table *t)
 {
-	unsigned char id[BUILD_ID_MAX];
-	size_t len = elf_build_id(path, id);
-	char debug[BUILD_ID_DEBUG_PATH_MAX];
+	char debug[PATH_MAX];
 	int fd;
 	Elf *elf;
 
-	if (build_id_debug_path(id, len, debug, sizeof(debug)) < 0)
+	if (debug_file_find(path, debug, sizeof(debug)) < 0)
 		return;
 	fd = open_regular(debug);
 	if (fd < 0)
@@ -500,11 +505,62 @@ static int build_id_cache_path(const struct dso *d, char *buf, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* A file without a build ID: is the one at path the one recorded (or
+ * were its size and mtime not recorded)?  If not, its stamp in now. */
+static bool same_stamp(const struct dso *d, const char *path, struct dso_stamp *now)
+{
+	struct stat st;
+	int fd;
+
+	if (!d->stamp.mtime_ns)
+		return true;
+	fd = open_regular(path);
+	if (fd < 0)
+		return true;	/* (no file: nothing to name wrongly) */
+	*now = (struct dso_stamp){ 0 };
+	if (fstat(fd, &st) == 0) {
+		now->size = (uint64_t)st.st_size;
+		now->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+				(uint64_t)st.st_mtim.tv_nsec;
+	}
+	close(fd);
+	return now->size == d->stamp.size && now->mtime_ns == d->stamp.mtime_ns;
+}
+
+/* "2026-11-29 10:43:49.123456789" of a stamp's mtime, in local time. */
+static void format_mtime(uint64_t ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	size_t n = localtime_r(&sec, &tm) ? strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) : 0;
+
+	snprintf(buf + n, size - n, ".%09u", (unsigned)(ns % 1000000000u));
+}
+
+static const char *unstamped_source(const struct dso *d)
+{
+	char was[48], now_text[48];
+	struct dso_stamp now;
+
+	if (same_stamp(d, d->path, &now))
+		return d->path;
+	format_mtime(d->stamp.mtime_ns, was, sizeof(was));
+	format_mtime(now.mtime_ns, now_text, sizeof(now_text));
+	warn_print(EXPORT_PROG, "%s: not the file that was recorded (%" PRIu64 " bytes, modified "
+		   "%s; now %" PRIu64 " bytes, modified %s), and without a build ID no copy of "
+		   "it can be found: its functions show as %s (keep the profiled build, or link "
+		   "with a build ID: it is the default, unless -Wl,--build-id=none)",
+		   d->path, d->stamp.size, was, now.size, now_text, SYMBOL_UNKNOWN);
+	return NULL;
+}
+
 /* Another file's symbols would name the wrong functions (dso.h). */
 const char *dso_source(const struct dso *d, char *buf, size_t size)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
 
+	if (!d->build_id_len)
+		return unstamped_source(d);
 	if (same_build_id(d, d->path))
 		return d->path;
 	if (build_id_cache_path(d, buf, size) == 0 && same_build_id(d, buf))

@@ -1,7 +1,8 @@
 /* dso.h - one file the profile maps, and its ELF read into a symbol table.
  *
  * The symbols are read from the file that was recorded: the path while it
- * has the recorded build ID, else perf's build-id cache's copy.  Of an ELF
+ * has the recorded build ID, else perf's build-id cache's copy; a file
+ * without a build ID while it has the recorded size and mtime.  Of an ELF
  * file, the code symbols are taken as perf takes them: functions and text
  * labels (.symtab, else .dynsym, else the build-id debug file's); a symbol
  * without a size reaches to the next one (ld.so's _start); of aliases, the
@@ -19,10 +20,16 @@
 #include "inlines.h"
 #include "symtab.h"
 
+/* A file's size and modification time (mtime_ns 0: not recorded). */
+struct dso_stamp {
+	uint64_t size, mtime_ns;
+};
+
 struct dso {
 	char *path;
 	unsigned char build_id[BUILD_ID_MAX];	/* as recorded (0 bytes: none) */
 	size_t build_id_len;
+	struct dso_stamp stamp;		/* as recorded */
 	bool loaded;			/* read, or tried */
 	bool readable;			/* table holds the file's segments */
 	struct symbol_table table;
@@ -42,8 +49,9 @@ struct dso {
 };
 
 /* A dso for path as recorded with build ID id (idlen over BUILD_ID_MAX:
- * none), not yet read; NULL when out of memory. */
-struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen);
+ * none) and stamp, not yet read; NULL when out of memory. */
+struct dso *dso_new(const char *path, const uint8_t *id, size_t idlen,
+		    const struct dso_stamp *stamp);
 void dso_free(struct dso *d);
 
 /* The name of file offset addr where no symbol covers it, "0x<addr>" as
@@ -53,8 +61,9 @@ void dso_free(struct dso *d);
 const char *dso_address_name(struct dso *d, uint64_t addr);
 
 /* The file to read d's symbols from: d->path while it is the file the
- * profile recorded (same build ID), else the build-id cache's copy (in
- * buf); NULL, with one warning naming the file, when neither is. */
+ * profile recorded (same build ID; without one, same size and mtime
+ * where recorded), else the build-id cache's copy (in buf); NULL, with
+ * one warning naming the file, when neither is. */
 const char *dso_source(const struct dso *d, char *buf, size_t size);
 
 /* Read the ELF file at path, or this process's vDSO (the "[vdso]" map:

@@ -208,8 +208,8 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
 			hold = (double)rec.stats.hold_ns * 1e-9 / (double)rec.stats.samples;
 		if ((rec.type == PROFILE_REC_MAP && symbolizer_add_map(e->symbols, &rec.map) < 0) ||
-		    (rec.type == PROFILE_REC_PROCESS && rec.process.ppid &&
-		     symbolizer_fork(e->symbols, rec.process.pid, rec.process.ppid) < 0)) {
+		    (rec.type == PROFILE_REC_PROCESS &&
+		     symbolizer_add_process(e->symbols, &rec.process) < 0)) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the maps of the energy estimate");
 		}

@@ -389,6 +389,9 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 		rec->process.pid = id_of(in, rec->process.pid);
 		rec->process.ppid = id_of(in, rec->process.ppid);
 		rec->process.time_ns = shifted(in, rec->process.time_ns);
+		if (rec->process.start_ns)	/* (one before the clock's start: none) */
+			rec->process.start_ns = (int64_t)rec->process.start_ns + in->shift > 0 ?
+						shifted(in, rec->process.start_ns) : 0;
 		return profile_write_process(m->w, &rec->process, err);
 	case PROFILE_REC_EXEC:
 		rec->exec.pid = id_of(in, rec->exec.pid);

@@ -4,7 +4,7 @@ ENERGY_OBJS := $(BUILD)/export/attribution.o $(BUILD)/export/estimate.o \
 	$(BUILD)/export/metermodel.o $(BUILD)/export/spread.o $(BUILD)/export/runs.o \
 	$(BUILD)/export/nodespans.o
 EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
-	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/common/buildid.o \
+	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/export/debugfile.o $(BUILD)/common/buildid.o \
 	$(BUILD)/export/features.o $(ENERGY_OBJS) $(BUILD)/export/csv.o \
 	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
 	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \

@@ -1,7 +1,9 @@
 /* perfmap.c - perf's JIT symbol maps (see perfmap.h). */
 #include "perfmap.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,10 @@
 #include <unistd.h>
 
 #include "../common/fdio.h"
+#include "../common/error.h"
 #include "../common/grow.h"
+#include "export.h"
+#include "symtab.h"
 
 /* A hostile or runaway file costs at most this many entries (a large node
  * service writes some 100 000). */
@@ -53,30 +58,40 @@ static int parse_line(char *line, struct perf_map_entry *e)
 	return e->name ? 0 : -1;
 }
 
-struct perf_map *perf_map_load(uint32_t pid)
+/* /tmp is everyone's: as perf, only a file of ours or root's names our
+ * frames (another user could plant one under a pid of ours), and it is
+ * said when one is ignored. */
+static bool trusted_owner(const char *path, const struct stat *st)
 {
-	struct perf_map *m = NULL;
-	size_t cap = 0, len = 0;
-	char path[40], *line = NULL;
-	struct stat st;
-	FILE *f;
-	int fd;
+	if (st->st_uid == geteuid() || st->st_uid == 0)
+		return true;
+	warn_print(EXPORT_PROG, "%s: owned by uid %u, not by you (uid %u) or root: ignored, as "
+		   "perf ignores it; its JIT frames show as %s (export as its owner, or chown it)",
+		   path, (unsigned)st->st_uid, (unsigned)geteuid(), SYMBOL_UNKNOWN);
+	return false;
+}
 
-	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
-	fd = open_regular(path);
-	if (fd < 0)
-		return NULL;
-	/* /tmp is everyone's: as perf, only a file of ours or root's names
-	 * our frames (another user could plant one under a pid of ours) */
-	if (fstat(fd, &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0)) {
-		close(fd);
-		return NULL;
-	}
-	f = fdopen(fd, "r");
-	m = f ? calloc(1, sizeof(*m)) : NULL;
-	if (!m)
-		goto out;
-	memcpy(m->path, path, sizeof(path));
+/* A map last written before the process started was left by an earlier
+ * process with the same pid: its names are another program's. */
+static bool written_since(const char *path, const struct stat *st, uint32_t pid,
+			  uint64_t start_ns)
+{
+	uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+
+	if (!start_ns || mtime >= start_ns)
+		return true;
+	warn_print(EXPORT_PROG, "%s: last written %.3f s before process %" PRIu32 " started: "
+		   "left by an earlier process with that pid, ignored; its JIT frames show as %s "
+		   "(remove stale perf maps before recording)", path,
+		   (double)(start_ns - mtime) * 1e-9, pid, SYMBOL_UNKNOWN);
+	return false;
+}
+
+static void read_entries(struct perf_map *m, FILE *f)
+{
+	size_t cap = 0, len = 0;
+	char *line = NULL;
+
 	while (m->n < PERF_MAP_MAX_ENTRIES && getline(&line, &len, f) > 0) {
 		struct perf_map_entry e;
 
@@ -88,9 +103,32 @@ struct perf_map *perf_map_load(uint32_t pid)
 		}
 		m->entries[m->n++] = e;
 	}
-	qsort(m->entries, m->n, sizeof(*m->entries), by_start);
-out:
 	free(line);
+	qsort(m->entries, m->n, sizeof(*m->entries), by_start);
+}
+
+struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns)
+{
+	struct perf_map *m = NULL;
+	char path[40];
+	struct stat st;
+	FILE *f = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
+	fd = open_typed(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, S_IFREG);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !trusted_owner(path, &st) ||
+	    !written_since(path, &st, pid, start_ns))
+		goto out;
+	f = fdopen(fd, "r");
+	m = f ? calloc(1, sizeof(*m)) : NULL;
+	if (!m)
+		goto out;
+	memcpy(m->path, path, sizeof(path));
+	read_entries(m, f);
+out:
 	if (f)
 		fclose(f);
 	else

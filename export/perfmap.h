@@ -10,10 +10,13 @@
 
 struct perf_map;
 
-/* The map file of process pid: NULL when there is none, it is not a
- * regular file, not ours nor root's (as perf), or it holds no valid line.  Lines that are not "START SIZE
- * NAME" are skipped, as perf skips them. */
-struct perf_map *perf_map_load(uint32_t pid);
+/* The map file of process pid, which started at start_ns (wall-clock ns
+ * since the epoch; 0: not known): NULL when there is none, it is not a
+ * regular file (or a symlink), or holds no valid line; NULL with one
+ * warning when it is not ours nor root's (as perf) or was last written
+ * before the process started (left by another process with that pid).
+ * Lines that are not "START SIZE NAME" are skipped, as perf skips them. */
+struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns);
 
 /* Its path, "/tmp/perf-PID.map" (the DSO perf report names). */
 const char *perf_map_path(const struct perf_map *m);

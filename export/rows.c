@@ -288,6 +288,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	if (r->symbols) {
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 		symbolizer_set_inlines(r->symbols, !opt->no_inline);
+		symbolizer_set_clock(r->symbols, info->host.realtime_ns, info->host.monotonic_ns);
 	}
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
 		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
@@ -467,8 +468,7 @@ int rows_record(struct rows *r, const struct profile_record *rec, row_fn emit, v
 	case PROFILE_REC_PROCESS:
 		if (r->collect && collect_task(&r->tasks, rec) < 0)
 			return error_set(err, "out of memory for the process list");
-		if (r->symbols && rec->process.ppid &&
-		    symbolizer_fork(r->symbols, rec->process.pid, rec->process.ppid) < 0)
+		if (r->symbols && symbolizer_add_process(r->symbols, &rec->process) < 0)
 			return error_set(err, "out of memory for the maps of process %" PRIu32,
 					 rec->process.pid);
 		return 0;

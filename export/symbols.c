@@ -33,6 +33,7 @@ struct process_maps {
 	/* /tmp/perf-PID.map, read at the first PC outside every mapping */
 	bool jit_tried;
 	struct perf_map *jit;
+	uint64_t start_ns;	/* when it started (the profile's clock), 0: not known */
 };
 
 struct pc_cache_entry {
@@ -51,6 +52,7 @@ struct symbolizer {
 	char *symcache_dir;		/* NULL: no persistent symbol cache */
 	bool demangle;			/* C++ and Rust names readable (demangle.h) */
 	bool inlines;			/* inlined frames shown (inlines.h) */
+	int64_t wall_offset_ns;		/* profile clock to wall clock, 0: not known */
 };
 
 struct symbolizer *symbolizer_new(void)
@@ -112,18 +114,20 @@ void symbolizer_set_demangle(struct symbolizer *s, bool on)
 }
 
 /* One dso per file recorded: a path rebuilt during the run names two. */
-static struct dso *dso_find(struct symbolizer *s, const char *path, const uint8_t *id,
-			    size_t idlen)
+static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 {
+	struct dso_stamp stamp = { m->file_size, m->file_mtime_ns };
+	size_t idlen = m->build_id_len <= BUILD_ID_MAX ? m->build_id_len : 0;
 	struct dso *d;
 
-	if (idlen > BUILD_ID_MAX)
-		idlen = 0;
+	if (idlen)	/* the build ID says which file it is */
+		stamp = (struct dso_stamp){ 0 };
 	for (d = s->dsos; d; d = d->next)
-		if (strcmp(d->path, path) == 0 && d->build_id_len == idlen &&
-		    memcmp(d->build_id, id, idlen) == 0)
+		if (strcmp(d->path, m->path) == 0 && d->build_id_len == idlen &&
+		    memcmp(d->build_id, m->build_id, idlen) == 0 &&
+		    d->stamp.size == stamp.size && d->stamp.mtime_ns == stamp.mtime_ns)
 			return d;
-	d = dso_new(path, id, idlen);
+	d = dso_new(m->path, m->build_id, idlen, &stamp);
 	if (!d)
 		return NULL;
 	d->next = s->dsos;
@@ -166,22 +170,21 @@ int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m)
 	map.start = m->start;
 	map.end = m->start + m->len;
 	map.pgoff = m->pgoff;
-	map.dso = dso_find(s, m->path, m->build_id, m->build_id_len);
+	map.dso = dso_find(s, m);
 	if (!map.dso)
 		return -1;
 	s->generation++;
 	return add_map(pm, &map);
 }
 
-int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
+/* A forked process inherits its parent's maps. */
+static int inherit_maps(struct symbolizer *s, uint32_t pid, uint32_t ppid)
 {
 	struct process_maps *parent, *child;
 
-	child = idmap_get(&s->processes, pid, NULL);
-	if (!child)
-		return -1;
-	parent = idmap_find(&s->processes, ppid);	/* after get: it may move */
-	if (!parent || parent == child || child->n || !parent->n)
+	child = idmap_find(&s->processes, pid);
+	parent = idmap_find(&s->processes, ppid);
+	if (!child || !parent || parent == child || child->n || !parent->n)
 		return 0;
 	child->maps = malloc(parent->n * sizeof(*child->maps) + 1);
 	if (!child->maps)
@@ -190,6 +193,22 @@ int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid)
 	child->n = child->cap = parent->n;
 	s->generation++;
 	return 0;
+}
+
+int symbolizer_add_process(struct symbolizer *s, const struct profile_process *p)
+{
+	struct process_maps *pm = idmap_get(&s->processes, p->pid, NULL);
+
+	if (!pm)
+		return -1;
+	/* without its start recorded, the first time the profile knew it */
+	pm->start_ns = p->start_ns ? p->start_ns : p->time_ns;
+	return p->ppid ? inherit_maps(s, p->pid, p->ppid) : 0;
+}
+
+void symbolizer_set_clock(struct symbolizer *s, uint64_t realtime_ns, uint64_t monotonic_ns)
+{
+	s->wall_offset_ns = realtime_ns ? (int64_t)(realtime_ns - monotonic_ns) : 0;
 }
 
 /* The persistent cache (symcache.h) holds exactly what dso_read_file makes. */
@@ -300,14 +319,17 @@ static const struct mapping *find_mapping(const struct process_maps *pm, uint64_
 /* A PC in no file mapping: JIT code, named by the JIT's perf map if it
  * wrote one.  The file is the recorded process's: a merge's ids (profile
  * i's pid p is i << 22 | p) keep the pid in their low 22 bits. */
-static void jit_symbol(struct process_maps *pm, uint32_t pid, uint64_t pc, const char **dso,
-		       const char **symbol)
+static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint32_t pid,
+		       uint64_t pc, const char **dso, const char **symbol)
 {
 	const char *name;
 
 	if (!pm->jit_tried) {
+		uint64_t start = pm->start_ns && s->wall_offset_ns ?
+				 (uint64_t)((int64_t)pm->start_ns + s->wall_offset_ns) : 0;
+
 		pm->jit_tried = true;
-		pm->jit = perf_map_load(pid & ((1u << 22) - 1));
+		pm->jit = perf_map_load(pid & ((1u << 22) - 1), start);
 	}
 	name = pm->jit ? perf_map_lookup(pm->jit, pc) : NULL;
 	if (name) {
@@ -337,7 +359,7 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir,
 				     s->demangle);
 	} else if (pm || (pm = idmap_get(&s->processes, pid, NULL))) {
-		jit_symbol(pm, pid, pc, dso, symbol);	/* (a process with no file map too) */
+		jit_symbol(s, pm, pid, pc, dso, symbol);	/* (a process with no file map too) */
 	}
 	e->generation = s->generation;
 	e->pid = pid;

@@ -35,10 +35,16 @@ int symbolizer_set_cache(struct symbolizer *s, const char *dir);
  * symbol table has them (--no-demangle). */
 void symbolizer_set_demangle(struct symbolizer *s, bool on);
 
-/* Follow the profile: a new mapping (replaces what it overlaps), a forked
- * process (inherits its parent's maps).  -1 when out of memory. */
+/* Follow the profile: a new mapping (replaces what it overlaps), a new
+ * process (a forked one inherits its parent's maps; its start tells its
+ * JIT map from one an earlier process with its pid left, perfmap.h).
+ * -1 when out of memory. */
 int symbolizer_add_map(struct symbolizer *s, const struct profile_map *m);
-int symbolizer_fork(struct symbolizer *s, uint32_t pid, uint32_t ppid);
+int symbolizer_add_process(struct symbolizer *s, const struct profile_process *p);
+
+/* The profile's clock (its host record's realtime_ns and monotonic_ns),
+ * to compare a process's start with a file's mtime. */
+void symbolizer_set_clock(struct symbolizer *s, uint64_t realtime_ns, uint64_t monotonic_ns);
 
 /* Resolve pc in process pid.  *dso is the map's path or SYMBOL_UNKNOWN;
  * *symbol the function, "0x<address>" when no symbol covers it (the

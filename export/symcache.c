@@ -2,6 +2,7 @@
 
 #include "../common/buildid.h"
 #include "../common/fdio.h"
+#include "debugfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +95,7 @@ static int64_t mtime_ns(const struct stat *st)
 
 int symcache_key(const char *path, struct symcache_key *key)
 {
-	char debug[BUILD_ID_DEBUG_PATH_MAX];
+	char debug[PATH_MAX];
 	struct stat st;
 
 	memset(key, 0, sizeof(*key));
@@ -103,8 +104,8 @@ int symcache_key(const char *path, struct symcache_key *key)
 		return -1;
 	key->size = st.st_size;
 	key->mtime_ns = mtime_ns(&st);
-	if (build_id_debug_path(key->build_id, key->build_id_len, debug, sizeof(debug)) == 0 &&
-	    stat(debug, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (debug_file_find(path, debug, sizeof(debug)) == 0 && stat(debug, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
 		key->debug_size = st.st_size;
 		key->debug_mtime_ns = mtime_ns(&st);
 	}
@@ -215,7 +216,7 @@ int symcache_load(const char *dir, const struct symcache_key *key, struct symbol
 
 	if (symcache_path(dir, key, path, sizeof(path)) < 0)
 		return -1;
-	fd = open_regular(path);
+	fd = open_typed(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, S_IFREG);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h) || st.st_size > SYMCACHE_MAX_FILE)

@@ -9,7 +9,7 @@
  * The cache is only an accelerator: an entry is used when it is intact
  * (every count and offset checked against the file's size, a checksum of the
  * whole file, symbols in order) and was made from the same file (build-id,
- * size and mtime of the DSO and of its build-id debug file, since strip
+ * size and mtime of the DSO and of its debug file (debugfile.h), since strip
  * keeps the build-id); anything else is ignored and rewritten.  Failing to
  * read or write the cache is never an error.  See docs/EXPORT.md.
  */

@@ -243,12 +243,19 @@ static int read_info(struct native_reader *nr, struct error *err)
 	return 0;
 }
 
-static int read_process(struct native_reader *nr, struct cursor *c, struct profile_process *p,
-			struct error *err)
+static int read_process(struct native_reader *nr, struct cursor *c, uint8_t tag,
+			struct profile_process *p, struct error *err)
 {
 	GET(c, cur_u32, &p->pid, "process pid");
 	GET(c, cur_u32, &p->ppid, "process ppid");
 	GET(c, cur_varint, &p->time_ns, "process time");
+	p->start_ns = 0;
+	if (!(tag & PROCESS_START))
+		return 1;
+	GET(c, cur_varint, &p->start_ns, "process start");
+	if (!p->start_ns)
+		return reader_corrupt(&nr->head, cursor_offset(c), err,
+				      "process start 0 (the flag says it is known)");
 	return 1;
 }
 
@@ -384,16 +391,31 @@ static int read_map(struct native_reader *nr, struct cursor *c, uint8_t tag,
 	GET(c, cur_u32, &m->prot, "map protection");
 	GET_STR(c, m->path, "map path");
 	m->build_id_len = 0;
-	if (!(tag & MAP_BUILD_ID))
+	m->file_size = m->file_mtime_ns = 0;
+	if (tag & MAP_BUILD_ID) {
+		GET(c, cur_varint, &idlen, "map build ID length");
+		if (idlen < 1 || idlen > PROFILE_BUILD_ID_MAX || idlen > (uint64_t)(c->end - c->p))
+			return reader_corrupt(&nr->head, cursor_offset(c), err,
+					      "map build ID of %" PRIu64 " bytes (1 to %d, within the chunk)",
+					      idlen, PROFILE_BUILD_ID_MAX);
+		memcpy(m->build_id, c->p, idlen);
+		c->p += idlen;
+		m->build_id_len = (uint8_t)idlen;
+	}
+	if (!(tag & MAP_FILE_STAMP))
 		return 1;
-	GET(c, cur_varint, &idlen, "map build ID length");
-	if (idlen < 1 || idlen > PROFILE_BUILD_ID_MAX || idlen > (uint64_t)(c->end - c->p))
-		return reader_corrupt(&nr->head, cursor_offset(c), err, "map build ID of %" PRIu64
-				      " bytes (1 to %d, within the chunk)", idlen, PROFILE_BUILD_ID_MAX);
-	memcpy(m->build_id, c->p, idlen);
-	c->p += idlen;
-	m->build_id_len = (uint8_t)idlen;
+	GET(c, cur_varint, &m->file_size, "map file size");
+	GET(c, cur_varint, &m->file_mtime_ns, "map file modification time");
+	if (!m->file_mtime_ns)
+		return reader_corrupt(&nr->head, cursor_offset(c), err,
+				      "map file modification time 0 (the flag says it is known)");
 	return 1;
+}
+
+/* The flags a map record's tag may carry in a file of this version. */
+static uint8_t map_flags(const struct native_reader *nr)
+{
+	return (nr->version >= 3 ? MAP_BUILD_ID : 0) | (nr->version >= 7 ? MAP_FILE_STAMP : 0);
 }
 
 static int read_window(struct native_reader *nr, struct cursor *c, uint8_t flags,
@@ -760,14 +782,16 @@ static int decode_record(struct native_reader *nr, struct profile_record *rec, s
 	if (tag & ~REC_TYPE_MASK && type != PROFILE_REC_SAMPLE &&
 	    !(type == PROFILE_REC_EXIT && (tag & ~REC_TYPE_MASK) == EXIT_FINAL) &&
 	    !(type == PROFILE_REC_WINDOW && (tag & ~REC_TYPE_MASK) == WINDOW_ENABLED) &&
-	    !(type == PROFILE_REC_MAP && (tag & ~REC_TYPE_MASK) == MAP_BUILD_ID && nr->version >= 3))
+	    !(type == PROFILE_REC_MAP && !(tag & ~REC_TYPE_MASK & ~map_flags(nr))) &&
+	    !(type == PROFILE_REC_PROCESS && (tag & ~REC_TYPE_MASK) == PROCESS_START &&
+	      nr->version >= 7))
 		return reader_corrupt(&nr->head, start, err, "record tag 0x%02x has unknown flags", tag);
 	if (nr->stats_seen)
 		return reader_corrupt(&nr->head, start, err, "record after the statistics record");
 	rec->type = type;
 	switch (type) {
 	case PROFILE_REC_PROCESS:
-		return read_process(nr, c, &rec->process, err);
+		return read_process(nr, c, tag, &rec->process, err);
 	case PROFILE_REC_EXEC:
 		return read_exec(nr, c, &rec->exec, err);
 	case PROFILE_REC_THREAD:

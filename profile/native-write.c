@@ -161,14 +161,16 @@ static int native_process(struct profile_writer *w, const struct profile_process
 			  struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
-	uint8_t *p = record_begin(nw, 1 + 3 * VARINT_MAX, err);
+	uint8_t *p = record_begin(nw, 1 + 4 * VARINT_MAX, err);
 
 	if (!p)
 		return -1;
-	*p++ = PROFILE_REC_PROCESS;
+	*p++ = PROFILE_REC_PROCESS | (pr->start_ns ? PROCESS_START : 0);
 	p = put_varint(p, pr->pid);
 	p = put_varint(p, pr->ppid);
 	p = put_varint(p, pr->time_ns);
+	if (pr->start_ns)
+		p = put_varint(p, pr->start_ns);
 	return record_end(nw, p, pr->time_ns, err);
 }
 
@@ -295,13 +297,13 @@ static int native_map(struct profile_writer *w, const struct profile_map *m,
 		      struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);
-	uint8_t *p = record_begin(nw, 1 + 11 * VARINT_MAX + sizeof(m->path) + sizeof(m->build_id),
+	uint8_t *p = record_begin(nw, 1 + 13 * VARINT_MAX + sizeof(m->path) + sizeof(m->build_id),
 				  err);
 	uint8_t idlen = m->build_id_len <= PROFILE_BUILD_ID_MAX ? m->build_id_len : 0;
 
 	if (!p)
 		return -1;
-	*p++ = PROFILE_REC_MAP | (idlen ? MAP_BUILD_ID : 0);
+	*p++ = PROFILE_REC_MAP | (idlen ? MAP_BUILD_ID : 0) | (m->file_mtime_ns ? MAP_FILE_STAMP : 0);
 	p = put_varint(p, m->pid);
 	p = put_varint(p, m->time_ns);
 	p = put_varint(p, m->start);
@@ -316,6 +318,10 @@ static int native_map(struct profile_writer *w, const struct profile_map *m,
 		p = put_varint(p, idlen);
 		memcpy(p, m->build_id, idlen);
 		p += idlen;
+	}
+	if (m->file_mtime_ns) {
+		p = put_varint(p, m->file_size);
+		p = put_varint(p, m->file_mtime_ns);
 	}
 	return record_end(nw, p, m->time_ns, err);
 }

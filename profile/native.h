@@ -17,8 +17,10 @@
 /* Version 2 added the name record, version 3 the map's build ID, version 4
  * the runs header flag, version 5 the refused readings in the statistics,
  * version 6 the clock header flag and the channel flag of a reading that
- * is the meter's latest at the sample; older files read as before. */
-#define NATIVE_VERSION 6
+ * is the meter's latest at the sample, version 7 the mapped file's size
+ * and modification time and the process's start; older files read as
+ * before. */
+#define NATIVE_VERSION 7
 #define HEADER_SIZE 16
 #define HEADER_STACKS 0x1		/* header flag: thread-samples carry stacks */
 #define HEADER_RUNS 0x2			/* header flag: thread-samples carry their runs (version 4) */
@@ -32,6 +34,8 @@
 #define EXIT_FINAL 0x10			/* the exit carries final values */
 #define WINDOW_ENABLED 0x10		/* sampling switched on (else off) */
 #define MAP_BUILD_ID 0x10		/* the map's build ID follows (version 3) */
+#define MAP_FILE_STAMP 0x20		/* then the file's size and mtime (version 7) */
+#define PROCESS_START 0x10		/* the process's start time follows (version 7) */
 /* The low 3 bits of a sample's time residual ride in the top of its tag:
  * jitter of up to +-64 us then costs 2 varint bytes instead of 3. */
 #define SAMPLE_TIME_SHIFT 5

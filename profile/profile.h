@@ -96,6 +96,9 @@ struct profile_process {
 	uint32_t pid;
 	uint32_t ppid;			/* 0 for the first process */
 	uint64_t time_ns;
+	/* when it started, as the kernel counts it (to 10 ms), on the same
+	 * clock: before time_ns for a process attached to (0: not known) */
+	uint64_t start_ns;
 };
 
 /* A process's image and name: at start and at every exec. */
@@ -181,6 +184,11 @@ struct profile_map {
 	uint32_t dev_major;
 	uint32_t dev_minor;
 	uint64_t inode;
+	/* The mapped file's size and modification time as recorded (0: not
+	 * known - an older profile, a pperf one, or a file not read): what
+	 * tells a rebuilt file without a build ID from the one mapped */
+	uint64_t file_size;
+	uint64_t file_mtime_ns;
 	uint32_t prot;			/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	char path[PROFILE_PATH_MAX];	/* "" for anonymous maps, "[vdso]" ... */
 	/* The GNU build ID of the mapped file as recorded (0 bytes: none

@@ -42,8 +42,8 @@ static void dump_info(FILE *out, const struct profile_info *info)
 	}
 }
 
-/* build_id (when the map has one) goes after inode: "prot=... path=..."
- * stay as they were, the end of the line. */
+/* build_id and file_size, file_mtime (when the map has them) go after
+ * inode: "prot=... path=..." stay as they were, the end of the line. */
 static void dump_map(FILE *out, const struct profile_map *m)
 {
 	fprintf(out, "map pid=%u time=%" PRIu64 " start=0x%" PRIx64 " len=0x%" PRIx64
@@ -54,6 +54,9 @@ static void dump_map(FILE *out, const struct profile_map *m)
 		fputs(" build_id=", out);
 	for (unsigned i = 0; i < m->build_id_len; i++)
 		fprintf(out, "%02x", m->build_id[i]);
+	if (m->file_mtime_ns)
+		fprintf(out, " file_size=%" PRIu64 " file_mtime=%" PRIu64, m->file_size,
+			m->file_mtime_ns);
 	fprintf(out, " prot=%c%c%c", m->prot & PROT_READ ? 'r' : '-',
 		m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-');
 	textform_str(out, "path", m->path);
@@ -157,8 +160,11 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 {
 	switch (rec->type) {
 	case PROFILE_REC_PROCESS:
-		fprintf(out, "process pid=%u ppid=%u time=%" PRIu64 "\n", rec->process.pid,
+		fprintf(out, "process pid=%u ppid=%u time=%" PRIu64, rec->process.pid,
 			rec->process.ppid, rec->process.time_ns);
+		if (rec->process.start_ns)
+			fprintf(out, " start=%" PRIu64, rec->process.start_ns);
+		putc('\n', out);
 		break;
 	case PROFILE_REC_EXEC:
 		fprintf(out, "exec pid=%u time=%" PRIu64, rec->exec.pid, rec->exec.time_ns);
@@ -556,7 +562,8 @@ static int build_map(struct builder *b, struct line *l, struct error *err)
 	    get_u64(l, "pgoff", &m->pgoff, err) < 0 || parse_dev(l, m, err) < 0 ||
 	    get_u64(l, "inode", &m->inode, err) < 0 || parse_prot(l, &m->prot, err) < 0 ||
 	    GET_STR(l, "path", m->path, err) < 0 || parse_build_id(l, m, err) < 0 ||
-	    check_fields(l, err) < 0)
+	    get_u64(l, "file_size", &m->file_size, err) < 0 ||
+	    get_u64(l, "file_mtime", &m->file_mtime_ns, err) < 0 || check_fields(l, err) < 0)
 		return -1;
 	return profile_write_map(b->w, m, err);
 }
@@ -578,7 +585,8 @@ static int build_process(struct builder *b, struct line *l, struct error *err)
 	struct profile_process p;
 
 	if (get_u32(l, "pid", &p.pid, err) < 0 || get_u32(l, "ppid", &p.ppid, err) < 0 ||
-	    get_u64(l, "time", &p.time_ns, err) < 0 || check_fields(l, err) < 0)
+	    get_u64(l, "time", &p.time_ns, err) < 0 || get_u64(l, "start", &p.start_ns, err) < 0 ||
+	    check_fields(l, err) < 0)
 		return -1;
 	return profile_write_process(b->w, &p, err);
 }

@@ -1,4 +1,5 @@
-/* buildid.c - the build IDs of mapped files, read once per file. */
+/* buildid.c - the build IDs, sizes and mtimes of mapped files, read once
+ * per file. */
 #include "buildid.h"
 
 #include <fcntl.h>
@@ -22,6 +23,7 @@ struct buildid_entry {
 	char *path;
 	uint8_t len;
 	uint8_t id[PROFILE_BUILD_ID_MAX];
+	uint64_t size, mtime_ns;	/* of the mapped file (0: not read) */
 };
 
 struct buildid_cache {
@@ -68,35 +70,58 @@ static int open_mapped(pid_t pid, const struct map_entry *m)
 	return fd;
 }
 
-uint8_t buildid_of(struct buildid_cache *c, pid_t pid, const struct map_entry *m,
-		   uint8_t id[PROFILE_BUILD_ID_MAX])
+/* Read the build ID, size and mtime of the file open on fd into e. */
+static void read_entry(struct buildid_entry *e, int fd)
+{
+	struct stat st;
+
+	e->len = (uint8_t)build_id_read(fd, e->id);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		e->size = (uint64_t)st.st_size;
+		e->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+			      (uint64_t)st.st_mtim.tv_nsec;
+	}
+}
+
+static const struct buildid_entry *find_entry(struct buildid_cache *c, pid_t pid,
+					      const struct map_entry *m)
 {
 	struct buildid_entry *e;
 	int fd;
 
-	if (m->path[0] != '/' || !m->inode)
-		return 0;
 	for (size_t i = 0; i < c->n; i++) {
 		e = &c->entries[i];
 		if (e->inode == m->inode && e->dev_major == m->dev_major &&
-		    e->dev_minor == m->dev_minor && strcmp(e->path, m->path) == 0) {
-			memcpy(id, e->id, e->len);
-			return e->len;
-		}
+		    e->dev_minor == m->dev_minor && strcmp(e->path, m->path) == 0)
+			return e;
 	}
 	if (GROW_ARRAY(c->entries, c->alloc, c->n + 1) < 0)
-		return 0;
+		return NULL;
 	e = &c->entries[c->n];
 	*e = (struct buildid_entry){ .dev_major = m->dev_major, .dev_minor = m->dev_minor,
 				     .inode = m->inode, .path = strdup(m->path) };
 	if (!e->path)
-		return 0;
+		return NULL;
 	fd = open_mapped(pid, m);
 	if (fd >= 0) {
-		e->len = (uint8_t)build_id_read(fd, e->id);
+		read_entry(e, fd);
 		close(fd);
 	}
 	c->n++;
-	memcpy(id, e->id, e->len);
-	return e->len;
+	return e;
+}
+
+void buildid_fill_map(struct buildid_cache *c, pid_t pid, const struct map_entry *m,
+		      struct profile_map *rec)
+{
+	const struct buildid_entry *e = NULL;
+
+	if (m->path[0] == '/' && m->inode)
+		e = find_entry(c, pid, m);
+	rec->build_id_len = e ? e->len : 0;
+	/* a build ID says which file it is: the stamp only without one */
+	rec->file_size = e && !e->len ? e->size : 0;
+	rec->file_mtime_ns = e && !e->len ? e->mtime_ns : 0;
+	if (e)
+		memcpy(rec->build_id, e->id, e->len);
 }

@@ -1,5 +1,5 @@
-/* buildid.h - the GNU build ID of every file the target maps, for the map
- * records: the exporter names a PC's function from a file only when it is
+/* buildid.h - the GNU build ID (and size and mtime) of every file the
+ * target maps, for the map records: the exporter names a PC's function from a file only when it is
  * the one that was mapped (docs/EXPORT.md, "Build IDs").
  *
  * Read once per file (device, inode and path), when a map of it is first
@@ -21,9 +21,10 @@ struct buildid_cache;
 struct buildid_cache *buildid_cache_new(void);
 void buildid_cache_free(struct buildid_cache *c);
 
-/* The build ID of the file mapped by m in pid into id: its length (0:
- * none known, also when out of memory). */
-uint8_t buildid_of(struct buildid_cache *c, pid_t pid, const struct map_entry *m,
-		   uint8_t id[PROFILE_BUILD_ID_MAX]);
+/* The build ID of the file mapped by m in pid into rec, and for a file
+ * without one its size and modification time, which tell a rebuilt file
+ * from the one mapped (0 bytes, 0: not known, also when out of memory). */
+void buildid_fill_map(struct buildid_cache *c, pid_t pid, const struct map_entry *m,
+		      struct profile_map *rec);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/grow.h"
@@ -546,5 +547,47 @@ int procfs_read_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	*tgid = (pid_t)strtol(p + 6, NULL, 10);
 	p = strstr(buf, "\nPPid:");
 	*ppid = p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+	return 0;
+}
+
+/* The 20th field after the name's closing parenthesis is field 22. */
+static int read_start_ticks(pid_t pid, unsigned long long *ticks)
+{
+	char path[40], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p + 1, "%llu", ticks) == 1 ? 0 : -1;
+}
+
+int procfs_read_start(pid_t pid, uint64_t now_ns, uint64_t *start_ns)
+{
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec boot;
+	uint64_t since_boot, boot_ns;
+
+	if (hz <= 0 || read_start_ticks(pid, &ticks) < 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return -1;
+	since_boot = (uint64_t)ticks * (1000000000u / (uint64_t)hz);
+	boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
+	/* boot time runs ahead of the monotonic clock by the time suspended */
+	if (since_boot > boot_ns || boot_ns - since_boot > now_ns)
+		return -1;
+	*start_ns = now_ns - (boot_ns - since_boot);
 	return 0;
 }

@@ -69,6 +69,10 @@ int procfs_read_syscall(int fd, pid_t pid, pid_t tid, struct procfs_syscall *sc)
 /* A thread's state letter (R, S, D, Z, X...) and its PF_* flags, from
  * /proc/PID/task/TID/stat: 0, or -1 when it is gone. */
 int procfs_read_task_state(pid_t pid, pid_t tid, char *state, uint64_t *flags);
+/* When the process started, as the kernel counts it (/proc/PID/stat
+ * field 22, in clock ticks since boot), in CLOCK_MONOTONIC ns (now_ns:
+ * that clock now): 0, or -1 when it is gone or the value is out of range. */
+int procfs_read_start(pid_t pid, uint64_t now_ns, uint64_t *start_ns);
 /* fd, when it may stay open: descriptors kept open (per-thread files,
  * the unwinder's ELF files) stay 32 below the limit, so that
  * plug-ins, the profile and transient reads always find one free.  Else

@@ -29,6 +29,8 @@ void emit_process(struct engine *e, const struct process *p, uint64_t now)
 {
 	struct profile_process rec = { .pid = p->pid, .ppid = p->ppid, .time_ns = now };
 
+	if (procfs_read_start(p->pid, now, &rec.start_ns) < 0)
+		rec.start_ns = 0;	/* (gone already: none) */
 	e->stats.profile.processes_seen++;
 	if (e->out.writer)
 		record_result(e, profile_write_process(e->out.writer, &rec, &e->out.write_err));
@@ -226,7 +228,7 @@ static void emit_map(struct engine *e, pid_t pid, const struct map_entry *m, uin
 	};
 	snprintf(rec->path, sizeof(rec->path), "%s", m->path);
 	if (e->out.buildids)
-		rec->build_id_len = buildid_of(e->out.buildids, pid, m, rec->build_id);
+		buildid_fill_map(e->out.buildids, pid, m, rec);
 	record_result(e, profile_write_map(e->out.writer, rec, &e->out.write_err));
 }
 

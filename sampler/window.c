@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../common/error.h"
+#include "../common/fdio.h"
 
 #define PROG "sampler"
 /* Unknown commands shown one by one; the rest are counted (a writer
@@ -56,19 +57,17 @@ static void close_fifo(struct window *w)
 
 static int open_fifo(struct window *w, const char *path, struct error *err)
 {
-	struct stat sb;
 	int size;
 
 	if (strncmp(path, "fifo:", 5) == 0)	/* perf's spelling */
 		path += 5;
-	w->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* the type checked before the open: a device is not opened at all */
+	w->fd = open_typed(path, O_RDONLY | O_NONBLOCK, S_IFIFO);
+	if (w->fd < 0 && errno == EINVAL)
+		return error_set(err, "--control %s: not a FIFO (create one with mkfifo)", path);
 	if (w->fd < 0)
 		return error_set(err, "--control %s: %s (create it first with mkfifo %s)", path,
 				 strerror(errno), path);
-	if (fstat(w->fd, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
-		close_fifo(w);
-		return error_set(err, "--control %s: not a FIFO (create one with mkfifo)", path);
-	}
 	/* a writer of its own: no end-of-file when the last other one closes */
 	w->wfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	/* SIGIO wakes the engine's wait when a command arrives. */

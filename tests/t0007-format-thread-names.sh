@@ -77,18 +77,18 @@ expect_grep "PERF_RECORD_COMM: phase-two:[0-9]*/$one" tasks.txt
 '
 
 test_expect_success 'a version 1 profile (no name records) still reads; a name record in one is corrupt' '
-	grep -v "^name " n.dump | sed "s/ build_id=[0-9a-f]*//; s/ runs=1//; s/ run=[0-9,]*//; s/ n\{0,1\}clock[a-z_]*=[^ ]*//g" | "$PROFILE" build v1.prof &&
+	grep -v "^name " n.dump | sed "s/ build_id=[0-9a-f]*//; s/ file_[a-z]*=[0-9]*//g; s/^\(process .*\) start=[0-9]*/\1/; s/ runs=1//; s/ run=[0-9,]*//; s/ n\{0,1\}clock[a-z_]*=[^ ]*//g" | "$PROFILE" build v1.prof &&
 	printf "\001" | dd of=v1.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
 	"$PROFILE" dump v1.prof >v1.dump &&
 	expect_eq "$(grep -vc "^name " n.dump)" "$(wc -l <v1.dump)" "records of the version 1 profile" &&
-	sed "s/ build_id=[0-9a-f]*//; s/ runs=1//; s/ run=[0-9,]*//; s/ n\{0,1\}clock[a-z_]*=[^ ]*//g" n.dump | "$PROFILE" build n1.prof &&
+	sed "s/ build_id=[0-9a-f]*//; s/ file_[a-z]*=[0-9]*//g; s/^\(process .*\) start=[0-9]*/\1/; s/ runs=1//; s/ run=[0-9,]*//; s/ n\{0,1\}clock[a-z_]*=[^ ]*//g" n.dump | "$PROFILE" build n1.prof &&
 	printf "\001" | dd of=n1.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
 	run_status "$PROFILE" dump n1.prof >/dev/null 2>n1.err &&
 	expect_eq 1 "$rc" "status" &&
 	expect_grep "unknown record type 9" n1.err &&
-	cp n.prof n5.prof && printf "\007" | dd of=n5.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
+	cp n.prof n5.prof && printf "\010" | dd of=n5.prof bs=1 seek=8 conv=notrunc 2>/dev/null &&
 	run_status "$PROFILE" dump n5.prof >/dev/null 2>n5.err &&
-	expect_grep "profile format version 7, this reader knows versions 1-6" n5.err
+	expect_grep "profile format version 8, this reader knows versions 1-7" n5.err
 '
 
 test_done
