@@ -13,9 +13,10 @@
 # step.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
+# the workload comes from the plain build, like $EXAMPLES (lib.sh)
 
 test_expect_success 'four threads of their own CPU time: recorded at 50 Hz' '
-	"$SAMPLER" -f 50 -o tc.prof -- "$BUILD/tests/thread-cpu" 4 0.8 >tc.out &&
+	"$SAMPLER" -f 50 -o tc.prof -- "$(dirname "$EXAMPLES")/tests/thread-cpu" 4 0.8 >tc.out &&
 	expect_eq 4 "$(grep -c "^final " tc.out)" "threads that measured themselves" &&
 	dump tc.prof &&
 	python3 "$ROOT/tests/sampler/thread-cpu-check.py" tc.prof.txt tc.out >cpu.txt &&
