@@ -154,3 +154,41 @@ window_cpu() {
 csv_cpu() {
 	awk -F, '/^-?[0-9]/ { s[$2] += $6 } END { for (p in s) printf "%d %.0f\n", p, s[p] }' "$1" | sort -n
 }
+
+# untraced PID: no thread of the live process PID has a tracer (TracerPid
+# 0 in each /proc/PID/task/TID/status); names the threads that have one.
+# A process that is gone fails: there was nothing to check.
+untraced() {
+	local s tracer n=0 traced=
+	for s in /proc/$1/task/*/status; do
+		tracer=$(sed -n "s/^TracerPid:\t*//p" "$s" 2>/dev/null) || continue
+		[ -n "$tracer" ] || continue	# the thread ended meanwhile
+		n=$((n + 1))
+		[ "$tracer" = 0 ] || traced="$traced $(basename "$(dirname "$s")")(by $tracer, $(sed -n "s/^State:\t*//p" "$s"))"
+	done
+	[ $n -gt 0 ] || { echo "process $1 is gone: no thread to check"; return 1; }
+	[ -z "$traced" ] && return 0
+	echo "threads of $1 still traced:$traced"
+	return 1
+}
+
+# wait_ended PID [SECONDS]: wait for PID, a child of this shell, at most
+# SECONDS (30), its status in $rc.  One still running then is killed
+# (SIGKILL) and fails the test, saying so: a sampler that does not end
+# fails at once instead of holding the runner until its timeout.
+wait_ended() {
+	local end=$(($(date +%s) + ${2:-30})) stat
+	while [ "$(date +%s)" -lt $end ]; do
+		stat=gone
+		read -r stat </proc/$1/stat 2>/dev/null || true
+		stat=${stat##*) }
+		case ${stat%% *} in
+		Z|gone) run_status wait $1; return 0 ;;
+		esac
+		sleep 0.05
+	done
+	echo "process $1 did not end in ${2:-30} s: killed"
+	kill -KILL $1
+	wait $1 || true
+	return 1
+}

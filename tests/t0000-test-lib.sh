@@ -134,6 +134,21 @@ test_expect_success 'numeric assertions take one finite number: not two lines, n
 	expect_le 1e300 1e299
 '
 
+# energy-lib.sh's misses_bar backs "the end rule fails the bar" (t2110,
+# t2120): a summary of nan or with a figure missing must not count as a
+# miss, a real miss must, and a pass must not.
+test_expect_success 'misses_bar: nan or a missing figure is no miss; a miss is one, a pass is not' '
+	. "$ROOT/tests/pmu/pmu-lib.sh" && . "$ROOT/tests/pmu/energy-lib.sh" &&
+	echo "summary rule=end pairs=30 mean_abs_err=nan worst=nan coverage=nan" >nan.txt &&
+	fails_saying "expected the mean absolute error (%) to be a number, got '"'"'nan'"'"'" misses_bar nan.txt 8 30 85 &&
+	echo "summary rule=end pairs=30 mean_abs_err=70 coverage=20" >part.txt &&
+	fails_saying "expected the worst error (%) to be a number, got an empty value" misses_bar part.txt 8 30 85 &&
+	echo "summary rule=end pairs=30 mean_abs_err=70 worst=180 coverage=20" >miss.txt &&
+	misses_bar miss.txt 8 30 85 &&
+	echo "summary rule=end pairs=30 mean_abs_err=2 worst=9 coverage=100" >pass.txt &&
+	fails_saying "expected a miss of the bar (mean <= 8, worst <= 30, coverage >= 85), got mean 2, worst 9, coverage 100" misses_bar pass.txt 8 30 85
+'
+
 test_expect_success 'expect_eq refuses two empty values; expect_empty checks for nothing' '
 	fails_saying "expected rows a value, got two empty ones (expect_empty checks for nothing)" expect_eq "" "" rows &&
 	fails_saying "expected errors to be empty, got '"'"'oops'"'"'" expect_empty oops errors &&

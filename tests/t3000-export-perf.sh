@@ -89,6 +89,32 @@ test_expect_success PERF 'perf evlist -v lists every event with its attr' '
 	expect_eq 4 "$(grep -c "sample_type: IP|TID|TIME|PERIOD|IDENTIFIER" evlist.txt)" "sample types"
 '
 
+# The profile's times are CLOCK_MONOTONIC (host_now_ns); perf's own
+# recording of that clock (perf record -k monotonic) is the oracle for
+# how an attr says so.
+test_expect_success PERF 'every event'"'"'s attr names the clock as perf record -k monotonic does' '
+	perf record -k monotonic -e cpu-clock:u -o mono.data -- true 2>mono.err &&
+	clock_of() { perf evlist -v -i "$1" 2>/dev/null |
+		sed -n "s/.*use_clockid: \([0-9]*\).* clockid: \([0-9]*\).*/use_clockid=\1 clockid=\2/p"; } &&
+	want=$(clock_of mono.data) &&
+	expect_eq "use_clockid=1 clockid=1" "$want" "perf record -k monotonic attr" &&
+	clock_of perf.data >clocks.txt &&
+	expect_eq 4 "$(grep -c . clocks.txt)" "events with a clock" &&
+	expect_eq "$want" "$(sort -u clocks.txt)" "the clock of every event"
+'
+
+# HEADER_SAMPLE_TIME: perf prints the first and last sample times (s, to
+# the microsecond, truncated) from it; the profile's own sample records
+# give them.
+test_expect_success PERF 'perf report --header-only: time of the first and last sample, the profile'"'"'s' '
+	"$BUILD/sampler-profile" dump p.prof >p.txt &&
+	sec() { awk -v t="$1" "BEGIN { s = int(t / 1e9); printf \"%d.%06d\n\", s, int((t - s * 1e9) / 1000) }"; } &&
+	first=$(sed -n "s/^sample time=\([0-9]*\) .*/\1/p" p.txt | head -1) &&
+	last=$(sed -n "s/^sample time=\([0-9]*\) .*/\1/p" p.txt | tail -1) &&
+	expect_eq "$(sec "$first")" "$(sed -n "s/^# time of first sample : //p" header.txt)" "time of first sample" &&
+	expect_eq "$(sec "$last")" "$(sed -n "s/^# time of last sample : //p" header.txt)" "time of last sample"
+'
+
 test_expect_success PERF 'perf annotate works on a hot function' '
 	perf annotate -i perf.data --stdio hot_a >annotate.txt 2>annotate.err &&
 	expect_empty "$(cat annotate.err)" "perf annotate stderr" &&

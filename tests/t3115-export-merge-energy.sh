@@ -200,4 +200,30 @@ test_expect_success PERF 'perf report of the merged -g ranks: energy per rank an
 	expect_grep "phases\\[rank 1\\]" rec.beta
 '
 
+# sampler-report divides a rank's node energy with its host's other
+# profiles (--node-peer) and caches the result: the key must change when a
+# peer does (its size and mtime), though the rank's own file did not.
+# Rank 1 rewritten with a tenth of its CPU time moves rank 0's share of
+# the node from 24.3 J to 41.0 J; the cached report must say the new
+# figure, as the report without a cache does.  29 Nov 2026: with the key
+# leaving the peers out, the cached report kept 24.3415 J.
+test_expect_success NUMPY 'sampler-report'"'"'s cache: a node peer rewritten is read again' '
+	rank_profile nodea 0 100 0 hot a c0 &&
+	rank_profile nodea 1 200 500000 0x403000 a c1 &&
+	rank0_J() { SAMPLER_BIN_DIR=$BUILD XDG_CACHE_HOME=$TRASH/cache \
+		/usr/bin/python3 "$ROOT/scripts/sampler-report" --by rank --csv "$@" c0.prof c1.prof |
+		awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"package-0_J\") c = i }
+			\$1 == \"rank 0\" { print \$c }"; } &&
+	before=$(rank0_J) &&
+	awk "{ for (i = 1; i <= NF; i++) if (\$i ~ /^(cpu|dcpu)=/) {
+		split(\$i, kv, \"=\"); \$i = kv[1] \"=\" int(kv[2] / 10) } print }" c1.txt >c1b.txt &&
+	"$PROFILE" build c1.prof <c1b.txt &&
+	cached=$(rank0_J) &&
+	fresh=$(SAMPLER_NO_CACHE=1 rank0_J) &&
+	echo "rank 0: before $before J, after: cached $cached J, fresh $fresh J" &&
+	expect_ge 5 "$(awk -v a="$before" -v b="$fresh" "BEGIN { d = a - b; print (d < 0 ? -d : d) }")" \
+		"the change of rank 0'"'"'s energy the peer makes (J)" &&
+	expect_eq "$fresh" "$cached" "rank 0 energy through the cache (J)"
+'
+
 test_done

@@ -11,3 +11,9 @@ $(BUILD)/tests/maplist-check: $(BUILD)/tests/sampler/maplist-check.o \
 		$(BUILD)/sampler-objs/procfs.o $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# thread-cpu: threads that measure their own CPU time (t1011)
+TEST_PROGRAMS += $(BUILD)/tests/thread-cpu
+$(BUILD)/tests/thread-cpu: $(BUILD)/tests/sampler/thread-cpu.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lpthread
