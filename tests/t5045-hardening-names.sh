@@ -77,7 +77,10 @@ test_expect_success OBJCOPY,NUMPY 'sampler-report flat, by thread, tree: escaped
 	$PY "$ROOT/scripts/sampler-report" --no-cache --tree h.prof >tree.txt &&
 	no_raw tree.txt "the tree" &&
 	has tree.txt "  $E_BIN" &&
-	has tree.txt "  $S_THREAD_FN"
+	has tree.txt "  $S_THREAD_FN" &&
+	$PY "$ROOT/scripts/sampler-compare" --no-cache h.prof h.prof >compare.txt &&
+	no_raw compare.txt "sampler-compare" &&
+	has compare.txt "$E_MAIN_FN"
 '
 
 test_expect_success OBJCOPY 'sampler top --stdio: escaped names, no raw byte, no forged line' '
@@ -151,6 +154,36 @@ print(\"\\n\".join(tips))
 " >svg.tips &&
 	has svg.tips "$E_MAIN_FN (" &&
 	has svg.tips "$S_THREAD_FN ("
+'
+
+test_expect_success 'C and Python escape any byte string alike (sampler-profile dump, textview.escape)' '
+	$PY -c "
+import random
+random.seed(5045)
+pieces = [b\"\\xc2\\x85\", b\"\\xc2\\xa0\", b\"\\xe2\\x82\\xac\", b\"\\xed\\xa0\\x80\", b\"\\xf0\\x9f\\x98\\x80\",
+          b\"\\xf4\\x90\\x80\\x80\", b\"\\xe0\\x80\\x80\", b\"\\xc0\\xaf\", b\"\\xf0\\x9f\", b\"a\", b\"%\", b\"\\x22\",
+          b\"\\x1b\", b\"\\x7f\", b\"\\xff\", b\"\\n\"]
+with open(\"values\", \"wb\") as v, open(\"in.txt\", \"w\") as t:
+    for i in range(1, 301):
+        n = random.randrange(1, 8)
+        val = b\"\".join(random.choice(pieces + [bytes([random.randrange(1, 256)])]) for _ in range(n))
+        v.write(val.hex().encode() + b\"\\n\")
+        t.write(\"process pid=%d ppid=0 time=1\\nexec pid=%d time=2 comm=x argv=%s\\n\"
+                % (i, i, \"\".join(\"%%%02X\" % b for b in val)))
+    t.write(\"stats\\n\")
+" &&
+	"$BUILD/sampler-profile" build fz.prof <in.txt &&
+	"$BUILD/sampler-profile" dump fz.prof | sed -n "s/^exec .* argv=//p" >c.escaped &&
+	$PY -c "
+import sys
+sys.path.insert(0, \"$ROOT/scripts\")
+from samplerlib.textview import escape
+for line in open(\"values\"):
+    sys.stdout.buffer.write(escape(bytes.fromhex(line.strip())).encode(\"utf-8\", \"surrogateescape\") + b\"\\n\")
+" >py.escaped &&
+	expect_eq 300 "$(wc -l <c.escaped)" "values dumped" &&
+	expect_eq 0 "$(diff c.escaped py.escaped | grep -c "^<")" "values escaped differently in C and Python" &&
+	expect_eq 0 "$(LC_ALL=C grep -c "[[:cntrl:]]" c.escaped)" "escaped values holding a control byte"
 '
 
 test_lazy_prereq BROWSER '
