@@ -31,7 +31,8 @@ DEB_PACKAGES := gcc g++ make libbz2-dev libpfm4-dev libsensors-dev libelf-dev li
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
 	$(BUILD)/common/idmap.o $(BUILD)/common/stdfds.o $(BUILD)/common/outfile.o \
-	$(BUILD)/common/grow.o $(BUILD)/common/switchevent.o
+	$(BUILD)/common/grow.o $(BUILD)/common/switchevent.o \
+	$(BUILD)/common/textescape.o $(BUILD)/common/json.o
 
 PROGRAMS :=
 TEST_PROGRAMS :=

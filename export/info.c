@@ -150,20 +150,20 @@ static void print_channels(struct info_summary *s)
 		const struct channel_desc *c = &info->channels[i];
 		const char *unit = c->unit[0] ? c->unit : "events";
 
-		fprintf(f, "channel:    %s (%s, %s, %s)", c->name, c->source[0] ? c->source : "-",
+		textout_printf(f, "channel:    %s (%s, %s, %s)", c->name, c->source[0] ? c->source : "-",
 			channel_kind_name(c->kind),
 			c->scope == CHANNEL_PER_SAMPLE ? "per sample" : "per thread");
 		if (c->kind == CHANNEL_ENERGY || c->kind == CHANNEL_COUNTER)
-			fprintf(f, ": total %.10g %s", s->sums[i], unit);
+			textout_printf(f, ": total %.10g %s", s->sums[i], unit);
 		else if (s->readings[i])
-			fprintf(f, ": mean %.6g %s over %" PRIu64 " readings", s->sums[i] / s->readings[i],
+			textout_printf(f, ": mean %.6g %s over %" PRIu64 " readings", s->sums[i] / s->readings[i],
 				unit, s->readings[i]);
 		if (c->kind == CHANNEL_ENERGY && c->scale > 0)
-			fprintf(f, " = %.6g J", s->sums[i] * c->scale);
+			textout_printf(f, " = %.6g J", s->sums[i] * c->scale);
 		if (c->has_update)
-			fprintf(f, "; updates every %g ms", c->update_ms);
+			textout_printf(f, "; updates every %g ms", c->update_ms);
 		if (c->has_delay)
-			fprintf(f, "; %g ms late", c->delay_ms);
+			textout_printf(f, "; %g ms late", c->delay_ms);
 		if (c->has_update || c->has_delay)
 			fputs(" (declared)", f);
 		if (s->have_stats && i < s->stats.nchannels && s->stats.channel_refused[i])
@@ -184,10 +184,10 @@ static void print_host(struct info_summary *s)
 		fputs("host:       not recorded (the pperf layout keeps no host facts)\n", f);
 		return;
 	}
-	fprintf(f, "host:       %s, %s %s, %s, %s, %" PRIu32 "/%" PRIu32 " CPUs online, %" PRIu64
+	textout_printf(f, "host:       %s, %s %s, %s, %s, %" PRIu32 "/%" PRIu32 " CPUs online, %" PRIu64
 		" MiB\n", h->hostname, h->os_release, h->arch, h->cpu_desc, h->cpu_id,
 		h->nr_cpus_online, h->nr_cpus_avail, h->total_mem_kb / 1024);
-	fprintf(f, "recorded:   sampler %s: %s\n", h->sampler_version, h->cmdline);
+	textout_printf(f, "recorded:   sampler %s: %s\n", h->sampler_version, h->cmdline);
 }
 
 static void print_summary(struct info_summary *s, const struct export_result *res)
@@ -196,30 +196,30 @@ static void print_summary(struct info_summary *s, const struct export_result *re
 	double duration = s->samples ? (s->last_ns - s->first_ns) / 1e9 : 0;
 	FILE *f = s->f;
 
-	fprintf(f, "profile:    %s format%s\n",
+	textout_printf(f, "profile:    %s format%s\n",
 		s->info->format == PROFILE_FORMAT_PPERF ? "pperf (original tool)" : "native",
 		s->info->compressed ? ", bzip2-compressed" : "");
 	print_host(s);
 	if (s->execs)
-		fprintf(f, "command:    %s (%s)\n", s->first_argv, s->first_comm);
+		textout_printf(f, "command:    %s (%s)\n", s->first_argv, s->first_comm);
 	else
 		fputs("command:    not recorded\n", f);
-	fprintf(f, "duration:   %.6f s (first to last sample)\n", duration);
-	fprintf(f, "samples:    %" PRIu64 ", %" PRIu64 " thread-samples, %.6f s CPU time",
+	textout_printf(f, "duration:   %.6f s (first to last sample)\n", duration);
+	textout_printf(f, "samples:    %" PRIu64 ", %" PRIu64 " thread-samples, %.6f s CPU time",
 		s->samples, s->thread_samples, s->cpu_ns / 1e9);
 	if (s->tails)
-		fprintf(f, " (%.6f s of it read at %" PRIu64 " thread %s, after the last samples)",
+		textout_printf(f, " (%.6f s of it read at %" PRIu64 " thread %s, after the last samples)",
 			s->tail_cpu_ns / 1e9, s->tails, plural(s->tails, "exit", "exits"));
 	putc('\n', f);
-	fprintf(f, "frequency:  %.1f Hz achieved, %.1f Hz target\n",
+	textout_printf(f, "frequency:  %.1f Hz achieved, %.1f Hz target\n",
 		duration > 0 ? (s->samples - 1) / duration : 0.0, h->target_hz);
-	fprintf(f, "threads:    %zu %s in %zu %s, %" PRIu64 " map %s\n",
+	textout_printf(f, "threads:    %zu %s in %zu %s, %" PRIu64 " map %s\n",
 		idmap_count(&s->threads), plural(idmap_count(&s->threads), "thread", "threads"),
 		idmap_count(&s->processes), plural(idmap_count(&s->processes), "process", "processes"),
 		s->maps, plural(s->maps, "record", "records"));
 	print_channels(s);
 	if (s->have_stats) {
-		fprintf(f, "stats:      wall %.6f s, samples took %.6f s (threads held %.6f s after"
+		textout_printf(f, "stats:      wall %.6f s, samples took %.6f s (threads held %.6f s after"
 			" them), %" PRIu64 " missed slots, %" PRIu64 " missing readings, %" PRIu64
 			" signals, exit status %" PRId32 "\n", s->stats.wall_ns / 1e9,
 			s->stats.latency_ns / 1e9, s->stats.hold_ns / 1e9,
@@ -227,9 +227,9 @@ static void print_summary(struct info_summary *s, const struct export_result *re
 			s->stats.signals_delivered, s->stats.exit_status);
 	}
 	if (res && res->partial)
-		fprintf(f, "truncated:  yes: %s\n", res->dropped);
+		textout_printf(f, "truncated:  yes: %s\n", res->dropped);
 	else
-		fprintf(f, "truncated:  no\n");
+		textout_printf(f, "truncated:  no\n");
 }
 
 static int info_finish(void *state, const struct export_result *result,

@@ -18,6 +18,7 @@
 #include "../common/grow.h"
 #include "export.h"
 #include "../common/idmap.h"
+#include "../common/json.h"
 #include "rows.h"
 #include "stackfmt.h"
 #include "textout.h"
@@ -329,23 +330,6 @@ static void *speedscope_open(const struct profile_info *info, const struct expor
 	return w;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void put_string(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			putc(c, f);
-	}
-	putc('"', f);
-}
-
 static int by_thread_and_frames(const void *a, const void *b)
 {
 	const struct ss_stack *x = a, *y = b;
@@ -383,7 +367,7 @@ static void put_profile(struct speedscope_writer *w, FILE *f, const struct ss_st
 	for (size_t i = 0; i < n; i++)
 		total += s[i].weight;
 	fputs("{\"type\":\"sampled\",\"name\":", f);
-	put_string(f, name);
+	json_put_string(f, name);
 	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.15g,\"samples\":[",
 		unit_of(&w->weight), total);
 	for (size_t i = 0; i < n; i++) {
@@ -438,11 +422,11 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 	snprintf(title, sizeof(title), "%s (%s)", kind_names[w->weight.kind], w->weight.unit);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	      "\"exporter\":\"" EXPORT_PROG " " SAMPLER_VERSION "\",\"name\":", f);
-	put_string(f, title);
+	json_put_string(f, title);
 	fprintf(f, ",\"activeProfileIndex\":%zu,\"shared\":{\"frames\":[", active);
 	for (size_t i = 0; i < w->nframes; i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		put_string(f, w->frames[i]);
+		json_put_string(f, w->frames[i]);
 		putc('}', f);
 	}
 	fputs("]},\n\"profiles\":[", f);

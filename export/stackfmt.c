@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/textescape.h"
 
 void stack_text_free(struct stack_text *t)
 {
@@ -35,13 +36,27 @@ static int append(struct stack_text *t, const char *s, char sep)
 {
 	size_t n = strlen(s);
 
-	if (GROW_ARRAY(t->buf, t->cap, t->len + n + 2) < 0)
+	if (GROW_ARRAY(t->buf, t->cap, t->len + 3 * n + 2) < 0)
 		return -1;
 	if (sep && t->len)
 		t->buf[t->len++] = sep;
-	/* the separators of the form may not appear inside a frame */
-	for (size_t i = 0; i < n; i++)
-		t->buf[t->len++] = s[i] == ';' ? ':' : s[i] == '\n' ? ' ' : s[i];
+	/* the separator of the form may not appear inside a frame; a byte
+	 * that cannot be shown is escaped by the one rule (textescape.h) */
+	while (*s) {
+		size_t shown = textescape_shown(s, ";");
+
+		if (shown) {
+			memcpy(t->buf + t->len, s, shown);
+			t->len += shown;
+			s += shown;
+		} else if (*s == ';') {
+			t->buf[t->len++] = ':';
+			s++;
+		} else {
+			textescape_byte(t->buf + t->len, (unsigned char)*s++);
+			t->len += 3;
+		}
+	}
 	t->buf[t->len] = '\0';
 	return 0;
 }

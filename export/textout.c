@@ -1,10 +1,13 @@
 #include "textout.h"
 
 #include "../common/outfile.h"
+#include "../common/textescape.h"
 #include "../profile/stream.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TEXT_BUFFER_SIZE (1 << 20)
@@ -42,4 +45,36 @@ int textout_close(FILE *f, const char *path, struct error *err)
 	if (bad)
 		return outfile_path_write_error(path, saved, err);
 	return 0;
+}
+
+void textout_printf(FILE *f, const char *fmt, ...)
+{
+	size_t n = strlen(fmt);
+	bool newline = n && fmt[n - 1] == '\n';
+	char small[512], *text = small;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if ((size_t)len >= sizeof(small)) {
+		text = malloc((size_t)len + 1);
+		if (!text) {
+			fputs("[out of memory]\n", f);
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(text, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (newline)
+		text[len - 1] = '\0';
+	textescape_put(f, text, NULL);
+	if (newline)
+		putc('\n', f);
+	if (text != small)
+		free(text);
 }

@@ -1,31 +1,20 @@
 /* textform.c - the text form of profile fields and its escape rule. */
 #include "textform.h"
 
+#include "../common/textescape.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool textform_needs_escape(unsigned char ch)
-{
-	return ch <= 0x20 || ch == 0x7f || ch == '%' || ch == '=' || ch == ',';
-}
+/* The text form's separators, escaped on top of the common rule ('"': a
+ * CSV field that starts with one would be read as quoted). */
+#define TEXTFORM_SEPARATORS " %=,\""
 
 void textform_escaped(FILE *f, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (!textform_needs_escape(ch)) {
-			putc(ch, f);
-			continue;
-		}
-		putc('%', f);
-		putc(hex[ch >> 4], f);
-		putc(hex[ch & 15], f);
-	}
+	textescape_put(f, s, TEXTFORM_SEPARATORS);
 }
 
 static int hexval(char c)

@@ -5,9 +5,11 @@
  * Python reads the same text (scripts/samplerlib/textview.py) by the same
  * rule (docs/FORMAT.md, "Text view"):
  *
- *   every byte <= 0x20 (space, tab, newline, other controls), 0x7f, '%',
- *   '=' and ',' is written as %XX (two upper-case hex digits); every other
- *   byte, including bytes >= 0x80 (UTF-8 or not), is written as it is.
+ *   the one rule of every text output (common/textescape.h): a control
+ *   byte (C0, DEL, C1) or a byte that is not part of well-formed UTF-8 is
+ *   written as %XX (two upper-case hex digits); and so are the separators
+ *   space, '%', '=', ',' and '"' (CSV's quote).  Every other byte (UTF-8
+ *   text) is as it is.
  *
  * So a value never holds a separator (space, '=', ',', newline) and any
  * byte string round-trips.
@@ -20,9 +22,6 @@
 #include <stdio.h>
 
 #include "profile.h"
-
-/* Does byte ch need a %XX escape? */
-bool textform_needs_escape(unsigned char ch);
 
 /* Write s escaped. */
 void textform_escaped(FILE *f, const char *s);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "top.h"
+#include "../common/textescape.h"
 
 struct screen {
 	struct top_run *run;
@@ -15,6 +16,15 @@ struct screen {
 	uint32_t selected;
 	bool paused, expanded;
 };
+
+/* One line at (y, x), cut at n columns, names escaped by the one rule of
+ * every text output (common/textescape.h), as --stdio and the exporter. */
+static void put_line(int y, int x, const char *line, int n)
+{
+	char shown[4096];
+
+	mvaddnstr(y, x, textescape_str(shown, sizeof(shown), line, NULL), n);
+}
 
 static double now_s(void)
 {
@@ -53,7 +63,7 @@ static void draw_paths(struct screen *s, int *y, int rows, int cols)
 	n = top_table_paths(t, &s->run->view, &s->v.rows[s->selected], paths, TOP_PATHS);
 	pthread_mutex_unlock(&t->lock);
 	if (!n && *y < rows)
-		mvaddnstr((*y)++, 4, t->stacks ? "(no call path yet)" :
+		put_line((*y)++, 4, t->stacks ? "(no call path yet)" :
 			  "(no call paths: record with -g)", cols - 4);
 	for (uint32_t i = 0; i < n && *y < rows; i++) {
 		size_t len = (size_t)snprintf(line, sizeof(line), "%6.3f s  %s",
@@ -64,7 +74,7 @@ static void draw_paths(struct screen *s, int *y, int rows, int cols)
 			len += (size_t)snprintf(line + len, sizeof(line) - len, " <- %s",
 						paths[i].frames[f]);
 		/* cut at the edge: a line that wrapped would overwrite the next */
-		mvaddnstr((*y)++, 4, line, cols - 4);
+		put_line((*y)++, 4, line, cols - 4);
 	}
 }
 
@@ -81,20 +91,20 @@ static void draw(struct screen *s)
 		snprintf(hidden, sizeof(hidden), ", %u columns hidden", l.hidden);
 	erase();
 	top_format_title(t, &s->v, &s->run->view, line, sizeof(line));
-	mvaddnstr(y++, 0, line, cols);
+	put_line(y++, 0, line, cols);
 	snprintf(line, sizeof(line), "[sort %s, by %s%s%s] c/e/s sort, space pause, z zero, t/p this thread/process only, b by, enter call path, q quit",
 		 top_sort_name(s->run->view.sort), top_by_name(s->run->view.by),
 		 s->paused ? ", paused" : "", hidden);
-	mvaddnstr(y++, 0, line, cols);
+	put_line(y++, 0, line, cols);
 	top_format_head(t, &l, &s->run->view, line, sizeof(line));
 	attron(A_REVERSE);
-	mvaddnstr(y++, 0, line, cols);
+	put_line(y++, 0, line, cols);
 	attroff(A_REVERSE);
 	for (uint32_t i = 0; i < s->v.nrows && y < rows; i++) {
 		top_format_row(t, &l, &s->v, &s->v.rows[i], line, sizeof(line));
 		if (i == s->selected)
 			attron(A_BOLD);
-		mvaddnstr(y++, 0, line, cols);
+		put_line(y++, 0, line, cols);
 		if (i == s->selected) {
 			attroff(A_BOLD);
 			if (s->expanded)

@@ -13,6 +13,7 @@
 
 #include "../common/fdio.h"
 #include "../common/outfile.h"
+#include "../common/textescape.h"
 #include "../profile/stream.h"
 #include "top.h"
 
@@ -352,6 +353,13 @@ void top_nap(struct top_run *run, int ms)
 
 /* ---- the plain view ---------------------------------------------------- */
 
+/* A line of --stdio, names escaped by the one rule of every text output. */
+static void print_line(FILE *out, const char *line)
+{
+	textescape_put(out, line, NULL);
+	putc('\n', out);
+}
+
 static int print_table(struct top_run *run, struct top_view *v, FILE *out)
 {
 	struct top_table *t = run->table;
@@ -367,13 +375,13 @@ static int print_table(struct top_run *run, struct top_view *v, FILE *out)
 	pthread_mutex_unlock(&t->lock);
 	run->refreshes++;
 	top_format_title(t, v, &run->view, line, sizeof(line));
-	fprintf(out, "%s\n", line);
+	print_line(out, line);
 	top_layout_make(t, 0, &l);
 	top_format_head(t, &l, &run->view, line, sizeof(line));
-	fprintf(out, "%s\n", line);
+	print_line(out, line);
 	for (uint32_t i = 0; i < v->nrows; i++) {
 		top_format_row(t, &l, v, &v->rows[i], line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		print_line(out, line);
 	}
 	fputc('\n', out);
 	return fflush(out) == 0 && !ferror(out) ? 0 : -1;

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .callpaths import Node, ordered, shares
+from .escape import display
 
 Row = dict[str, Any]
 Channels = Sequence[Mapping[str, str]]  # [{name, unit}] of the energy channels
@@ -98,7 +99,7 @@ def text_of(rows: Sequence[Row], channels: Channels, confidence: float) -> str:
                 "%.1f-%.1f" % (r[n + "_share_lo"], r[n + "_share_hi"]),
                 "%.1f" % r[n + "_self_share"],
             ]
-        lines.append((cells, "  " * r["depth"] + r["name"]))
+        lines.append((cells, "  " * r["depth"] + display(r["name"])))
     widths = [len(h) for h in heads]
     for cells, _ in lines:
         widths = [max(w, len(c)) for w, c in zip(widths, cells)]

@@ -14,6 +14,8 @@ import os
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
+from .escape import display_lines
+
 # What the commands import beyond Python's own library, and its Debian package.
 PACKAGES = {"numpy": "python3-numpy"}
 
@@ -97,7 +99,7 @@ def _fail(prog: str, message: str, status: int = 1) -> int:
         sys.stdout.flush()
     except Exception:
         pass
-    sys.stderr.write("%s: error: %s\n" % (prog, message))
+    sys.stderr.write("%s: error: %s\n" % (prog, display_lines(message)))
     return status
 
 
@@ -186,7 +188,7 @@ def export_args(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def warn(prog: str, message: str) -> None:
-    sys.stderr.write("%s: warning: %s\n" % (prog, message))
+    sys.stderr.write("%s: warning: %s\n" % (prog, display_lines(message)))
 
 
 def positive_int(text: str) -> int:

@@ -4,6 +4,7 @@ import os
 from typing import Sequence
 
 from . import agg, callpaths, callread, callrows, cli, job, metrics, runagg, stats, table
+from .escape import display_lines
 
 PROG = "sampler-report"
 
@@ -411,7 +412,7 @@ def run(argv: Sequence[str]) -> int:
         from . import energy
 
         for p in args.profiles:
-            print(energy.text(p, cli.export_args(args)), end="")
+            print(display_lines(energy.text(p, cli.export_args(args))), end="")
         return 0
     if args.tree or args.callers is not None or args.callees is not None:
         return run_tree(args)

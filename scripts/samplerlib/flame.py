@@ -7,6 +7,7 @@ import math
 from typing import Any, Callable
 
 from .callpaths import Node
+from .escape import display
 
 # A frame's fill colour and a note for its tip ("; base 33.10%"), or None:
 # the name's warm colour and no note.
@@ -29,9 +30,11 @@ def _colour(name: str) -> str:
 
 
 def _escape(text: str) -> str:
+    """A name as XML text or attribute: the one escaping rule of every text
+    output (no control character, which XML 1.0 forbids; valid UTF-8),
+    then XML's own characters."""
     return (
-        text.encode("utf-8", "surrogateescape")
-        .decode("utf-8", "replace")
+        display(text)
         .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")

@@ -2,6 +2,7 @@
 
 A column is (field, heading, format); format is a %-format or a function.
 CSV and JSON use the field names; NaN / missing values are empty / null.
+Names are shown by the one escaping rule of every text output (escape.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 from argparse import Namespace
 from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
 
+from .escape import display, display_lines
 from .fileio import Output
 
 Row = Mapping[str, Any]  # field -> value
@@ -23,6 +25,8 @@ def _value(row, field):
     v = row.get(field)
     if isinstance(v, float) and math.isnan(v):
         return None
+    if isinstance(v, str):
+        return display(v)  # a name: no control byte, valid UTF-8
     return v
 
 
@@ -39,7 +43,7 @@ def _text(row, column):
 def text(columns: Sequence[Column], rows: Iterable[Row], footer: Row | None = None) -> str:
     cells = [[c[1] for c in columns]]
     for row in rows:
-        cells.append([_text(row, c) for c in columns])
+        cells.append([display(_text(row, c)) for c in columns])
     if footer:
         cells.append([_text(footer, c) if footer.get(c[0]) is not None else "" for c in columns])
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
@@ -103,4 +107,4 @@ def emit(
         elif args.json:
             out.write(to_json(meta(), fields, rows))
         else:
-            out.write(text_out())
+            out.write(display_lines(text_out()))

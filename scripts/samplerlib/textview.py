@@ -15,34 +15,23 @@ import subprocess
 from typing import IO, Dict, Iterable, Iterator, Tuple, Union
 
 from . import tools
+from .escape import escape_text, to_bytes, to_text
 from .cli import SamplerError
 
-# The escape rule (docs/FORMAT.md, the same in the C writers): every byte
-# <= 0x20, 0x7f, '%', '=' and ',' is written as %XX (upper-case hex); every
-# other byte, UTF-8 or not, is written as it is.  Text is handled as str
-# decoded from UTF-8 with errors="surrogateescape", so any byte round-trips.
-_ESCAPE_RE = re.compile(rb"[\x00-\x20\x7f%=,]")
+# The escape rule of the text form (docs/FORMAT.md): the one rule of every
+# text output (escape.py) plus the separators space, '%', '=', ',' and '"'.
+# Text is handled as str decoded from UTF-8 with errors="surrogateescape",
+# so any byte round-trips.
+TEXT_FORM_SEPARATORS = ' %=,"'
 _UNESCAPE_RE = re.compile(rb"%([0-9A-Fa-f]{2})")
 
 # A line's fields: a dict, or (key, value) pairs in order.
 Fields = Union[Dict[str, object], Iterable[Tuple[str, object]]]
 
 
-def to_bytes(value: object) -> bytes:
-    """str (surrogate-escaped), bytes or a number -> the bytes it stands for."""
-    if isinstance(value, bytes):
-        return value
-    return str(value).encode("utf-8", "surrogateescape")
-
-
-def to_text(data: bytes) -> str:
-    """bytes -> str that gives the same bytes back (to_bytes)."""
-    return data.decode("utf-8", "surrogateescape")
-
-
 def escape(value: object) -> str:
     """The text form of one value: a str without blanks, commas or '='."""
-    return to_text(_ESCAPE_RE.sub(lambda m: b"%%%02X" % m.group(0)[0], to_bytes(value)))
+    return escape_text(value, TEXT_FORM_SEPARATORS)
 
 
 def unescape(value: str | bytes) -> str:

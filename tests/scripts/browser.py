@@ -11,6 +11,9 @@ sees of our flame graph and of our speedscope export, as key=value lines.
       open the differential flame graph SVG, list every frame (name, tip,
       fill, width in px), click the widest frame called NAME and list
       them again, click Reset zoom, list them, and screenshot it to PNG
+  browser.py frames DIR SVG
+      open SVG and print how many XML parse errors Chromium shows
+      (parse_errors=N, then each), else each frame's tooltip (tip=JSON)
   browser.py speedscope DIR INDEX JSON
       open speedscope's page INDEX with JSON loaded (as its command line
       tool does: #localProfilePath= a script that hands it the file), in
@@ -192,6 +195,26 @@ def diff(profile_dir, svg, name, png):
     return 0
 
 
+def frames(profile_dir, svg):
+    driver = chromium(profile_dir)
+    try:
+        driver.get("file://" + os.path.abspath(svg))
+        errors = driver.execute_script(
+            "return Array.prototype.map.call(document.getElementsByTagName('parsererror'),"
+            " function (e) { return e.textContent; })"
+        )
+        print("parse_errors=%d" % len(errors))
+        for e in errors:
+            print("parse_error=%s" % json.dumps(e))
+        if errors:  # Chromium shows its error page, not the graph
+            return 0
+        for f in frames_of(driver):
+            print("tip=%s" % json.dumps(f["tip"]))
+    finally:
+        driver.quit()
+    return 0
+
+
 def speedscope(profile_dir, index, profile):
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -231,6 +254,8 @@ def main(argv):
         return flame(*args)
     if cmd == "diff":
         return diff(*args)
+    if cmd == "frames":
+        return frames(*args)
     if cmd == "speedscope":
         return speedscope(*args)
     sys.stderr.write(__doc__)
