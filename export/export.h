@@ -40,6 +40,7 @@ struct export_result {
 	uint64_t records;		/* records exported */
 	bool partial;			/* input truncated or corrupt */
 	char dropped[sizeof(((struct error *)0)->msg) + 128];	/* what was dropped, one line */
+	uint64_t repaired[PROFILE_REPAIR_KINDS];	/* profile_reader_repaired */
 };
 
 struct exporter {

@@ -349,6 +349,7 @@ int main(int argc, char **argv)
 		error_print(PROG, &err);
 		return EXIT_FAILED;
 	}
+	profile_repair_warn(PROG, opt.input, res.repaired);
 	if (ret > 0) {
 		warn_print(PROG, "%s: partial export: %s", opt.input, res.dropped);
 		return EXIT_PARTIAL;
