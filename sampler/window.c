@@ -62,9 +62,14 @@ static int open_fifo(struct window *w, const char *path, struct error *err)
 	if (strncmp(path, "fifo:", 5) == 0)	/* perf's spelling */
 		path += 5;
 	w->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (w->fd < 0)
+	if (w->fd < 0 && errno == ENOENT)
 		return error_set(err, "--control %s: %s (create it first with mkfifo %s)", path,
 				 strerror(errno), path);
+	if (w->fd < 0 && (errno == EACCES || errno == EPERM))
+		return error_set(err, "--control %s: %s (the sampler reads it: give its user read permission, e.g. chmod o+r %s, or use a FIFO of its own)",
+				 path, strerror(errno), path);
+	if (w->fd < 0)
+		return error_set(err, "--control %s: %s", path, strerror(errno));
 	if (fstat(w->fd, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
 		close_fifo(w);
 		return error_set(err, "--control %s: not a FIFO (create one with mkfifo)", path);
