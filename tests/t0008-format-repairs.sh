@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 PROFILE=$BUILD/sampler-profile
+REPORT="/usr/bin/python3 $ROOT/scripts/sampler-report"
+export SAMPLER_BIN_DIR=$BUILD
 
 # A profile of one thread in four samples 10 ms apart: its CPU time
 # (cumulative ns) in the second sample, the four energy readings (J) and
@@ -102,14 +104,14 @@ test_expect_success 'energy below 0, beyond 1e7 W or not finite: missing reading
 '
 
 test_expect_success NUMPY 'the report takes the repaired figures and warns once' '
-	SAMPLER_NO_CACHE=1 "$BUILD/sampler-report" back.prof >report 2>err &&
+	SAMPLER_NO_CACHE=1 $REPORT back.prof >report 2>err &&
 	expect_eq "sampler-report: warning: back.prof: 1 thread-sample whose CPU time ran back or faster than the clock: counted as no CPU time $WHY" \
 		"$(cat err)" &&
 	expect_eq 0.034 "$(awk "\$1 == \"total\" { print \$4 }" report)" "CPU s" &&
-	XDG_CACHE_HOME=$TRASH/cache "$BUILD/sampler-report" huge.prof >report 2>err &&
+	XDG_CACHE_HOME=$TRASH/cache $REPORT huge.prof >report 2>err &&
 	expect_grep "sampler-report: warning: huge.prof: 1 energy reading" err &&
 	expect_eq 10.200 "$(awk "\$1 == \"total\" { print \$6 }" report)" "energy J" &&
-	XDG_CACHE_HOME=$TRASH/cache "$BUILD/sampler-report" huge.prof >report 2>err &&
+	XDG_CACHE_HOME=$TRASH/cache $REPORT huge.prof >report 2>err &&
 	expect_grep "sampler-report: warning: huge.prof: 1 energy reading" err
 '
 
