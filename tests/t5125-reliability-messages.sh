@@ -30,6 +30,21 @@ test_expect_success 'every format to /dev/full: No space left on device' '
 	done
 '
 
+test_expect_success '--max-size: refused with one line naming it, nothing left' '
+	"$EXPORT" -o whole.data --max-size 0 many.prof &&
+	size=$(stat -c %s whole.data) &&
+	expect_ge 20000 "$size" "perf.data bytes" &&
+	run_status "$EXPORT" -o cut.data --max-size $((size / 2)) many.prof 2>err &&
+	expect_eq 1 "$rc" "status" &&
+	expect_eq "sampler-export: error: cannot write cut.data: it would pass the --max-size of $((size / 2)) bytes (raise --max-size, or 0 for no limit)" \
+		"$(cat err)" &&
+	expect_empty "$(ls -a | grep cut.data)" "files left" &&
+	"$EXPORT" -o fits.data --max-size $size many.prof &&
+	expect_eq "$size" "$(stat -c %s fits.data)" "bytes at the limit" &&
+	run_status "$EXPORT" -o x --max-size 12Q many.prof 2>err &&
+	expect_eq "sampler-export: error: --max-size 12Q: not a size (a number of bytes, with K, M or G; 0: no limit)" "$(cat err)"
+'
+
 test_expect_success NOBODY_CAN_READ '--control on a FIFO the user may not read: permissions, not mkfifo' '
 	mkfifo -m 600 ctl &&
 	run_status as_nobody "$SAMPLER" --control ctl -o /dev/null -- true 2>err &&
