@@ -50,6 +50,8 @@ static int export_input(const struct exporter *ex, const struct export_options *
 			 res->records, read_err.msg);
 	}
 	note_truncation(r, res);
+	for (unsigned k = 0; k < PROFILE_REPAIR_KINDS; k++)
+		res->repaired[k] = profile_reader_repaired(r, k);
 	ret = ex->finish(state, res, err);	/* before close: state may use the info */
 	profile_reader_close(r);
 	if (ret < 0)

@@ -22,6 +22,7 @@ struct export_options {
 	const char *input;		/* the profile's path */
 	const char *output;		/* "-": stdout (perf: pipe mode) */
 	bool force;			/* replace output without keeping OUTPUT.old */
+	const char *max_size;		/* --max-size as given (NULL: the default) */
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 	bool no_demangle;		/* symbols: C++ and Rust names as mangled */
@@ -40,6 +41,7 @@ struct export_result {
 	uint64_t records;		/* records exported */
 	bool partial;			/* input truncated or corrupt */
 	char dropped[sizeof(((struct error *)0)->msg) + 128];	/* what was dropped, one line */
+	uint64_t repaired[PROFILE_REPAIR_KINDS];	/* profile_reader_repaired */
 };
 
 struct exporter {

@@ -2,11 +2,13 @@
  * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +74,8 @@ static void usage(FILE *f)
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
 	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
 	      "  --force        replace FILE without keeping FILE.old\n"
+	      "  --max-size SIZE  refuse to write a file larger than SIZE (K, M, G; 0: no\n"
+	      "                 limit; default: 1000 times the profile, at least 1G)\n"
 	      "  --info         print a summary: host, command, duration, samples, channels\n"
 	      "  -V, --version  show the version\n"
 	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n"
@@ -121,6 +125,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		{ "inline", no_argument, NULL, 'N' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "max-size", required_argument, NULL, 'Z' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "energy-rule", required_argument, NULL, 'R' },
 		{ "meter-delay", required_argument, NULL, 'L' },
@@ -137,6 +142,9 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 		switch (c) {
 		case 'o':
 			opt->output = optarg;
+			break;
+		case 'Z':
+			opt->max_size = optarg;
 			break;
 		case 'f':
 			*ex = find_exporter(optarg);
@@ -314,6 +322,74 @@ static int merge_inputs(char *const *paths, size_t n, struct export_options *opt
 	return 0;
 }
 
+/* --max-size: what an output file may grow to, enforced by the kernel
+ * (RLIMIT_FSIZE: a write past it fails with EFBIG; SIGXFSZ ignored so
+ * that it is an error, not a death).  A tiny bzip2 profile can expand
+ * to gigabytes of perf.data: by default 1000 times the input, at least
+ * 1 GiB. */
+#define DEFAULT_MAX_SIZE (1ULL << 30)
+#define DEFAULT_MAX_GROWTH 1000
+
+static int parse_size(const char *text, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (end == text || errno || *text == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+static int limit_output(const struct export_options *opt, uint64_t *limit, struct error *err)
+{
+	struct stat st;
+	struct rlimit rl;
+
+	if (opt->max_size && parse_size(opt->max_size, limit) < 0)
+		return error_set(err, "--max-size %s: not a size (a number of bytes, with K, M or G; 0: no limit)",
+				 opt->max_size);
+	if (!opt->max_size) {
+		*limit = DEFAULT_MAX_SIZE;
+		if (stat(opt->input, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size * DEFAULT_MAX_GROWTH > *limit)
+			*limit = (uint64_t)st.st_size * DEFAULT_MAX_GROWTH;
+	}
+	if (!*limit || getrlimit(RLIMIT_FSIZE, &rl) < 0 ||
+	    (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= *limit)) {
+		*limit = 0;	/* ulimit -f is lower: its own message */
+		return 0;
+	}
+	rl.rlim_cur = *limit;
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+		*limit = 0;
+	return 0;
+}
+
+/* A write past the limit: say which option moves it. */
+static void explain_limit(const struct export_options *opt, uint64_t limit, struct error *err)
+{
+	if (!limit || !strstr(err->msg, strerror(EFBIG)))
+		return;
+	error_set(err, "cannot write %s: it would pass %s --max-size of %" PRIu64 " bytes (%sraise --max-size, or 0 for no limit)",
+		  opt->output, opt->max_size ? "the" : "the default", limit,
+		  opt->max_size ? "" : "1000 times the profile, at least 1G: ");
+}
+
 int main(int argc, char **argv)
 {
 	const struct exporter *ex = &perf_exporter;
@@ -321,6 +397,7 @@ int main(int argc, char **argv)
 	char cache_dir[PATH_MAX];
 	struct export_result res;
 	struct error err = { "" };
+	uint64_t max_size = 0;
 	int ret;
 
 	if (stdfds_open() < 0)
@@ -342,13 +419,18 @@ int main(int argc, char **argv)
 	if (optind < argc - 1)
 		ret = merge_inputs(argv + optind, (size_t)(argc - optind), &opt, &err);
 	if (ret == 0)
+		ret = limit_output(&opt, &max_size, &err);
+	if (ret == 0)
 		ret = export_profile(ex, &opt, &res, &err);
+	if (ret < 0)
+		explain_limit(&opt, max_size, &err);
 	if (merge_tmp[0])
 		unlink(merge_tmp);
 	if (ret < 0) {
 		error_print(PROG, &err);
 		return EXIT_FAILED;
 	}
+	profile_repair_warn(PROG, opt.input, res.repaired);
 	if (ret > 0) {
 		warn_print(PROG, "%s: partial export: %s", opt.input, res.dropped);
 		return EXIT_PARTIAL;

@@ -48,6 +48,7 @@ struct profile_reader {
 	bool truncated;
 	uint64_t good_bytes;
 	const struct stack_tree *stacks;	/* NULL: the format keeps no stacks */
+	uint64_t repaired[PROFILE_REPAIR_KINDS];	/* profile_reader_repaired */
 };
 
 /* Back-ends: allocate, fill and return the head (NULL, err set). */

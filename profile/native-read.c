@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,11 +287,42 @@ static int read_thread(struct native_reader *nr, struct cursor *c, struct profil
 	return 1;
 }
 
+/* A thread runs on one CPU at a time: its CPU time since its previous
+ * sample (since boot, CLOCK_MONOTONIC's origin, at its first) cannot
+ * exceed the time between them, give or take the stops in which both
+ * were read (CPU_SLACK_NS, and a quarter for a clock that drifts).  A
+ * counter that ran back wraps to a delta of 2^63 or more. */
+#define CPU_SLACK_NS 1000000000ULL
+#define COUNTER_BACK (1ULL << 63)
+
+static bool cpu_delta_possible(const struct tid_state *st, uint64_t time_ns, uint64_t delta)
+{
+	uint64_t since = time_ns > st->seen_ns ? time_ns - st->seen_ns : 0;
+
+	return delta <= since + since / 4 + CPU_SLACK_NS;
+}
+
+/* Set right what the recorder never writes (profile_repair_kind). */
+static void repair_thread_deltas(struct native_reader *nr, const struct tid_state *st,
+				 uint64_t time_ns, uint64_t *cpu_delta, uint64_t *deltas)
+{
+	if (!cpu_delta_possible(st, time_ns, *cpu_delta)) {
+		*cpu_delta = 0;
+		nr->head.repaired[PROFILE_REPAIR_CPU]++;
+	}
+	for (uint32_t j = 0; j < nr->threads.ncounters; j++)
+		if (deltas[j] >= COUNTER_BACK) {
+			deltas[j] = 0;
+			nr->head.repaired[PROFILE_REPAIR_COUNTER]++;
+		}
+}
+
 /* The reading side of put_thread_deltas: deltas and the new cumulative
- * values, kept in the thread's state. */
+ * values, kept in the thread's state; deltas the recorder cannot have
+ * written are repaired (the cumulative values stay as written). */
 static int read_thread_deltas(struct native_reader *nr, struct cursor *c, struct tid_state *st,
-			      uint64_t *cpu_delta, uint64_t *cpu_ns, uint64_t *deltas,
-			      uint64_t *counters, struct error *err)
+			      uint64_t time_ns, uint64_t *cpu_delta, uint64_t *cpu_ns,
+			      uint64_t *deltas, uint64_t *counters, struct error *err)
 {
 	uint64_t *prev = tid_table_counters(&nr->threads, st);
 
@@ -302,6 +334,8 @@ static int read_thread_deltas(struct native_reader *nr, struct cursor *c, struct
 		prev[j] += deltas[j];
 		counters[j] = prev[j];
 	}
+	repair_thread_deltas(nr, st, time_ns, cpu_delta, deltas);
+	st->seen_ns = time_ns;
 	return 0;
 }
 
@@ -354,8 +388,8 @@ static int read_exit(struct native_reader *nr, struct cursor *c, uint8_t flags,
 		e->last_pc = st->pc;
 		e->last_chain = st->chain;
 		e->last_stack_end = st->stack_end;
-		if (read_thread_deltas(nr, c, st, &e->cpu_delta_ns, &e->cpu_ns, e->counter_deltas,
-				       e->counters, err) < 0)
+		if (read_thread_deltas(nr, c, st, e->time_ns, &e->cpu_delta_ns, &e->cpu_ns,
+				       e->counter_deltas, e->counters, err) < 0)
 			return -1;
 		if (nr->disabled)
 			zero_deltas(nr, &e->cpu_delta_ns, e->counter_deltas);
@@ -703,8 +737,8 @@ static int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32
 	t->tid = tid;
 	t->pid = st->pid;
 	t->pc = st->pc;
-	if (read_thread_deltas(nr, c, st, &t->cpu_delta_ns, &t->cpu_ns, t->counter_deltas,
-			       t->counters, err) < 0)
+	if (read_thread_deltas(nr, c, st, time_ns, &t->cpu_delta_ns, &t->cpu_ns,
+			       t->counter_deltas, t->counters, err) < 0)
 		return -1;
 	t->run_from_ns = t->run_to_ns = 0;
 	if (nr->head.info.runs && t->cpu_delta_ns && read_run(nr, c, time_ns, t, err) < 0)
@@ -727,6 +761,29 @@ static void point_clock(struct native_reader *nr)
 	for (uint32_t i = 0; i < nr->nprev; i++) {
 		nr->ts[i].clock = nr->ts[i].nclock ? nr->clock + k : NULL;
 		k += nr->ts[i].nclock;
+	}
+}
+
+/* An energy reading is what a meter counted since the previous sample
+ * (since sampling began, at the first): never below 0, and at most
+ * PROFILE_MAX_WATTS over that time and a second's slack.  Any other is
+ * a missing reading, as the recorder writes a refused one. */
+static void repair_energy(struct native_reader *nr, uint64_t time_ns)
+{
+	const struct profile_info *info = &nr->head.info;
+	uint64_t from = nr->prev_time;	/* host.start_ns before the first */
+	double secs = (time_ns > from ? (double)(time_ns - from) : 0) * 1e-9 + 1;
+
+	for (uint32_t j = 0; j < info->nsample_channels; j++) {
+		const struct channel_desc *ch = &info->channels[info->sample_channel[j]];
+		double joules = nr->values[j] * ch->scale;
+
+		if (ch->kind != CHANNEL_ENERGY || isnan(joules))
+			continue;
+		if (joules >= 0 && joules <= PROFILE_MAX_WATTS * secs)
+			continue;
+		nr->values[j] = NAN;
+		nr->head.repaired[PROFILE_REPAIR_ENERGY]++;
 	}
 }
 
@@ -758,6 +815,7 @@ static int read_sample(struct native_reader *nr, struct cursor *c, uint8_t flags
 		nr->values[j] = get_double(c->p);
 		c->p += 8;
 	}
+	repair_energy(nr, s->time_ns);
 	nr->prev_time = s->time_ns;
 	s->nthreads = nr->nprev;
 	s->threads = nr->ts;

@@ -2,6 +2,7 @@
  * (native-write.c, native-read.c, pperf.c) and the byte stream (stream.c, plain or bzip2). */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,31 @@ bool profile_reader_truncated(const struct profile_reader *r, uint64_t *good_byt
 	if (r->truncated && good_bytes)
 		*good_bytes = r->good_bytes;
 	return r->truncated;
+}
+
+uint64_t profile_reader_repaired(const struct profile_reader *r, enum profile_repair_kind kind)
+{
+	return kind < PROFILE_REPAIR_KINDS ? r->repaired[kind] : 0;
+}
+
+void profile_repair_warn(const char *prog, const char *input,
+			 const uint64_t repaired[PROFILE_REPAIR_KINDS])
+{
+	static const char *const what[PROFILE_REPAIR_KINDS] = {
+		[PROFILE_REPAIR_CPU] = "whose CPU time ran back or faster than the clock: counted as no CPU time",
+		[PROFILE_REPAIR_COUNTER] = "whose counter ran back: counted as 0 events",
+		[PROFILE_REPAIR_ENERGY] = "below 0, not finite or beyond 1e7 W: counted as missing",
+	};
+	static const char *const unit[PROFILE_REPAIR_KINDS][2] = {
+		[PROFILE_REPAIR_CPU] = { "thread-sample", "thread-samples" },
+		[PROFILE_REPAIR_COUNTER] = { "thread-sample", "thread-samples" },
+		[PROFILE_REPAIR_ENERGY] = { "energy reading", "energy readings" },
+	};
+
+	for (unsigned k = 0; k < PROFILE_REPAIR_KINDS; k++)
+		if (repaired[k])
+			warn_print(prog, "%s: %" PRIu64 " %s %s (values the recorder never writes: a damaged or hand-made profile)",
+				   input, repaired[k], unit[k][repaired[k] != 1], what[k]);
 }
 
 uint32_t profile_stack_frames(const struct stack_tree *stacks, uint32_t chain,

@@ -435,6 +435,31 @@ int profile_read_next(struct profile_reader *r, struct profile_record *rec, stru
  * offset up to which it was read. */
 bool profile_reader_truncated(const struct profile_reader *r, uint64_t *good_bytes);
 
+/* Values the recorder can never write, which the reader set right as it
+ * read them (a damaged or hand-made profile): every consumer sees the
+ * repaired value, and the program says once per kind how many there were. */
+enum profile_repair_kind {
+	PROFILE_REPAIR_CPU,	/* a thread's CPU time ran back or faster than
+				 * the clock: no CPU time for that interval */
+	PROFILE_REPAIR_COUNTER,	/* a per-thread counter ran back: 0 counts */
+	PROFILE_REPAIR_ENERGY,	/* an energy reading below 0, not finite or
+				 * beyond PROFILE_MAX_WATTS: a missing one */
+	PROFILE_REPAIR_KINDS
+};
+
+/* The highest power a reading may stand for: any meter's ceiling
+ * (pmu/plausible.h refuses more as it records). */
+#define PROFILE_MAX_WATTS 1e7
+
+/* How many values of kind the reader has repaired so far. */
+uint64_t profile_reader_repaired(const struct profile_reader *r, enum profile_repair_kind kind);
+
+/* For a main: one warning line on stderr per kind repaired (counts as
+ * profile_reader_repaired gives them), "PROG: warning: INPUT: 3
+ * thread-samples whose CPU time ran back or faster than the clock: ...". */
+void profile_repair_warn(const char *prog, const char *input,
+			 const uint64_t repaired[PROFILE_REPAIR_KINDS]);
+
 void profile_reader_close(struct profile_reader *r);
 
 #endif

@@ -203,6 +203,7 @@ static void dump_record(FILE *out, const struct profile_info *info, const struct
 
 static int cmd_dump(const char *path)
 {
+	uint64_t repaired[PROFILE_REPAIR_KINDS];
 	struct profile_reader *r;
 	struct profile_record rec;
 	struct error err = { "" };
@@ -221,6 +222,9 @@ static int cmd_dump(const char *path)
 		printf("truncated good_bytes=%" PRIu64 "\n", good);
 		ret = 2;
 	}
+	for (unsigned k = 0; k < PROFILE_REPAIR_KINDS; k++)
+		repaired[k] = profile_reader_repaired(r, k);
+	profile_repair_warn(PROG, path, repaired);
 	profile_reader_close(r);
 	if (fflush(stdout) != 0) {
 		error_set(&err, "cannot write the dump: %s", strerror(errno));

@@ -15,6 +15,7 @@
 static int sink_fail(struct sink *s, struct error *err)
 {
 	s->failed = true;
+	s->error = errno;
 	return outfile_write_error(s->out, errno, err);
 }
 
@@ -203,8 +204,8 @@ static ssize_t sink_cookie_write(void *cookie, const char *buf, size_t n)
 	struct sink *s = cookie;
 	struct error err;
 
-	if (s->failed) {
-		errno = EIO;
+	if (s->failed) {	/* again: the first failure's cause */
+		errno = s->error ? s->error : EIO;
 		return -1;
 	}
 	if (sink_write(s, buf, n, false, &err) < 0)

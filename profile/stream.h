@@ -24,6 +24,7 @@ struct sink {
 	struct outfile *out;		/* common/outfile: where the bytes go */
 	int fd;
 	bool failed;			/* a write failed: the output is not kept */
+	int error;			/* and its errno (0: not a write's) */
 	bool compress;
 	bz_stream bz;
 	bool stream_open;		/* a bzip2 stream is begun in bz */

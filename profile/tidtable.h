@@ -30,6 +30,7 @@ struct tid_state {
 	uint8_t clock_stack_end;	/* (reader) and how it ended */
 	uint64_t clock_owed;		/* reader: CPU time of intervals without
 					 * clock samples, owed to the next ones */
+	uint64_t seen_ns;		/* reader: time of its previous sample (0: none) */
 };
 
 /* PCs are coded as deltas from the nearer of a thread's two last code

@@ -65,9 +65,14 @@ static int open_fifo(struct window *w, const char *path, struct error *err)
 	w->fd = open_typed(path, O_RDONLY | O_NONBLOCK, S_IFIFO);
 	if (w->fd < 0 && errno == EINVAL)
 		return error_set(err, "--control %s: not a FIFO (create one with mkfifo)", path);
-	if (w->fd < 0)
+	if (w->fd < 0 && errno == ENOENT)
 		return error_set(err, "--control %s: %s (create it first with mkfifo %s)", path,
 				 strerror(errno), path);
+	if (w->fd < 0 && (errno == EACCES || errno == EPERM))
+		return error_set(err, "--control %s: %s (the sampler reads it: give its user read permission, e.g. chmod o+r %s, or use a FIFO of its own)",
+				 path, strerror(errno), path);
+	if (w->fd < 0)
+		return error_set(err, "--control %s: %s", path, strerror(errno));
 	/* a writer of its own: no end-of-file when the last other one closes */
 	w->wfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	/* SIGIO wakes the engine's wait when a command arrives. */

@@ -30,7 +30,7 @@ test_expect_success 'dump of build gives back every record and field' '
 '
 
 test_expect_success 'reader derives pid, CPU and counter deltas per thread' '
-	"$PROFILE" dump rt.prof >rt.dump &&
+	"$PROFILE" dump rt.prof >rt.dump 2>err &&
 	expect_eq "pid=500 pc=0x555555555140 cpu=1000123 dcpu=1000123 counters=1000000,3 dcounters=1000000,3" \
 		"$(grep "^ts " rt.dump | sed -n 1p | cut -d" " -f3-)" "first sample of 500" &&
 	expect_eq "999877" "$(field_of ts 2 dcpu rt.dump)" "dcpu of 500 in sample 2" &&
@@ -39,7 +39,10 @@ test_expect_success 'reader derives pid, CPU and counter deltas per thread' '
 	expect_eq "502" "$(field_of ts 6 pid rt.dump)" "pid of the forked process thread 502" &&
 	expect_eq "900000" "$(field_of ts 9 dcpu rt.dump)" "dcpu of 502 in sample 4" &&
 	expect_eq "777" "$(field_of ts 11 pid rt.dump)" "pid of a never announced tid" &&
-	expect_eq "18446744073709551615" "$(field_of ts 11 dcpu rt.dump)" "first delta = cumulative" &&
+	expect_eq "18446744073709551615" "$(field_of ts 11 cpu rt.dump)" "cumulative CPU as written" &&
+	expect_eq "0" "$(field_of ts 11 dcpu rt.dump)" "first CPU delta of 2^64-1 repaired (t0008)" &&
+	expect_eq "0,0" "$(field_of ts 11 dcounters rt.dump)" "first counter delta of 2^64-1 repaired" &&
+	expect_eq 2 "$(grep -c "values the recorder never writes" err)" "repair warnings" &&
 	expect_eq "100" "$(field_of ts 12 dcpu rt.dump)" "a tid reused after its exit starts afresh" &&
 	expect_eq "7,7" "$(field_of ts 12 dcounters rt.dump)" "counters of the reused tid"
 '

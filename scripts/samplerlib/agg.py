@@ -97,9 +97,10 @@ def _load(
             pass
     from . import blockagg, colprof  # numpy: only when the cache cannot answer
 
+    repairs = tools.repairs_told()
     profile = colprof.open_profile(path, symbols=symbols, name=name, extra_args=extra_args)
     run = blockagg.aggregate(profile, prog)
-    if cache_file:
+    if cache_file and tools.repairs_told() == repairs:  # else warn again next time
         _store(cache_file, run)
     return run
 

@@ -59,6 +59,26 @@ def start(
 DAMAGE = "corrupt profile at byte offset"
 
 
+# What the profile reader says of values the recorder never writes, which
+# it repaired (profile.h): passed on once each, however often a profile
+# is read.
+REPAIRED = "values the recorder never writes"
+_repairs_told: set[str] = set()
+
+
+def pass_on_repairs(lines: list[str]) -> None:
+    prog = os.path.basename(sys.argv[0])
+    for line in lines:
+        if REPAIRED in line and line not in _repairs_told:
+            _repairs_told.add(line)
+            sys.stderr.write("%s: warning: %s\n" % (prog, line.split("warning: ", 1)[-1]))
+
+
+def repairs_told() -> int:
+    """How many repair lines were passed on so far."""
+    return len(_repairs_told)
+
+
 def check_finished(proc: subprocess.Popen[bytes], name: str, ok: Container[int] = (0,)) -> int:
     """Wait for proc; a failure becomes one SamplerError line.  A partial
     export (status 2) is a truncation, which the caller may accept; one
@@ -66,6 +86,7 @@ def check_finished(proc: subprocess.Popen[bytes], name: str, ok: Container[int] 
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     status = proc.wait()
     lines = [line for line in err.splitlines() if line.strip()]
+    pass_on_repairs(lines)
     damage = [line for line in lines if DAMAGE in line]
     if status in ok and not (status == 2 and damage):
         return status
