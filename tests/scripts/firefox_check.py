@@ -138,9 +138,10 @@ def check_counters(ck, counters, threads):
                       "display"), where)
         ck.need(c.get("category") == "power", "%s.category %r" % (where, c.get("category")))
         m = c.get("mainThreadIndex", -1)
-        if ck.need(isinstance(m, int) and 0 <= m < len(threads), "%s.mainThreadIndex %r" % (where, m)):
-            ck.need(threads[m]["pid"] == c.get("pid"),
-                    "%s.pid %r is not its main thread's %r" % (where, c.get("pid"), threads[m]["pid"]))
+        if ck.need(isinstance(m, int) and 0 <= m < len(threads),
+                   "%s.mainThreadIndex %r" % (where, m)):
+            ck.need(threads[m]["pid"] == c.get("pid"), "%s.pid %r is not its main thread's %r"
+                    % (where, c.get("pid"), threads[m]["pid"]))
         ck.table(c["samples"], ("count", "number", "timeDeltas"), where + ".samples")
         ck.need(all(d >= 0 for d in c["samples"]["timeDeltas"]), where + ": time goes back")
         d = c.get("display", {})
