@@ -60,13 +60,17 @@ test_expect_success 'the checker refuses a broken file' '
 	done
 '
 
-test_expect_success 'control bytes and invalid UTF-8 in a name give valid JSON' '
+test_expect_success 'control bytes and invalid UTF-8 in a name give valid JSON (speedscope too)' '
 	sed "s/comm=app /comm=a%01%ff%22%c3%a9b /" "$ROOT/tests/fixtures/stacks.txt" >odd.txt &&
 	"$BUILD/sampler-profile" build odd.prof <odd.txt &&
 	"$EXPORT" --format firefox -o odd.json odd.prof &&
 	/usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1], encoding=\"utf-8\")); print(ascii(d[\"threads\"][0][\"name\"]))" \
 		odd.json >name &&
 	echo "'"'"'a\\x01\\ufffd\"\\xe9b'"'"'" >expect &&
+	cmp expect name &&
+	"$EXPORT" --format speedscope -o odd-ss.json odd.prof &&
+	/usr/bin/python3 -c "import json, sys; d = json.load(open(sys.argv[1], encoding=\"utf-8\")); print(ascii(d[\"profiles\"][0][\"name\"].split(\" \")[0]))" \
+		odd-ss.json >name &&
 	cmp expect name
 '
 
