@@ -62,6 +62,7 @@ extern const struct exporter pperf_exporter;	/* pperf.c */
 extern const struct exporter info_exporter;	/* info.c: --info */
 extern const struct exporter folded_exporter;	/* folded.c: collapsed stacks */
 extern const struct exporter speedscope_exporter;	/* speedscope.c: its JSON */
+extern const struct exporter firefox_exporter;	/* firefox.c: the Firefox Profiler's */
 
 
 /* 0: whole profile exported; 1: partial export (result->dropped says what

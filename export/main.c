@@ -34,11 +34,13 @@ static const struct exporter *const exporters[] = {
 	&info_exporter,
 	&folded_exporter,
 	&speedscope_exporter,
+	&firefox_exporter,
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope] [--symbols]\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|firefox]\n"
+	      "                      [--symbols]\n"
 	      "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
 	      "                      [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
@@ -50,7 +52,8 @@ static void usage(FILE *f)
 	      "                 pperf (the original tool's binary layout),\n"
 	      "                 columns (the scripts' binary rows, docs/EXPORT.md),\n"
 	      "                 folded (call stacks collapsed for flame graphs),\n"
-	      "                 speedscope (its JSON: one profile per thread)\n"
+	      "                 speedscope (its JSON: one profile per thread),\n"
+	      "                 firefox (the Firefox Profiler's: threads, CPU, power tracks)\n"
 	      "  --weight W     folded, speedscope: weigh each stack by cpu (ns, the\n"
 	      "                 default, as perf), samples,\n"
 	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
@@ -68,7 +71,7 @@ static void usage(FILE *f)
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
-	      "  --no-inline    csv, columns, folded, speedscope: no frames of inlined\n"
+	      "  --no-inline    csv, columns, folded, speedscope, firefox: no frames of inlined\n"
 	      "                 functions in the stacks (perf: perf report --no-inline)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
@@ -150,7 +153,7 @@ static int parse_options(int argc, char **argv, const struct exporter **ex,
 			*ex = find_exporter(optarg);
 			if (!*ex || *ex == &info_exporter)
 				return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
-						 "columns, folded or speedscope)", optarg);
+						 "columns, folded, speedscope or firefox)", optarg);
 			break;
 		case 'e':
 			if (add_events(opt, optarg, err) < 0)

@@ -11,7 +11,8 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
 	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
 	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o \
-	$(BUILD)/export/inlines.o
+	$(BUILD)/export/inlines.o $(BUILD)/export/framenames.o \
+	$(BUILD)/export/tasknames.o $(BUILD)/export/firefox.o
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it;
 # libdw (libdw-dev): the inline scopes of an address, as perf reads them
 EXPORT_LDLIBS := -ldw -lelf -liberty -lm

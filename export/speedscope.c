@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/grow.h"
 #include "export.h"
+#include "framenames.h"
 #include "../common/idmap.h"
 #include "../common/json.h"
 #include "rows.h"
-#include "stackfmt.h"
+#include "tasknames.h"
 #include "textout.h"
 #include "weight.h"
 
@@ -29,10 +29,6 @@ struct ss_stack {
 	uint32_t n;			/* frames, outermost first */
 	uint32_t *frames;		/* NULL: an empty slot */
 	double weight;
-};
-
-struct ss_name {
-	char name[PROFILE_COMM_MAX];
 };
 
 struct ss_thread {
@@ -46,79 +42,20 @@ struct speedscope_writer {
 	bool force;
 	struct weight weight;
 	struct rows rows;		/* the rows, with a symbolizer */
-	struct idmap comms;		/* pid -> ss_name: the process's name */
-	struct idmap names;		/* tid -> ss_name: the thread's, while it lives */
+	struct task_names names;	/* the threads' names */
 	struct idmap threads;		/* tid -> ss_thread: every thread with a stack */
-	uint64_t callers[PROFILE_MAX_FRAMES];
-	/* [marker,] outermost ... pc, each frame with its inlined functions */
-	uint32_t ids[1 + (PROFILE_MAX_FRAMES + 1) * (1 + INLINE_MAX_DEPTH)];
-	char **frames;			/* the shared frame table: names */
-	size_t nframes, frames_cap;
-	uint32_t *frame_slots;		/* open addressing: frame index + 1 */
-	size_t frame_slots_cap;
+	uint32_t ids[FRAME_NAMES_MAX_STACK];	/* a row's stack */
+	struct frame_names frames;	/* the shared frame table */
 	struct ss_stack *stacks;	/* open addressing on (tid, frames) */
 	size_t nstacks, stacks_cap;
 };
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	while (n--)
-		h = (h ^ *s++) * 1099511628211ull;	/* FNV-1a */
-	return h;
-}
-
-#define HASH_SEED 1469598103934665603ull
-
-/* ---- the frame table -------------------------------------------------- */
-
-static int grow_frame_slots(struct speedscope_writer *w)
-{
-	size_t cap = w->frame_slots_cap ? w->frame_slots_cap * 2 : 1024;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < w->nframes; i++) {
-		const char *name = w->frames[i];
-		size_t j = hash_bytes(HASH_SEED, name, strlen(name)) & (cap - 1);
-
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(w->frame_slots);
-	w->frame_slots = slots;
-	w->frame_slots_cap = cap;
-	return 0;
-}
-
-/* The index of name in the frame table, added when new; -1: no memory. */
-static int64_t frame_index(struct speedscope_writer *w, const char *name)
-{
-	size_t i;
-
-	if ((w->nframes + 1) * 2 > w->frame_slots_cap && grow_frame_slots(w) < 0)
-		return -1;
-	for (i = hash_bytes(HASH_SEED, name, strlen(name)) & (w->frame_slots_cap - 1);
-	     w->frame_slots[i]; i = (i + 1) & (w->frame_slots_cap - 1))
-		if (strcmp(w->frames[w->frame_slots[i] - 1], name) == 0)
-			return w->frame_slots[i] - 1;
-	if (GROW_ARRAY(w->frames, w->frames_cap, w->nframes + 1) < 0)
-		return -1;
-	w->frames[w->nframes] = strdup(name);
-	if (!w->frames[w->nframes])
-		return -1;
-	w->frame_slots[i] = (uint32_t)++w->nframes;
-	return (int64_t)w->nframes - 1;
-}
 
 /* ---- the stacks ------------------------------------------------------- */
 
 static uint64_t stack_hash(uint32_t tid, const uint32_t *ids, uint32_t n)
 {
-	return hash_bytes(hash_bytes(HASH_SEED, &tid, sizeof(tid)), ids, n * sizeof(*ids));
+	return frame_names_hash(frame_names_hash(FRAME_NAMES_HASH_SEED, &tid, sizeof(tid)), ids,
+				n * sizeof(*ids));
 }
 
 static int grow_stacks(struct speedscope_writer *w)
@@ -174,15 +111,6 @@ static int add_stack(struct speedscope_writer *w, uint32_t tid, uint32_t n, doub
 
 /* ---- records ---------------------------------------------------------- */
 
-static const char *comm_of(struct speedscope_writer *w, uint32_t pid, uint32_t tid)
-{
-	const struct ss_name *c = idmap_find(&w->names, tid);
-
-	if (!c || !c->name[0])
-		c = idmap_find(&w->comms, pid);
-	return c ? c->name : "";
-}
-
 /* One row: its weight on its thread's stack, outermost frame first.  An
  * exit row (CPU time and counts after the thread's last sample) goes to
  * its last stack; a thread never sampled has none. */
@@ -190,95 +118,36 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 {
 	struct speedscope_writer *w = arg;
 	double weight = weight_of_row(&w->weight, &w->rows, row);
-	char buf[PROFILE_PATH_MAX + 2], marker_buf[STACK_MARKER_MAX];
-	const char *marker = stack_end_marker(row->stack_end, marker_buf);
 	struct ss_thread *t;
-	uint32_t n, m = 0;
+	int64_t m;
 	bool created;
 
 	if (!(weight > 0) || (row->exit && !row->pc))
 		return 0;
-	/* a stack cut short starts with its marker frame, as in folded */
-	if (marker) {
-		int64_t id = frame_index(w, marker);
-
-		if (id < 0)
-			goto nomem;
-		w->ids[m++] = (uint32_t)id;
-	}
-	n = profile_stack_frames(row->stacks, row->chain, w->callers, PROFILE_MAX_FRAMES);
-	for (uint32_t i = 0; i <= n; i++) {
-		uint64_t addr = i < n ? w->callers[n - 1 - i] : row->pc;
-		const char *inlined[INLINE_MAX_DEPTH];
-		size_t k = symbolizer_inlines(w->rows.symbols, row->pid, addr, i < n, inlined);
-		int64_t id = frame_index(w, stack_frame_name(w->rows.symbols, row->pid, addr, buf,
-							     sizeof(buf)));
-
-		if (id < 0)
-			goto nomem;
-		w->ids[m++] = (uint32_t)id;
-		for (size_t j = 0; j < k; j++) {
-			if ((id = frame_index(w, inlined[j])) < 0)
-				goto nomem;
-			w->ids[m++] = (uint32_t)id;
-		}
-	}
+	m = frame_names_of_row(&w->frames, &w->rows, row, w->ids);
+	if (m < 0)
+		goto nomem;
 	t = idmap_get(&w->threads, row->tid, &created);
-	if (!t || add_stack(w, row->tid, m, weight) < 0)
+	if (!t || add_stack(w, row->tid, (uint32_t)m, weight) < 0)
 		goto nomem;
 	t->pid = row->pid;
 	t->weight += weight;
-	snprintf(t->name, sizeof(t->name), "%s", comm_of(w, row->pid, row->tid));
+	snprintf(t->name, sizeof(t->name), "%s", task_names_of(&w->names, row->pid, row->tid));
 	return 0;
 nomem:
 	return error_set(err, "out of memory for %zu distinct stacks of %zu frames", w->nstacks,
-			 w->nframes);
+			 w->frames.n);
 }
 
-static struct ss_name *name_slot(struct idmap *m, uint32_t id, struct error *err)
-{
-	bool created;
-	struct ss_name *c = idmap_get(m, id, &created);
-
-	if (!c)
-		error_set(err, "out of memory for the name of %" PRIu32, id);
-	return c;
-}
-
-/* The names first (the rows are named by them), then the rows.  A fork
- * child is its parent until it execs. */
+/* The names first (the rows are named by them), then the rows. */
 static int speedscope_record(void *state, const struct profile_record *rec, struct error *err)
 {
 	struct speedscope_writer *w = state;
-	const struct ss_name *parent;
-	struct ss_name inherited = { "" }, *c;
 
-	switch (rec->type) {
-	case PROFILE_REC_PROCESS:
-		parent = idmap_find(&w->comms, rec->process.ppid);
-		if (parent && rec->process.ppid)
-			inherited = *parent;
-		if (!(c = name_slot(&w->comms, rec->process.pid, err)))
-			return -1;
-		*c = inherited;
-		break;
-	case PROFILE_REC_EXEC:
-		if (!(c = name_slot(&w->comms, rec->exec.pid, err)))
-			return -1;
-		snprintf(c->name, sizeof(c->name), "%s", rec->exec.comm);
-		break;
-	case PROFILE_REC_NAME:
-		if (!(c = name_slot(&w->names, rec->name.tid, err)))
-			return -1;
-		snprintf(c->name, sizeof(c->name), "%s", rec->name.name);
-		break;
-	default:
-		break;
-	}
-	if (rows_record(&w->rows, rec, add_row, w, err) < 0)
+	if (task_names_record(&w->names, rec, err) < 0 ||
+	    rows_record(&w->rows, rec, add_row, w, err) < 0)
 		return -1;
-	if (rec->type == PROFILE_REC_EXIT)
-		idmap_remove(&w->names, rec->exit.tid);	/* a later thread may reuse the tid */
+	task_names_done(&w->names, rec);
 	return 0;
 }
 
@@ -289,12 +158,8 @@ static void speedscope_free(struct speedscope_writer *w)
 	for (size_t i = 0; i < w->stacks_cap; i++)
 		free(w->stacks[i].frames);
 	free(w->stacks);
-	for (size_t i = 0; i < w->nframes; i++)
-		free(w->frames[i]);
-	free(w->frames);
-	free(w->frame_slots);
-	idmap_free(&w->comms);
-	idmap_free(&w->names);
+	frame_names_free(&w->frames);
+	task_names_free(&w->names);
 	idmap_free(&w->threads);
 	rows_free(&w->rows);
 	free(w);
@@ -312,13 +177,11 @@ static void *speedscope_open(const struct profile_info *info, const struct expor
 	}
 	w->path = opt->output;
 	w->force = opt->force;
-	idmap_init(&w->comms, sizeof(struct ss_name));
-	idmap_init(&w->names, sizeof(struct ss_name));
+	task_names_init(&w->names);
 	idmap_init(&w->threads, sizeof(struct ss_thread));
 	symbolized.symbols = true;
 	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
-		idmap_free(&w->comms);
-		idmap_free(&w->names);
+		task_names_free(&w->names);
 		idmap_free(&w->threads);
 		free(w);
 		return NULL;
@@ -424,9 +287,9 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 	      "\"exporter\":\"" EXPORT_PROG " " SAMPLER_VERSION "\",\"name\":", f);
 	json_put_string(f, title);
 	fprintf(f, ",\"activeProfileIndex\":%zu,\"shared\":{\"frames\":[", active);
-	for (size_t i = 0; i < w->nframes; i++) {
+	for (size_t i = 0; i < w->frames.n; i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_put_string(f, w->frames[i]);
+		json_put_string(f, w->frames.names[i]);
 		putc('}', f);
 	}
 	fputs("]},\n\"profiles\":[", f);

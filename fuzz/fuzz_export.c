@@ -58,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	export_to_null(&columns_exporter, path, "/dev/null", true);
 	export_to_null(&info_exporter, path, "/dev/null", false);
 	export_to_null(&folded_exporter, path, "/dev/null", false);
+	export_to_null(&firefox_exporter, path, "/dev/null", false);
 	close(fd);
 	return 0;
 }

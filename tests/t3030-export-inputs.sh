@@ -99,7 +99,7 @@ test_expect_success 'not a profile, an empty file, a missing file: one clear err
 test_expect_success 'bad command lines are refused with a hint' '
 	run_status "$EXPORT" --format xml p.prof 2>fmt.err &&
 	expect_eq 1 "$rc" "status" &&
-	expect_grep "unknown format .xml. (use perf, csv, pperf, columns, folded or speedscope)" fmt.err &&
+	expect_grep "unknown format .xml. (use perf, csv, pperf, columns, folded, speedscope or firefox)" fmt.err &&
 	run_status "$EXPORT" --format pperf p.prof 2>pp.err &&
 	expect_eq 1 "$rc" "status" &&
 	expect_grep "needs an output file (add -o FILE)" pp.err &&
