@@ -32,12 +32,13 @@ static const struct exporter *const exporters[] = {
 	&info_exporter,
 	&folded_exporter,
 	&speedscope_exporter,
+	&pprof_exporter,
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope] [--symbols]\n"
-	      "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|pprof]\n"
+	      "                      [--symbols] [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
 	      "                      [--force] PROFILE...\n"
 	      "       " PROG " --info PROFILE\n"
 	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
@@ -48,7 +49,8 @@ static void usage(FILE *f)
 	      "                 pperf (the original tool's binary layout),\n"
 	      "                 columns (the scripts' binary rows, docs/EXPORT.md),\n"
 	      "                 folded (call stacks collapsed for flame graphs),\n"
-	      "                 speedscope (its JSON: one profile per thread)\n"
+	      "                 speedscope (its JSON: one profile per thread),\n"
+	      "                 pprof (gzipped profile.proto: go tool pprof)\n"
 	      "  --weight W     folded, speedscope: weigh each stack by cpu (ns, the\n"
 	      "                 default, as perf), samples,\n"
 	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
@@ -66,7 +68,7 @@ static void usage(FILE *f)
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
-	      "  --no-inline    csv, columns, folded, speedscope: no frames of inlined\n"
+	      "  --no-inline    csv, columns, folded, speedscope, pprof: no frames of inlined\n"
 	      "                 functions in the stacks (perf: perf report --no-inline)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"

@@ -20,6 +20,7 @@
 #include "../common/idmap.h"
 #include "rows.h"
 #include "stackfmt.h"
+#include "tasknames.h"
 #include "textout.h"
 #include "weight.h"
 
@@ -28,10 +29,6 @@ struct ss_stack {
 	uint32_t n;			/* frames, outermost first */
 	uint32_t *frames;		/* NULL: an empty slot */
 	double weight;
-};
-
-struct ss_name {
-	char name[PROFILE_COMM_MAX];
 };
 
 struct ss_thread {
@@ -45,8 +42,7 @@ struct speedscope_writer {
 	bool force;
 	struct weight weight;
 	struct rows rows;		/* the rows, with a symbolizer */
-	struct idmap comms;		/* pid -> ss_name: the process's name */
-	struct idmap names;		/* tid -> ss_name: the thread's, while it lives */
+	struct task_names names;	/* the threads' names as the rows come */
 	struct idmap threads;		/* tid -> ss_thread: every thread with a stack */
 	uint64_t callers[PROFILE_MAX_FRAMES];
 	/* [marker,] outermost ... pc, each frame with its inlined functions */
@@ -173,15 +169,6 @@ static int add_stack(struct speedscope_writer *w, uint32_t tid, uint32_t n, doub
 
 /* ---- records ---------------------------------------------------------- */
 
-static const char *comm_of(struct speedscope_writer *w, uint32_t pid, uint32_t tid)
-{
-	const struct ss_name *c = idmap_find(&w->names, tid);
-
-	if (!c || !c->name[0])
-		c = idmap_find(&w->comms, pid);
-	return c ? c->name : "";
-}
-
 /* One row: its weight on its thread's stack, outermost frame first.  An
  * exit row (CPU time and counts after the thread's last sample) goes to
  * its last stack; a thread never sampled has none. */
@@ -227,57 +214,22 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 		goto nomem;
 	t->pid = row->pid;
 	t->weight += weight;
-	snprintf(t->name, sizeof(t->name), "%s", comm_of(w, row->pid, row->tid));
+	snprintf(t->name, sizeof(t->name), "%s", task_names_comm(&w->names, row->pid, row->tid));
 	return 0;
 nomem:
 	return error_set(err, "out of memory for %zu distinct stacks of %zu frames", w->nstacks,
 			 w->nframes);
 }
 
-static struct ss_name *name_slot(struct idmap *m, uint32_t id, struct error *err)
-{
-	bool created;
-	struct ss_name *c = idmap_get(m, id, &created);
-
-	if (!c)
-		error_set(err, "out of memory for the name of %" PRIu32, id);
-	return c;
-}
-
-/* The names first (the rows are named by them), then the rows.  A fork
- * child is its parent until it execs. */
+/* The names first (the rows are named by them), then the rows. */
 static int speedscope_record(void *state, const struct profile_record *rec, struct error *err)
 {
 	struct speedscope_writer *w = state;
-	const struct ss_name *parent;
-	struct ss_name inherited = { "" }, *c;
 
-	switch (rec->type) {
-	case PROFILE_REC_PROCESS:
-		parent = idmap_find(&w->comms, rec->process.ppid);
-		if (parent && rec->process.ppid)
-			inherited = *parent;
-		if (!(c = name_slot(&w->comms, rec->process.pid, err)))
-			return -1;
-		*c = inherited;
-		break;
-	case PROFILE_REC_EXEC:
-		if (!(c = name_slot(&w->comms, rec->exec.pid, err)))
-			return -1;
-		snprintf(c->name, sizeof(c->name), "%s", rec->exec.comm);
-		break;
-	case PROFILE_REC_NAME:
-		if (!(c = name_slot(&w->names, rec->name.tid, err)))
-			return -1;
-		snprintf(c->name, sizeof(c->name), "%s", rec->name.name);
-		break;
-	default:
-		break;
-	}
-	if (rows_record(&w->rows, rec, add_row, w, err) < 0)
+	if (task_names_record(&w->names, rec, err) < 0 ||
+	    rows_record(&w->rows, rec, add_row, w, err) < 0)
 		return -1;
-	if (rec->type == PROFILE_REC_EXIT)
-		idmap_remove(&w->names, rec->exit.tid);	/* a later thread may reuse the tid */
+	task_names_exit(&w->names, rec);
 	return 0;
 }
 
@@ -292,8 +244,7 @@ static void speedscope_free(struct speedscope_writer *w)
 		free(w->frames[i]);
 	free(w->frames);
 	free(w->frame_slots);
-	idmap_free(&w->comms);
-	idmap_free(&w->names);
+	task_names_free(&w->names);
 	idmap_free(&w->threads);
 	rows_free(&w->rows);
 	free(w);
@@ -311,13 +262,11 @@ static void *speedscope_open(const struct profile_info *info, const struct expor
 	}
 	w->path = opt->output;
 	w->force = opt->force;
-	idmap_init(&w->comms, sizeof(struct ss_name));
-	idmap_init(&w->names, sizeof(struct ss_name));
+	task_names_init(&w->names);
 	idmap_init(&w->threads, sizeof(struct ss_thread));
 	symbolized.symbols = true;
 	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
-		idmap_free(&w->comms);
-		idmap_free(&w->names);
+		task_names_free(&w->names);
 		idmap_free(&w->threads);
 		free(w);
 		return NULL;
