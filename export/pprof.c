@@ -67,6 +67,8 @@ struct pprof_writer {
 	uint64_t *line_functions;
 	size_t nline_functions, line_functions_cap;
 	struct intern samples;		/* (pid, tid, comm, location ids) */
+	char main_file[PROFILE_PATH_MAX];	/* the first file mapped: the program */
+	uint64_t *mapping_order;	/* [id - 1]: the id written, the program's first */
 	double *sums;			/* nvalues per sample */
 	size_t sums_cap;
 	uint64_t callers[PROFILE_MAX_FRAMES];
@@ -244,6 +246,9 @@ static int pprof_record(void *state, const struct profile_record *rec, struct er
 {
 	struct pprof_writer *w = state;
 
+	if (rec->type == PROFILE_REC_MAP && !w->main_file[0] && rec->map.path[0] &&
+	    rec->map.path[0] != '[')
+		snprintf(w->main_file, sizeof(w->main_file), "%s", rec->map.path);
 	if (task_names_record(&w->names, rec, err) < 0 ||
 	    rows_record(&w->rows, rec, add_row, w, err) < 0)
 		return -1;
@@ -261,6 +266,7 @@ static void pprof_free(struct pprof_writer *w)
 	intern_free(&w->locations);
 	intern_free(&w->samples);
 	free(w->mapping_info);
+	free(w->mapping_order);
 	free(w->location_info);
 	free(w->line_functions);
 	free(w->sums);
@@ -382,12 +388,37 @@ static void put_sample(struct pprof_writer *w, size_t i, int64_t rank)
 	pb_message(&w->msg, PROFILE_SAMPLE, &w->sub);
 }
 
+/* pprof takes the first mapping for the program (its "File:"): the
+ * program's mappings first, the others in the order they came. */
+static int order_mappings(struct pprof_writer *w)
+{
+	size_t n = intern_count(&w->mappings), next = 1;
+	int64_t main_file = w->main_file[0] ? string_index(w, w->main_file) : -1;
+
+	/* [0, n): id i + 1 is written as mapping_order[i]; [n, 2n): the inverse */
+	if (!(w->mapping_order = calloc(2 * n + 1, sizeof(*w->mapping_order))))
+		return -1;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if ((w->mapping_info[i].file == main_file) == !pass) {
+				w->mapping_order[n + next - 1] = i;
+				w->mapping_order[i] = next++;
+			}
+	return 0;
+}
+
+/* Mapping id i + 1 as it is written. */
+static uint64_t mapping_written(const struct pprof_writer *w, uint64_t id)
+{
+	return id ? w->mapping_order[id - 1] : 0;
+}
+
 static void put_mapping(struct pprof_writer *w, size_t i)
 {
 	const struct pprof_mapping *m = &w->mapping_info[i];
 
 	w->sub.len = 0;
-	pb_uint(&w->sub, 1, i + 1);
+	pb_uint(&w->sub, 1, mapping_written(w, i + 1));
 	pb_uint(&w->sub, 2, m->start);
 	pb_uint(&w->sub, 3, m->end);
 	pb_uint(&w->sub, 4, m->pgoff);
@@ -404,7 +435,7 @@ static void put_location(struct pprof_writer *w, size_t i)
 
 	w->sub.len = 0;
 	pb_uint(&w->sub, 1, i + 1);
-	pb_uint(&w->sub, 2, l->mapping);
+	pb_uint(&w->sub, 2, mapping_written(w, l->mapping));
 	pb_uint(&w->sub, 3, l->address);
 	for (size_t k = 0; k < l->nlines; k++) {
 		w->sub2.len = 0;
@@ -435,8 +466,12 @@ static void build_message(struct pprof_writer *w)
 	put_sample_types(w);
 	for (size_t i = 0; i < intern_count(&w->samples); i++)
 		put_sample(w, i, rank);
-	for (size_t i = 0; i < intern_count(&w->mappings); i++)
-		put_mapping(w, i);
+	if (order_mappings(w) < 0) {
+		w->msg.failed = true;
+		return;
+	}
+	for (size_t k = 0; k < intern_count(&w->mappings); k++)
+		put_mapping(w, w->mapping_order[intern_count(&w->mappings) + k]);
 	for (size_t i = 0; i < intern_count(&w->locations); i++)
 		put_location(w, i);
 	for (size_t i = 0; i < intern_count(&w->functions); i++)

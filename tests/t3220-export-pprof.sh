@@ -104,6 +104,7 @@ test_expect_success GO_PPROF 'go tool pprof -top: samples and CPU time per funct
 	$PPROF -top -nodefraction=0 -nodecount=100000 -sample_index=samples \
 		cs-flat.pb.gz >top.samples 2>>top.err &&
 	expect_grep "^Type: cpu" top.cpu &&
+	expect_grep "^File: calltree\$" top.cpu &&
 	pprof_flat top.cpu >pprof.cpu && report_flat report.csv cpu_s 1e9 >report.cpu &&
 	same_figures pprof.cpu report.cpu 1e-5 &&
 	pprof_flat top.samples >pprof.samples && report_flat report.csv samples 1 >report.samples &&
