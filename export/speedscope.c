@@ -6,7 +6,7 @@
  * by --weight as the folded output weighs it (weight.h; default cpu, in
  * nanoseconds).  The frames are named by the exporter's symbolizer as in
  * the folded output (stackfmt.h).  Stacks are summed per thread and
- * distinct stack in a hash table, so memory grows with the distinct stacks,
+ * distinct stack (intern.h), so memory grows with the distinct stacks,
  * not with the samples; the file is written at the end, threads in the
  * order of their ids, the heaviest one the profile speedscope opens first.
  */
@@ -18,6 +18,7 @@
 #include "../common/grow.h"
 #include "export.h"
 #include "../common/idmap.h"
+#include "intern.h"
 #include "rows.h"
 #include "stackfmt.h"
 #include "tasknames.h"
@@ -27,7 +28,7 @@
 struct ss_stack {
 	uint32_t tid;
 	uint32_t n;			/* frames, outermost first */
-	uint32_t *frames;		/* NULL: an empty slot */
+	const uint32_t *frames;
 	double weight;
 };
 
@@ -45,125 +46,29 @@ struct speedscope_writer {
 	struct task_names names;	/* the threads' names as the rows come */
 	struct idmap threads;		/* tid -> ss_thread: every thread with a stack */
 	uint64_t callers[PROFILE_MAX_FRAMES];
-	/* [marker,] outermost ... pc, each frame with its inlined functions */
-	uint32_t ids[1 + (PROFILE_MAX_FRAMES + 1) * (1 + INLINE_MAX_DEPTH)];
-	char **frames;			/* the shared frame table: names */
-	size_t nframes, frames_cap;
-	uint32_t *frame_slots;		/* open addressing: frame index + 1 */
-	size_t frame_slots_cap;
-	struct ss_stack *stacks;	/* open addressing on (tid, frames) */
-	size_t nstacks, stacks_cap;
+	/* tid, [marker,] outermost ... pc, each frame with its inlined
+	 * functions: a key of stacks */
+	uint32_t ids[2 + (PROFILE_MAX_FRAMES + 1) * (1 + INLINE_MAX_DEPTH)];
+	struct intern frames;		/* the shared frame table: names */
+	struct intern stacks;		/* (tid, frames) */
+	double *weights;		/* [stack] */
+	size_t weights_cap;
 };
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-
-	while (n--)
-		h = (h ^ *s++) * 1099511628211ull;	/* FNV-1a */
-	return h;
-}
-
-#define HASH_SEED 1469598103934665603ull
-
-/* ---- the frame table -------------------------------------------------- */
-
-static int grow_frame_slots(struct speedscope_writer *w)
-{
-	size_t cap = w->frame_slots_cap ? w->frame_slots_cap * 2 : 1024;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < w->nframes; i++) {
-		const char *name = w->frames[i];
-		size_t j = hash_bytes(HASH_SEED, name, strlen(name)) & (cap - 1);
-
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(w->frame_slots);
-	w->frame_slots = slots;
-	w->frame_slots_cap = cap;
-	return 0;
-}
-
-/* The index of name in the frame table, added when new; -1: no memory. */
 static int64_t frame_index(struct speedscope_writer *w, const char *name)
 {
-	size_t i;
-
-	if ((w->nframes + 1) * 2 > w->frame_slots_cap && grow_frame_slots(w) < 0)
-		return -1;
-	for (i = hash_bytes(HASH_SEED, name, strlen(name)) & (w->frame_slots_cap - 1);
-	     w->frame_slots[i]; i = (i + 1) & (w->frame_slots_cap - 1))
-		if (strcmp(w->frames[w->frame_slots[i] - 1], name) == 0)
-			return w->frame_slots[i] - 1;
-	if (GROW_ARRAY(w->frames, w->frames_cap, w->nframes + 1) < 0)
-		return -1;
-	w->frames[w->nframes] = strdup(name);
-	if (!w->frames[w->nframes])
-		return -1;
-	w->frame_slots[i] = (uint32_t)++w->nframes;
-	return (int64_t)w->nframes - 1;
+	return intern_string(&w->frames, name, NULL);
 }
 
-/* ---- the stacks ------------------------------------------------------- */
-
-static uint64_t stack_hash(uint32_t tid, const uint32_t *ids, uint32_t n)
+/* Add weight to the stack of w->ids[0, n): the tid, then the frames. */
+static int add_stack(struct speedscope_writer *w, uint32_t n, double weight)
 {
-	return hash_bytes(hash_bytes(HASH_SEED, &tid, sizeof(tid)), ids, n * sizeof(*ids));
-}
+	bool created;
+	int64_t i = intern_index(&w->stacks, w->ids, n * sizeof(*w->ids), &created);
 
-static int grow_stacks(struct speedscope_writer *w)
-{
-	size_t cap = w->stacks_cap ? w->stacks_cap * 2 : 1024;
-	struct ss_stack *stacks = calloc(cap, sizeof(*stacks));
-
-	if (!stacks)
+	if (i < 0 || GROW_ARRAY(w->weights, w->weights_cap, (size_t)i + 1) < 0)
 		return -1;
-	for (size_t i = 0; i < w->stacks_cap; i++) {
-		const struct ss_stack *s = &w->stacks[i];
-		size_t j;
-
-		if (!s->frames)
-			continue;
-		for (j = stack_hash(s->tid, s->frames, s->n) & (cap - 1); stacks[j].frames;
-		     j = (j + 1) & (cap - 1))
-			;
-		stacks[j] = *s;
-	}
-	free(w->stacks);
-	w->stacks = stacks;
-	w->stacks_cap = cap;
-	return 0;
-}
-
-static int add_stack(struct speedscope_writer *w, uint32_t tid, uint32_t n, double weight)
-{
-	struct ss_stack *s;
-	size_t i;
-
-	if ((w->nstacks + 1) * 2 > w->stacks_cap && grow_stacks(w) < 0)
-		return -1;
-	for (i = stack_hash(tid, w->ids, n) & (w->stacks_cap - 1); w->stacks[i].frames;
-	     i = (i + 1) & (w->stacks_cap - 1)) {
-		s = &w->stacks[i];
-		if (s->tid == tid && s->n == n && memcmp(s->frames, w->ids, n * sizeof(*w->ids)) == 0) {
-			s->weight += weight;
-			return 0;
-		}
-	}
-	s = &w->stacks[i];
-	s->frames = malloc(n * sizeof(*s->frames));
-	if (!s->frames)
-		return -1;
-	memcpy(s->frames, w->ids, n * sizeof(*s->frames));
-	s->tid = tid;
-	s->n = n;
-	s->weight = weight;
-	w->nstacks++;
+	w->weights[i] = (created ? 0 : w->weights[i]) + weight;
 	return 0;
 }
 
@@ -179,7 +84,7 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 	char buf[PROFILE_PATH_MAX + 2], marker_buf[STACK_MARKER_MAX];
 	const char *marker = stack_end_marker(row->stack_end, marker_buf);
 	struct ss_thread *t;
-	uint32_t n, m = 0;
+	uint32_t n, m = 1;
 	bool created;
 
 	if (!(weight > 0) || (row->exit && !row->pc))
@@ -209,16 +114,17 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 			w->ids[m++] = (uint32_t)id;
 		}
 	}
+	w->ids[0] = row->tid;
 	t = idmap_get(&w->threads, row->tid, &created);
-	if (!t || add_stack(w, row->tid, m, weight) < 0)
+	if (!t || add_stack(w, m, weight) < 0)
 		goto nomem;
 	t->pid = row->pid;
 	t->weight += weight;
 	snprintf(t->name, sizeof(t->name), "%s", task_names_comm(&w->names, row->pid, row->tid));
 	return 0;
 nomem:
-	return error_set(err, "out of memory for %zu distinct stacks of %zu frames", w->nstacks,
-			 w->nframes);
+	return error_set(err, "out of memory for %zu distinct stacks of %zu frames",
+			 intern_count(&w->stacks), intern_count(&w->frames));
 }
 
 /* The names first (the rows are named by them), then the rows. */
@@ -237,13 +143,9 @@ static int speedscope_record(void *state, const struct profile_record *rec, stru
 
 static void speedscope_free(struct speedscope_writer *w)
 {
-	for (size_t i = 0; i < w->stacks_cap; i++)
-		free(w->stacks[i].frames);
-	free(w->stacks);
-	for (size_t i = 0; i < w->nframes; i++)
-		free(w->frames[i]);
-	free(w->frames);
-	free(w->frame_slots);
+	intern_free(&w->stacks);
+	intern_free(&w->frames);
+	free(w->weights);
 	task_names_free(&w->names);
 	idmap_free(&w->threads);
 	rows_free(&w->rows);
@@ -350,7 +252,8 @@ static void put_profile(struct speedscope_writer *w, FILE *f, const struct ss_st
 static int speedscope_finish(void *state, const struct export_result *result, struct error *err)
 {
 	struct speedscope_writer *w = state;
-	size_t n = 0, profiles = 0, active = 0;
+	size_t n = intern_count(&w->stacks), profiles = 0, active = 0;
+	struct ss_stack *stacks;
 	double heaviest = -1;
 	char title[PROFILE_COMM_MAX + 64];
 	FILE *f;
@@ -361,17 +264,24 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 		speedscope_free(w);
 		return -1;
 	}
-	for (size_t i = 0; i < w->stacks_cap; i++)
-		if (w->stacks[i].frames)
-			w->stacks[n++] = w->stacks[i];
-	for (size_t i = n; i < w->stacks_cap; i++)
-		w->stacks[i].frames = NULL;
-	if (n)
-		qsort(w->stacks, n, sizeof(*w->stacks), by_thread_and_frames);
+	stacks = calloc(n + 1, sizeof(*stacks));
+	if (!stacks) {
+		error_set(err, "out of memory for %zu distinct stacks", n);
+		speedscope_free(w);
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ss_thread *t = idmap_find(&w->threads, w->stacks[i].tid);
+		size_t len;
+		const uint32_t *key = intern_key(&w->stacks, i, &len);
 
-		if (i && w->stacks[i].tid == w->stacks[i - 1].tid)
+		stacks[i] = (struct ss_stack){ key[0], len / sizeof(*key) - 1, key + 1, w->weights[i] };
+	}
+	if (n)
+		qsort(stacks, n, sizeof(*stacks), by_thread_and_frames);
+	for (size_t i = 0; i < n; i++) {
+		const struct ss_thread *t = idmap_find(&w->threads, stacks[i].tid);
+
+		if (i && stacks[i].tid == stacks[i - 1].tid)
 			continue;
 		if (t && t->weight > heaviest) {
 			heaviest = t->weight;
@@ -381,6 +291,7 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 	}
 	f = textout_open(w->path, w->force, err);
 	if (!f) {
+		free(stacks);
 		speedscope_free(w);
 		return -1;
 	}
@@ -389,21 +300,22 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 	      "\"exporter\":\"" EXPORT_PROG " " SAMPLER_VERSION "\",\"name\":", f);
 	put_string(f, title);
 	fprintf(f, ",\"activeProfileIndex\":%zu,\"shared\":{\"frames\":[", active);
-	for (size_t i = 0; i < w->nframes; i++) {
+	for (size_t i = 0; i < intern_count(&w->frames); i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		put_string(f, w->frames[i]);
+		put_string(f, intern_key(&w->frames, i, NULL));
 		putc('}', f);
 	}
 	fputs("]},\n\"profiles\":[", f);
 	for (size_t i = 0, first = 0; i < n; i++) {
-		if (i + 1 < n && w->stacks[i + 1].tid == w->stacks[i].tid)
+		if (i + 1 < n && stacks[i + 1].tid == stacks[i].tid)
 			continue;
 		fputs(first ? ",\n" : "\n", f);	/* first: this profile's first stack */
-		put_profile(w, f, &w->stacks[first], i + 1 - first);
+		put_profile(w, f, &stacks[first], i + 1 - first);
 		first = i + 1;
 	}
 	fputs("]}\n", f);
 	ret = textout_close(f, w->path, err);
+	free(stacks);
 	speedscope_free(w);
 	return ret;
 }
