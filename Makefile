@@ -101,19 +101,21 @@ speedscope:
 		echo "deps: npm install speedscope failed (the browser test skips it)"; \
 	fi
 
-# The npm pprof-format decoder, for t3200's check of the pprof export:
-# installed the same way, beside speedscope.
+# The npm pprof-format decoder, for t3220's check of the pprof export:
+# installed the same way, in a prefix of its own under $(SPEEDSCOPE_DIR)
+# (npm install --no-save into one prefix removes what another put there).
 PPROF_FORMAT_VERSION ?= 2.3.2
+PPROF_FORMAT_DIR ?= $(SPEEDSCOPE_DIR)/pprof-format
 pprof-format:
-	@if [ -f $(SPEEDSCOPE_DIR)/node_modules/pprof-format/package.json ]; then \
-		echo "deps: pprof-format present in $(SPEEDSCOPE_DIR)"; \
+	@if [ -f $(PPROF_FORMAT_DIR)/node_modules/pprof-format/package.json ]; then \
+		echo "deps: pprof-format present in $(PPROF_FORMAT_DIR)"; \
 	elif ! command -v npm >/dev/null; then \
-		echo "deps: npm is missing: pprof-format is not installed (apt-get install npm; t3200 skips it)"; \
+		echo "deps: npm is missing: pprof-format is not installed (apt-get install npm; t3220 skips it)"; \
 	else \
-		echo "deps: npm install pprof-format@$(PPROF_FORMAT_VERSION) into $(SPEEDSCOPE_DIR)"; \
-		mkdir -p $(SPEEDSCOPE_DIR) && npm install --prefix $(SPEEDSCOPE_DIR) --no-audit --no-fund \
+		echo "deps: npm install pprof-format@$(PPROF_FORMAT_VERSION) into $(PPROF_FORMAT_DIR)"; \
+		mkdir -p $(PPROF_FORMAT_DIR) && npm install --prefix $(PPROF_FORMAT_DIR) --no-audit --no-fund \
 			--no-save --loglevel=error pprof-format@$(PPROF_FORMAT_VERSION) >/dev/null || \
-		echo "deps: npm install pprof-format failed (t3200 skips it)"; \
+		echo "deps: npm install pprof-format failed (t3220 skips it)"; \
 	fi
 
 # make check: every test on the plain build, then the C tools' tests (t0-t3

@@ -14,7 +14,7 @@ PY=/usr/bin/python3
 REPORT="$PY $ROOT/scripts/sampler-report"
 export SAMPLER_BIN_DIR=$BUILD
 NPM_DIR=${SPEEDSCOPE_DIR:-$ROOT/build/npm}
-export NODE_PATH="$NPM_DIR/node_modules"
+export NODE_PATH="$NPM_DIR/pprof-format/node_modules"
 TOTALS="node $ROOT/tests/scripts/pprof_totals.js"
 # offline, and the names as the profile gives them
 PPROF="go tool pprof -symbolize=none"
@@ -28,7 +28,7 @@ test_lazy_prereq PPROF_FORMAT '
 	command -v node >/dev/null ||
 	{ echo "node is not installed (apt-get install nodejs npm)"; exit 1; }
 	test -f "$NODE_PATH/pprof-format/package.json" ||
-	{ echo "pprof-format is not installed in build/npm (make deps installs it with npm)"; exit 1; }
+	{ echo "pprof-format is not installed in build/npm/pprof-format (make deps installs it with npm)"; exit 1; }
 '
 
 # pprof_flat TOP: "NAME VALUE" per function of go tool pprof -top -unit=ns
@@ -85,9 +85,9 @@ test_expect_success 'setup: the stacks fixture, as one rank, and -g recordings' 
 	"$BUILD/sampler-profile" build p.prof <"$ROOT/tests/fixtures/stacks.txt" &&
 	sed "s/ target_hz=1000\$/ target_hz=1000 rank=2/" "$ROOT/tests/fixtures/stacks.txt" |
 		"$BUILD/sampler-profile" build r.prof &&
-	"$SAMPLER" -g -f 200 -o cs.prof -- "$EXAMPLES/calltree" 0.3 >/dev/null 2>&1 &&
-	"$SAMPLER" -g -f 200 -o cs2.prof -- "$EXAMPLES/calltree" 0.15 >/dev/null 2>&1 &&
-	"$SAMPLER" -g -f 200 -o in.prof -- "$EXAMPLES/inlined" 0.3 >/dev/null 2>&1 &&
+	"$SAMPLER" -g -f 200 -o cs.prof -- "$EXAMPLES/calltree" 0.15 >/dev/null 2>&1 &&
+	"$SAMPLER" -g -f 200 -o cs2.prof -- "$EXAMPLES/calltree" 0.08 >/dev/null 2>&1 &&
+	"$SAMPLER" -g -f 200 -o in.prof -- "$EXAMPLES/inlined" 0.15 >/dev/null 2>&1 &&
 	for p in p r cs cs2 in; do
 		"$EXPORT" --format pprof -o $p.pb.gz $p.prof || exit 1
 	done &&
