@@ -26,7 +26,8 @@ DEB_PACKAGES := gcc g++ make libbz2-dev libpfm4-dev libsensors-dev libelf-dev li
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
 	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
 	python3-pyflakes flake8 openmpi-bin libopenmpi-dev libiberty-dev chromium chromium-driver python3-pyte \
-	python3-selenium libncurses-dev python3-mypy
+	python3-selenium libncurses-dev python3-mypy \
+	zlib1g-dev golang-go
 
 # Objects shared by every program.
 COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common/fdio.o \
@@ -82,6 +83,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else echo "deps: missing packages; run: sudo apt-get install -y $$missing"; exit 1; fi
 	@$(MAKE) --no-print-directory speedscope
+	@$(MAKE) --no-print-directory pprof-format
 
 # speedscope's viewer (its npm package's static page), for the browser test
 # of our speedscope export (t4700): installed once into $(SPEEDSCOPE_DIR),
@@ -98,6 +100,23 @@ speedscope:
 		mkdir -p $(SPEEDSCOPE_DIR) && npm install --prefix $(SPEEDSCOPE_DIR) --no-audit --no-fund \
 			--no-save --loglevel=error speedscope@$(SPEEDSCOPE_VERSION) >/dev/null || \
 		echo "deps: npm install speedscope failed (the browser test skips it)"; \
+	fi
+
+# The npm pprof-format decoder, for t3220's check of the pprof export:
+# installed the same way, in a prefix of its own under $(SPEEDSCOPE_DIR)
+# (npm install --no-save into one prefix removes what another put there).
+PPROF_FORMAT_VERSION ?= 2.3.2
+PPROF_FORMAT_DIR ?= $(SPEEDSCOPE_DIR)/pprof-format
+pprof-format:
+	@if [ -f $(PPROF_FORMAT_DIR)/node_modules/pprof-format/package.json ]; then \
+		echo "deps: pprof-format present in $(PPROF_FORMAT_DIR)"; \
+	elif ! command -v npm >/dev/null; then \
+		echo "deps: npm is missing: pprof-format is not installed (apt-get install npm; t3220 skips it)"; \
+	else \
+		echo "deps: npm install pprof-format@$(PPROF_FORMAT_VERSION) into $(PPROF_FORMAT_DIR)"; \
+		mkdir -p $(PPROF_FORMAT_DIR) && npm install --prefix $(PPROF_FORMAT_DIR) --no-audit --no-fund \
+			--no-save --loglevel=error pprof-format@$(PPROF_FORMAT_VERSION) >/dev/null || \
+		echo "deps: npm install pprof-format failed (t3220 skips it)"; \
 	fi
 
 # make check: every test on the plain build, then the C tools' tests (t0-t3
@@ -190,6 +209,6 @@ install-scripts:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all programs scripts-bin deps speedscope check check-asan asan-build soak demo bench install install-scripts clean
+.PHONY: all programs scripts-bin deps speedscope pprof-format check check-asan asan-build soak demo bench install install-scripts clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

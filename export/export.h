@@ -63,6 +63,7 @@ extern const struct exporter info_exporter;	/* info.c: --info */
 extern const struct exporter folded_exporter;	/* folded.c: collapsed stacks */
 extern const struct exporter speedscope_exporter;	/* speedscope.c: its JSON */
 extern const struct exporter firefox_exporter;	/* firefox.c: the Firefox Profiler's */
+extern const struct exporter pprof_exporter;	/* pprof.c: gzipped profile.proto */
 
 
 /* 0: whole profile exported; 1: partial export (result->dropped says what

@@ -35,11 +35,12 @@ static const struct exporter *const exporters[] = {
 	&folded_exporter,
 	&speedscope_exporter,
 	&firefox_exporter,
+	&pprof_exporter,
 };
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|firefox]\n"
+	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|firefox|pprof]\n"
 	      "                      [--symbols]\n"
 	      "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
 	      "                      [--force] PROFILE...\n"
@@ -54,6 +55,7 @@ static void usage(FILE *f)
 	      "                 folded (call stacks collapsed for flame graphs),\n"
 	      "                 speedscope (its JSON: one profile per thread),\n"
 	      "                 firefox (the Firefox Profiler's: threads, CPU, power tracks)\n"
+	      "                 pprof (gzipped profile.proto: go tool pprof)\n"
 	      "  --weight W     folded, speedscope: weigh each stack by cpu (ns, the\n"
 	      "                 default, as perf), samples,\n"
 	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
@@ -71,7 +73,8 @@ static void usage(FILE *f)
 	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
 	      "                 output, each process named with its rank: app[rank 2]\n"
 	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
-	      "  --no-inline    csv, columns, folded, speedscope, firefox: no frames of inlined\n"
+	      "  --no-inline    csv, columns, folded, speedscope, firefox, pprof: no frames of\n"
+	      "                 inlined functions in the stacks (perf: perf report --no-inline)\n"
 	      "                 functions in the stacks (perf: perf report --no-inline)\n"
 	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
 	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"

@@ -12,10 +12,12 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
 	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o \
 	$(BUILD)/export/inlines.o $(BUILD)/export/framenames.o \
-	$(BUILD)/export/tasknames.o $(BUILD)/export/firefox.o
+	$(BUILD)/export/tasknames.o $(BUILD)/export/firefox.o \
+	$(BUILD)/export/intern.o $(BUILD)/export/protobuf.o $(BUILD)/export/pprof.o
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it;
-# libdw (libdw-dev): the inline scopes of an address, as perf reads them
-EXPORT_LDLIBS := -ldw -lelf -liberty -lm
+# libdw (libdw-dev): the inline scopes of an address, as perf reads them;
+# zlib (zlib1g-dev): the pprof output's gzip
+EXPORT_LDLIBS := -ldw -lelf -liberty -lm -lz
 
 PROGRAMS += $(BUILD)/sampler-export
 $(BUILD)/sampler-export: $(BUILD)/export/main.o $(EXPORT_OBJS) $(PROFILE_OBJS) $(COMMON_OBJS)

@@ -368,6 +368,23 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	e->symbol = *symbol;
 }
 
+bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t pc,
+			struct symbol_mapping *out)
+{
+	const struct process_maps *pm = idmap_find(&s->processes, pid);
+	const struct mapping *m = pm ? find_mapping(pm, pc) : NULL;
+
+	if (!m)
+		return false;
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	out->path = m->dso->path;
+	out->build_id = m->dso->build_id;
+	out->build_id_len = m->dso->build_id_len;
+	return true;
+}
+
 void symbolizer_set_inlines(struct symbolizer *s, bool on)
 {
 	s->inlines = on;

@@ -53,6 +53,18 @@ void symbolizer_set_clock(struct symbolizer *s, uint64_t realtime_ns, uint64_t m
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 		       const char **dso, const char **symbol);
 
+/* The file mapping holding pc in process pid, as the profile stated it,
+ * with its DSO's path and recorded build ID (the strings live as long as
+ * the symbolizer); false when pc is in none. */
+struct symbol_mapping {
+	uint64_t start, end, pgoff;
+	const char *path;
+	const unsigned char *build_id;
+	size_t build_id_len;		/* 0: none recorded */
+};
+bool symbolizer_mapping(struct symbolizer *s, uint32_t pid, uint64_t pc,
+			struct symbol_mapping *out);
+
 /* Show the functions inlined at a frame's PC (the default, as perf report
  * does) or not (--no-inline). */
 void symbolizer_set_inlines(struct symbolizer *s, bool on);
