@@ -19,6 +19,7 @@
  */
 #include "engine-internal.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
@@ -126,7 +127,8 @@ static bool machine_busy(struct engine *e)
 
 	if (e->loop.judged_wait_us < 0 || wait_us < 0 || !ns)
 		return false;
-	e->stats.precise_busy_share = (double)(wait_us - e->loop.judged_wait_us) * 1e3 / (double)ns;
+	/* ("some" waited at most all the time) */
+	e->stats.precise_busy_share = fmin(1.0, (double)(wait_us - e->loop.judged_wait_us) * 1e3 / (double)ns);
 	return e->stats.precise_busy_share >= PRECISE_BUSY_SHARE;
 }
 
