@@ -8,32 +8,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
-test_lazy_prereq CC '
-	command -v cc >/dev/null || { echo "no C compiler (apt-get install gcc)"; exit 1; }
-'
-
-# app.c: main spins in work() for 0.3 s; with PAD, a large pad_fn comes
-# first in .text, so every later function moves.
-write_app() {
-	cat >app.c <<-\EOF
-	#include <time.h>
-	#ifdef PAD
-	volatile long pad_sink;
-	void pad_fn(void) { for (long i = 0; i < 1000; i++) pad_sink += i * 3 + pad_sink / 7; PAD }
-	#endif
-	static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-	__attribute__((noinline)) long work(double s) { long x = 1; double end = now() + s; while (now() < end) for (int i = 0; i < 1000; i++) x = x * 7 + i; return x; }
-	int main(void) { return work(0.3) == 42; }
-	EOF
-}
-
-pad=$(printf "pad_sink += pad_sink %% 3; %.0s" $(seq 200))
+. "$ROOT/tests/rebuild-lib.sh"
 build() {
 	cc -O1 -g -fno-omit-frame-pointer -Wl,--build-id=none "$@" -o app app.c
 }
 
 test_expect_success CC 'setup: app without a build ID, recorded with -g' '
-	write_app && build &&
+	write_app app.c && build &&
 	expect_empty "$(readelf -n app | grep "Build ID")" "build ID notes in app" &&
 	"$SAMPLER" -g -f 500 -o p -- ./app 2>err &&
 	dump p &&

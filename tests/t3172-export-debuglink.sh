@@ -8,31 +8,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/recorder-lib.sh"
 
-test_lazy_prereq CC '
-	command -v cc >/dev/null && command -v objcopy >/dev/null ||
-		{ echo "no C compiler or objcopy (apt-get install gcc binutils)"; exit 1; }
-'
-
-# dl.c: main spins in work() for 0.3 s; with PAD, a large pad_fn comes
-# first in .text, so every later function moves.
-write_app() {
-	cat >dl.c <<-\EOF
-	#include <time.h>
-	#ifdef PAD
-	volatile long pad_sink;
-	void pad_fn(void) { for (long i = 0; i < 1000; i++) pad_sink += i * 3 + pad_sink / 7; PAD }
-	#endif
-	static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-	__attribute__((noinline)) long work(double s) { long x = 1; double end = now() + s; while (now() < end) for (int i = 0; i < 1000; i++) x = x * 7 + i; return x; }
-	int main(void) { return work(0.3) == 42; }
-	EOF
-}
-
-pad=$(printf "pad_sink += pad_sink %% 3; %.0s" $(seq 200))
+. "$ROOT/tests/rebuild-lib.sh"
 
 # (folded names a frame without a symbol by its file, as perf does: [dl])
 test_expect_success CC 'setup: dl stripped, its symbols in dl.debug, linked; recorded with -g' '
-	write_app &&
+	write_app dl.c &&
 	cc -O1 -g -fno-omit-frame-pointer -o dl dl.c &&
 	objcopy --only-keep-debug dl dl.debug &&
 	objcopy --strip-all dl &&
