@@ -70,6 +70,8 @@ TRASH=$(mktemp -d "${TMPDIR:-/tmp}/sampler-test.$TEST_NAME.XXXXXX") || exit 1
 chmod 755 "$TRASH"
 # The exporter's symbol cache (docs/EXPORT.md): per script, not the user's.
 export SAMPLER_CACHE_DIR=$TRASH/symbol-cache
+# the scripts fit their tables to $COLUMNS: tests read whole names
+unset COLUMNS
 
 # At the end: the test_atexit commands, then the scratch directory goes,
 # unless something failed.

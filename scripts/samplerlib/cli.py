@@ -51,6 +51,19 @@ def add_table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (.bz2: compressed; default stdout)"
     )
+    p.add_argument(
+        "--width",
+        type=int,
+        metavar="N",
+        help="text tables at most N characters wide, long names cut in the middle "
+        "(default: the terminal's width, or $COLUMNS; 0 or output to a file or pipe "
+        "without $COLUMNS: no limit)",
+    )
+    p.add_argument(
+        "--short-names",
+        action="store_true",
+        help="C++ and Rust names without template and function arguments: f<...>(...) as f<>()",
+    )
     add_cache_option(p)
 
 

@@ -304,7 +304,8 @@ def run_tree(args):
             "min_change": args.min_change,
         },
         # one profile, one run, per side
-        lambda: text_header(args, args.base_profiles, args.new_profiles) + table.text(cols, rows),
+        lambda: text_header(args, args.base_profiles, args.new_profiles)
+        + table.text(cols, rows, args=args),
     )
     return report(regressed, True)
 
@@ -368,7 +369,7 @@ def run(argv: Sequence[str]) -> int:
             "threshold": thr,
         },
         lambda: text_header(args, base, new)
-        + table.text(text_columns(mlist, args.by), rows),
+        + table.text(text_columns(mlist, args.by), rows, args=args),
     )
     return report(regressed, False)
 

@@ -299,7 +299,8 @@ def report_job(args, runs):
             "by": args.by,
             "imbalance": job.imbalance(runs) if job.is_job(runs) else None,
         },
-        lambda: header_lines(runs, args) + table.text(job.text_columns(runs, args.job_by), rows),
+        lambda: header_lines(runs, args)
+        + table.text(job.text_columns(runs, args.job_by), rows, args=args),
     )
     return 0
 
@@ -401,6 +402,7 @@ def report_cross(args, runs):
             [("group", args.job_by, "%s")]
             + text_columns(runs, args.row_by, False, args.confidence),
             rows,
+            args=args,
         ),
     )
     return 0
@@ -449,6 +451,7 @@ def run(argv: Sequence[str]) -> int:
             text_columns(runs, args.row_by, several, args.confidence),
             rows,
             footer=metrics.total_row(runs),
+            args=args,
         ),
     )
     return 0

@@ -11,6 +11,9 @@ import csv
 import io
 import json
 import math
+import os
+import shutil
+import sys
 from argparse import Namespace
 from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
 
@@ -40,13 +43,75 @@ def _text(row, column):
     return fmt % v
 
 
-def text(columns: Sequence[Column], rows: Iterable[Row], footer: Row | None = None) -> str:
+CUT = "..."  # where a name too long for the width lost its middle
+MIN_NAME = 24  # a name column is never cut narrower
+
+
+def width_of(args: Namespace) -> int | None:
+    """The width a text table may take: --width, else the terminal's (or
+    $COLUMNS) when the output is one, else $COLUMNS; None: no limit."""
+    given = getattr(args, "width", None)
+    if given is not None:
+        return given if given > 0 else None
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    if getattr(args, "output", None) in (None, "-") and sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def cut_middle(name: str, width: int) -> str:
+    """name in at most width characters: its head and tail around CUT."""
+    if len(name) <= width:
+        return name
+    keep = width - len(CUT)
+    return name[: (keep + 1) // 2] + CUT + name[len(name) - keep // 2:]
+
+
+def short_name(name: str) -> str:
+    """A C++/Rust name without its template and function arguments:
+    std::map<int, std::string>::find(int const&) as std::map<>::find()."""
+    out, depth = [], 0
+    for ch in name:
+        if ch in "<(":
+            if depth == 0:
+                out.append(ch)
+            depth += 1
+        elif ch in ">)" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(ch)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out) if depth == 0 else name  # unbalanced: as it is
+
+
+def text(
+    columns: Sequence[Column],
+    rows: Iterable[Row],
+    footer: Row | None = None,
+    args: Namespace | None = None,
+) -> str:
+    """Aligned text; with args, names shortened (--short-names) and the
+    name column cut to fit the width (width_of)."""
+    short = bool(getattr(args, "short_names", False))
     cells = [[c[1] for c in columns]]
     for row in rows:
-        cells.append([display(_text(row, c)) for c in columns])
+        r = [display(_text(row, c)) for c in columns]
+        if short:
+            r[0] = short_name(r[0])
+        cells.append(r)
     if footer:
         cells.append([_text(footer, c) if footer.get(c[0]) is not None else "" for c in columns])
     widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    limit = width_of(args) if args is not None else None
+    if limit is not None:
+        room = limit - sum(widths[1:]) - 2 * (len(widths) - 1)
+        if widths[0] > max(room, MIN_NAME):
+            widths[0] = max(room, MIN_NAME)
+            for r in cells:
+                r[0] = cut_middle(r[0], widths[0])
     out = io.StringIO()
     for n, r in enumerate(cells):
         if footer and n == len(cells) - 1:
