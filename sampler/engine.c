@@ -156,7 +156,7 @@ static void judge_stops(struct engine *e)
 	if (e->loop.judged_from && running >= PRECISE_MIN_STOPS &&
 	    (double)late >= PRECISE_SHARE * (double)running) {
 		e->stats.precise_late_share = (double)late / (double)running;
-		if (machine_busy(e))	/* not asked again */
+		if (preempt_possible(e->cfg.period_ns) && machine_busy(e))	/* not asked again */
 			e->stats.precise_refused = e->stats.precise_busy = true;
 		else
 			start_precise(e);

@@ -63,15 +63,24 @@ static void *preemptor(void *arg)
 	return NULL;
 }
 
+bool preempt_possible(uint64_t period_ns)
+{
+	struct sched_param own;
+	int policy = sched_getscheduler(0);
+
+	return (policy == SCHED_FIFO || policy == SCHED_RR) && sched_getparam(0, &own) == 0 &&
+	       own.sched_priority >= 2 && sysconf(_SC_NPROCESSORS_CONF) >= 2 &&
+	       period_ns > LEAD_NS;
+}
+
 struct preemptors *preempt_start(uint64_t start_ns, uint64_t period_ns)
 {
 	struct sched_param own, below;
-	int policy = sched_getscheduler(0), ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	struct preemptors *p;
 	pthread_attr_t attr;
 
-	if ((policy != SCHED_FIFO && policy != SCHED_RR) || sched_getparam(0, &own) < 0 ||
-	    own.sched_priority < 2 || ncpus < 2 || period_ns <= LEAD_NS)
+	if (!preempt_possible(period_ns) || sched_getparam(0, &own) < 0)
 		return NULL;
 	if (!(p = calloc(1, sizeof(*p))) || !(p->threads = calloc((size_t)ncpus, sizeof(pthread_t)))) {
 		free(p);

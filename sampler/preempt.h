@@ -27,6 +27,10 @@ struct preemptors;
  * CPU from the target at once) or a thread cannot be made. */
 struct preemptors *preempt_start(uint64_t start_ns, uint64_t period_ns);
 
+/* Could preempt_start() start them: real-time priority, two CPUs, a
+ * period longer than the lead? */
+bool preempt_possible(uint64_t period_ns);
+
 /* Hold the CPUs at the coming samples, or not (sampling off). */
 void preempt_enable(struct preemptors *p, bool on);
 
