@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	stats.nchannels = 2;
 	stats.channel_totals[0] = energy_total;
 	stats.channel_totals[1] = 1000.0 * nthreads * (nsamples - nsamples / 5);
-	if (profile_writer_finish(w, &stats, &err) < 0)
+	if (profile_writer_finish(w, &stats, NULL, &err) < 0)
 		goto fail;
 	printf("%" PRIu64 " samples, %" PRIu64 " thread-samples, energy %" PRIu64 " uJ\n",
 	       nsamples, thread_samples, energy_total);

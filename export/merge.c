@@ -700,7 +700,7 @@ static int run_merge(struct merge *m, const char *out, struct error *err)
 		if (write_record(m, best, err) < 0 || advance(m, &m->in[best], err) < 0)
 			goto out_abandon;
 	}
-	return profile_writer_finish(m->w, &m->stats, err);
+	return profile_writer_finish(m->w, &m->stats, NULL, err);
 
 out_abandon:
 	profile_writer_abandon(m->w);

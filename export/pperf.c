@@ -101,7 +101,7 @@ static int pperf_finish(void *state, const struct export_result *result,
 
 	/* A cut-short input stays cut short: no statistics are invented. */
 	if (c->have_stats)
-		ret = profile_writer_finish(c->w, &c->stats, err);
+		ret = profile_writer_finish(c->w, &c->stats, NULL, err);
 	else
 		profile_writer_abandon(c->w);
 	free(c);

@@ -144,7 +144,7 @@ int profile_write_name(struct profile_writer *w, const struct profile_name *n, s
 }
 
 int profile_writer_finish(struct profile_writer *w, const struct profile_stats *stats,
-			  struct error *err)
+			  uint64_t *bytes, struct error *err)
 {
 	int ret;
 
@@ -155,6 +155,8 @@ int profile_writer_finish(struct profile_writer *w, const struct profile_stats *
 	ret = w->ops->finish(w, stats, w->failed ? NULL : err);
 	if (w->failed)
 		ret = -1;
+	if (bytes)
+		*bytes = w->sink.bytes;
 	free(w);
 	return ret;
 }

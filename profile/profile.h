@@ -353,9 +353,10 @@ int profile_write_window(struct profile_writer *w, const struct profile_window *
 
 /* Write the statistics, flush and close.  The writer is freed in any case;
  * -1 means the profile on disk is incomplete (it is still readable up to
- * its last complete chunk). */
+ * its last complete chunk).  bytes (may be NULL): how many went out, to a
+ * file or a pipe. */
 int profile_writer_finish(struct profile_writer *w, const struct profile_stats *stats,
-			  struct error *err);
+			  uint64_t *bytes, struct error *err);
 
 /* Free without writing statistics (the file reads back as truncated). */
 void profile_writer_abandon(struct profile_writer *w);

@@ -905,7 +905,7 @@ static int build_stats(struct builder *b, struct line *l, struct error *err)
 		st.exit_status = (int32_t)v;
 	}
 	b->finished = true;
-	ret = profile_writer_finish(b->w, &st, err);
+	ret = profile_writer_finish(b->w, &st, NULL, err);
 	b->w = NULL;
 	return ret;
 }

@@ -552,7 +552,7 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 		struct profile_writer *w = e->out.writer;
 
 		e->out.writer = NULL;
-		if (profile_writer_finish(w, &st->profile, &e->out.write_err) < 0)
+		if (profile_writer_finish(w, &st->profile, &st->profile_bytes, &e->out.write_err) < 0)
 			e->out.write_failed = true;
 	}
 	*stats = *st;

@@ -77,6 +77,7 @@ struct engine_stats {
 	int tracers;			/* tracing threads */
 	uint64_t moved;			/* threads moved to another tracer at their first stop */
 	uint64_t strays;		/* threads they started untraced while they moved, seized */
+	uint64_t profile_bytes;		/* the profile's, written to a file or a pipe */
 	uint64_t own_cpu_ns;		/* the sampler's own CPU time while it sampled (engine_run) */
 	uint64_t engine_cpu_ns;		/* ...of it the engine's thread (the serial part) */
 	uint64_t sampled_ns;		/* of wall_ns: inside the sampling windows */

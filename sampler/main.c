@@ -503,13 +503,6 @@ static int open_output(struct context *ctx, struct error *err)
 	return 0;
 }
 
-static uint64_t file_size(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-}
-
 /* Sample the launched target to its end and complete the profile. */
 static int run(struct context *ctx)
 {
@@ -548,8 +541,7 @@ static int run(struct context *ctx)
 	engine_run(engine);
 	sum.failed = engine_finish(engine, &st, &err) < 0;
 	engine_free(engine);
-	if (sum.written)
-		sum.bytes = file_size(ctx->output);
+	sum.bytes = st.profile_bytes;	/* (a pipe too: -o -, sampler top -o) */
 	summary_print(PROG, &sum, &st);
 	if (ctx->opt.debug && ctx->stacks)
 		callstack_print_stats(ctx->stacks, stderr);

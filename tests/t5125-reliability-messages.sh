@@ -56,4 +56,15 @@ test_expect_success NOBODY_CAN_READ '--control on a FIFO the user may not read: 
 		"$(cat err)"
 '
 
+# Before, the size was the file's named by -o: "-" (a pipe, and sampler
+# top's -o FILE, which the recorder reaches through its pipe) said 0 bytes.
+test_expect_success '-d counts the profile'"'"'s bytes through a pipe too: sampler top -o, -o -' '
+	"$SAMPLER" top -d --stdio -o kept.prof -- "$EXAMPLES/busy" 0.2 >top.out 2>top.err &&
+	expect_eq "$(stat -c %s kept.prof)" "$(sed -n "s/^sampler: profile: \([0-9]*\) bytes.*/\1/p" top.err)" \
+		"sampler top -d: the profile'"'"'s bytes, as kept" &&
+	"$SAMPLER" -d -o - -- "$EXAMPLES/busy" 0.2 2>pipe.err >piped.prof &&
+	expect_eq "$(stat -c %s piped.prof)" "$(sed -n "s/^sampler: profile: \([0-9]*\) bytes.*/\1/p" pipe.err)" \
+		"sampler -d -o -: the bytes that went down the pipe"
+'
+
 test_done

@@ -127,7 +127,7 @@ static int cmd_write(const char *path, struct run *run)
 	stats.wall_ns = run->samples * 1000000;
 	stats.threads_seen = run->nthreads;
 	stats.processes_seen = 1;
-	if (profile_writer_finish(w, &stats, &err) < 0 || stat(path, &st) < 0)
+	if (profile_writer_finish(w, &stats, NULL, &err) < 0 || stat(path, &st) < 0)
 		goto fail;
 	printf("threads=%u samples=%" PRIu64 " thread_samples=%" PRIu64 " bytes=%lld bytes_per_thread_sample=%.2f\n",
 	       run->nthreads, run->samples, run->thread_samples, (long long)st.st_size,
