@@ -118,6 +118,27 @@ static struct top_cell *cell_get(struct top_table *t, const char *dso, const cha
 	return c;
 }
 
+/* Code with no symbol (an address) is its file's: one row "[file]" per
+ * file, as sampler-report groups it, not one row per address. */
+static const char *code_name(struct top_table *t, const char *dso, const char *symbol)
+{
+	const char *base = strrchr(dso, '/');
+	uint32_t i;
+
+	if (strncmp(symbol, "0x", 2) != 0)
+		return symbol;
+	for (i = 0; i < t->nfiles; i++)
+		if (t->files[i].dso == dso)
+			return t->files[i].label;
+	if (i == TOP_MAX_FILES)
+		return symbol;
+	base = base ? base + 1 : dso;
+	snprintf(t->files[i].label, sizeof(t->files[i].label), base[0] == '[' ? "%s" : "[%s]", base);
+	t->files[i].dso = dso;
+	t->nfiles++;
+	return t->files[i].label;
+}
+
 /* -g: the names on the row's stack (callers of the row's PC, innermost
  * first), up to max. */
 static uint32_t stack_names(struct top_table *t, const struct row *row, const char **names,
@@ -130,8 +151,10 @@ static uint32_t stack_names(struct top_table *t, const struct row *row, const ch
 	n = profile_stack_frames(row->stacks, row->chain, t->rows.frames, PROFILE_MAX_FRAMES);
 	if (n > max)
 		n = max;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		symbolizer_lookup(t->rows.symbols, row->pid, t->rows.frames[i], &dsos[i], &names[i]);
+		names[i] = code_name(t, dsos[i], names[i]);
+	}
 	return i;
 }
 
@@ -200,6 +223,7 @@ static int take_row(void *arg, const struct row *row, struct error *err)
 		}
 	}
 	rows_symbol(&t->rows, row, &dso, &symbol);
+	symbol = code_name(t, dso, symbol);
 	if (!(c = cell_get(t, dso, symbol, row->pid, row->tid)))
 		return error_set(err, "out of memory for the view's table");
 	add_counts(&c->now, &d, true);

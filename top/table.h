@@ -20,6 +20,7 @@
 #include "../profile/profile.h"
 
 #define TOP_MAX_ENERGY 8		/* energy channels shown */
+#define TOP_MAX_FILES 256	/* files whose unnamed code has a row of its own */
 #define TOP_PATHS 4			/* call paths kept per (function, thread) */
 #define TOP_PATH_DEPTH 24		/* callers kept per call path */
 #define TOP_MAX_CELLS (1u << 20)	/* then new keys go to one "[other]" cell */
@@ -94,6 +95,11 @@ struct top_table {
 	struct top_cell *other;		/* past TOP_MAX_CELLS */
 	struct idmap names;		/* tid -> char[PROFILE_COMM_MAX] (threads) */
 	struct idmap comms;		/* pid -> char[PROFILE_COMM_MAX] (processes) */
+	struct {
+		const char *dso;	/* the symbolizer's string */
+		char label[64];		/* "[file]": its code that has no symbol */
+	} files[TOP_MAX_FILES];
+	uint32_t nfiles;
 	uint64_t start_ns;		/* the interval "since start" begins */
 	uint64_t now_start_ns;		/* the current interval begins */
 	uint64_t last_ns;		/* the newest sample */
