@@ -175,7 +175,9 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 docs/sampler.1 docs/sampler-top.1 docs/sampler-export.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/sampler.1 docs/sampler-top.1 docs/sampler-export.1 docs/sampler-profile.1 \
+		docs/sampler-report.1 docs/sampler-compare.1 docs/sampler-plot.1 docs/sampler-import.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 644 docs/sampler-tools.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	$(MAKE) install-scripts

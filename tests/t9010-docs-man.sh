@@ -46,4 +46,20 @@ test_expect_success 'sampler-export(1) says profiles with windows merge, and the
 	expect_grep "windows.*merge" export.line
 '
 
+# Issue 46 #9: man sampler-report, -compare, -plot, -import and
+# sampler-profile found nothing.  make install puts a page for every
+# installed command where man looks (the scripts' lead to sampler-tools(7)).
+test_expect_success 'make install: man finds a page for every command it installs' '
+	command -v man >/dev/null || { echo "no man (apt-get install man-db)"; exit 0; }
+	make -s -C "$ROOT" install DESTDIR="$TRASH/dest" PREFIX=/usr/local BUILD="$BUILD" >install.out 2>&1 ||
+		{ cat install.out; exit 1; }
+	for c in $(ls "$TRASH/dest/usr/local/bin"); do
+		MANPATH="$TRASH/dest/usr/local/share/man" man -P cat "$c" >page.txt 2>page.err ||
+			{ echo "man $c: $(cat page.err)"; exit 1; }
+		grep -q -- "$c" page.txt || { echo "man $c does not name $c"; exit 1; }
+	done &&
+	ls "$TRASH/dest/usr/local/bin" >commands &&
+	expect_ge 7 "$(wc -l <commands)" "commands installed (sampler, -export, -profile and the four scripts)"
+'
+
 test_done
