@@ -19,6 +19,11 @@ start_meter inf.port --tcp inf.port $W10 --bad=-INF
 start_meter hex.port --tcp hex.port --value 10 --bad-every 5 --bad 0x10
 start_meter big.port --tcp big.port $W10 --bad 1e30
 start_meter spike.port --tcp spike.port $W10 --bad 500
+# the same for the polled run, afresh: its first spike comes at answer 50,
+# once the bound is learned (from the 8th reading on; a spike before it is
+# kept, docs/PLUGINS.md: with the meter shared, the polled run's third
+# answer was once the 800th, a spike, and counted 0.5 J of 15)
+start_meter spikep.port --tcp spikep.port $W10 --bad 500
 start_meter over.port --tcp over.port --value 10 --bad-every 20 --bad 60
 # the power rises to 150 W for good after 200 answers
 start_meter step.port --tcp step.port --value 10 --step-after 200 --step-value 150
@@ -130,7 +135,7 @@ test_expect_success 'a lone spike of 500 W among 10 W readings: refused as a ste
 	expect_near 10 "$(field spike.dump stats totals)" 0.01 "mean power (W)" &&
 	expect_ge 3 "$(field spike.dump stats refused)" "refused (one answer in 50 of up to 750)" &&
 	refused_line spike "[0-9]* step" &&
-	run spikep "$(at spike),poll_hz=1000" &&
+	run spikep "$(at spikep),poll_hz=1000" &&
 	expect_near 1 "$(energy_ratio spikep)" 0.03 "energy / (10 W x the time)"
 '
 
@@ -207,7 +212,7 @@ test_expect_success 'unit=J, the power rises 100-fold for good: every joule coun
 test_expect_success 'the refused counts read back from the profile; older profiles read with none' '
 	sed -n "/^stats /p" jump.dump >stats &&
 	expect_grep " refused=1\$" stats &&
-	expect_eq 6 "$(od -An -tu4 -j8 -N4 jump.prof | tr -d " ")" "format version written" &&
+	expect_eq 7 "$(od -An -tu4 -j8 -N4 jump.prof | tr -d " ")" "format version written" &&
 	expect_eq 4 "$(od -An -tu4 -j8 -N4 "$ROOT/fuzz/corpus/native-runs" | tr -d " ")" "version of the old profile" &&
 	$PROFILE dump "$ROOT/fuzz/corpus/native-runs" >old.dump &&
 	expect_grep "^stats .* hold=[0-9]*\$" old.dump &&
