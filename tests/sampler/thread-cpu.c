@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../examples/workload.h"
+
 #define MAX_POINTS 100000
 
 struct thread_log {
@@ -42,14 +44,6 @@ static uint64_t ns_of(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t spin_units(uint64_t n, uint64_t x)
-{
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		__asm__ volatile("" : "+r"(x));
-	}
 	return x;
 }
 
@@ -60,7 +54,7 @@ static void *spin(void *arg)
 
 	l->tid = gettid();
 	do {
-		x = spin_units(20000, x | 1);
+		x = work_units(20000, x);	/* (x | 1 as the seed) */
 		cpu = ns_of(CLOCK_THREAD_CPUTIME_ID);
 		if (l->npoints < MAX_POINTS) {
 			l->points[l->npoints][0] = ns_of(CLOCK_MONOTONIC);
