@@ -44,9 +44,6 @@ static uint64_t ns_of(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-	return x;
-}
-
 static void *spin(void *arg)
 {
 	struct thread_log *l = arg;
