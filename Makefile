@@ -41,8 +41,10 @@ TEST_PROGRAMS :=
 all: programs scripts-bin
 
 # Every directory (and tests/*/) describes its own programs in module.mk.
-include profile/module.mk pmu/module.mk top/module.mk
-include $(filter-out profile/module.mk pmu/module.mk top/module.mk,$(sort $(wildcard */module.mk tests/*/module.mk)))
+# (the rooms others link first: their object lists are read at once)
+FIRST_MODULES := profile/module.mk pmu/module.mk symbols/module.mk energy/module.mk top/module.mk
+include $(FIRST_MODULES)
+include $(filter-out $(FIRST_MODULES),$(sort $(wildcard */module.mk tests/*/module.mk)))
 
 programs: $(PROGRAMS) $(TEST_PROGRAMS)
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/symcache.sh - the persistent symbol cache (export/symcache.c):
+# bench/symcache.sh - the persistent symbol cache (symbols/symcache.c):
 # `sampler-export --format csv --symbols` with an empty cache (cold: reads
 # and sorts the ELF symbol tables, then writes the cache), with a filled
 # cache (warm), and with the cache off, median of 3 runs each, on

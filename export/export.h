@@ -13,12 +13,13 @@
 
 #include "../common/error.h"
 #include "../profile/profile.h"
-#include "attribution.h"
+#include "../energy/attribution.h"
 
 #define EXPORT_PROG "sampler-export"	/* for warnings and errors */
 #define EXPORT_MAX_EVENTS 32		/* --event NAME given at most this often */
 
 struct export_options {
+	const char *prog;		/* named in warnings (NULL: sampler-export) */
 	const char *input;		/* the profile's path */
 	const char *output;		/* "-": stdout (perf: pipe mode) */
 	bool force;			/* replace output without keeping OUTPUT.old */
@@ -36,6 +37,12 @@ struct export_options {
 	const char *peers[ENERGY_MAX_PEERS];	/* --node-peer (attribution.h) */
 	uint32_t npeers;
 };
+
+/* The program a warning names: opt->prog, else sampler-export. */
+static inline const char *export_prog(const struct export_options *opt)
+{
+	return opt && opt->prog ? opt->prog : EXPORT_PROG;
+}
 
 struct export_result {
 	uint64_t records;		/* records exported */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "inlines.h"
+#include "../symbols/inlines.h"
 #include "rows.h"
 
 struct frame_names {

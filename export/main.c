@@ -14,7 +14,7 @@
 
 #include "export.h"
 #include "merge.h"
-#include "symcache.h"
+#include "../symbols/symcache.h"
 #include "../common/outfile.h"
 #include "../common/stdfds.h"
 

@@ -635,7 +635,8 @@ static int divide_energy(struct merge *m, const struct export_options *opt, stru
 			if (j != i && strcmp(m->in[j].info->host.hostname, in->info->host.hostname) == 0)
 				peers[npeers++] = m->in[j].path;
 		built = energy_estimate_build(&est, in->path, peers, npeers, in->info,
-					      opt ? opt->meters : NULL, opt ? opt->nmeters : 0, err);
+					      opt ? opt->meters : NULL, opt ? opt->nmeters : 0,
+					      export_prog(opt), err);
 		if (built < 0)
 			return error_prefix(err, "cannot divide the energy of %s", in->path);
 		if (built > 0) {

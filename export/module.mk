@@ -1,19 +1,13 @@
 # sampler-export: profiles to perf.data, CSV, pperf and summaries.
-# The energy attribution (attribution.h), linked into sampler top too.
-ENERGY_OBJS := $(BUILD)/export/attribution.o $(BUILD)/export/estimate.o \
-	$(BUILD)/export/metermodel.o $(BUILD)/export/spread.o $(BUILD)/export/runs.o \
-	$(BUILD)/export/nodespans.o
 EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
-	$(BUILD)/export/perfheader.o $(BUILD)/export/dso.o $(BUILD)/export/debugfile.o $(BUILD)/common/buildid.o \
-	$(BUILD)/export/features.o $(ENERGY_OBJS) $(BUILD)/export/csv.o \
-	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/symbols.o \
-	$(BUILD)/export/textout.o $(BUILD)/export/symcache.o $(BUILD)/export/plt.o \
+	$(BUILD)/export/perfheader.o $(BUILD)/export/features.o $(BUILD)/export/csv.o \
+	$(BUILD)/export/pperf.o $(BUILD)/export/info.o $(BUILD)/export/textout.o \
 	$(BUILD)/export/rows.o $(BUILD)/export/columns.o $(BUILD)/export/merge.o \
-	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/demangle.o \
-	$(BUILD)/export/speedscope.o $(BUILD)/export/weight.o $(BUILD)/export/perfmap.o \
-	$(BUILD)/export/inlines.o $(BUILD)/export/framenames.o \
+	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/speedscope.o \
+	$(BUILD)/export/weight.o $(BUILD)/export/framenames.o \
 	$(BUILD)/export/tasknames.o $(BUILD)/export/firefox.o \
-	$(BUILD)/export/intern.o $(BUILD)/export/protobuf.o $(BUILD)/export/pprof.o
+	$(BUILD)/export/intern.o $(BUILD)/export/protobuf.o $(BUILD)/export/pprof.o \
+	$(SYMBOLS_OBJS) $(ENERGY_OBJS)
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it;
 # libdw (libdw-dev): the inline scopes of an address, as perf reads them;
 # zlib (zlib1g-dev): the pprof output's gzip

@@ -554,7 +554,7 @@ static int build_estimate(struct perf_writer *w, const struct export_options *op
 	if (!energy || opt->energy_rule != ENERGY_RULE_TRAPEZOID || !opt->input)
 		return 0;
 	built = energy_estimate_build(&w->estimate, opt->input, opt->peers, opt->npeers, w->info,
-				      opt->meters, opt->nmeters, err);
+				      opt->meters, opt->nmeters, export_prog(opt), err);
 	w->estimated = built == 0;
 	return built < 0 ? -1 : 0;
 }

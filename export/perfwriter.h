@@ -13,7 +13,7 @@
 #include "../common/fdio.h"
 #include "../common/idmap.h"
 #include "../common/outfile.h"
-#include "attribution.h"
+#include "../energy/attribution.h"
 #include "export.h"
 #include "features.h"
 

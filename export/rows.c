@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
-#include "attribution.h"
+#include "../energy/attribution.h"
 #include "../common/grow.h"
 #include "../common/idmap.h"
 #include "../profile/textform.h"
@@ -280,7 +280,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	memset(r, 0, sizeof(*r));
 	r->info = info;
 	tasks_init(&r->tasks);
-	if (opt->symbols && (!(r->symbols = symbolizer_new()) ||
+	if (opt->symbols && (!(r->symbols = symbolizer_new(export_prog(opt))) ||
 			     symbolizer_set_cache(r->symbols, opt->symbol_cache) < 0)) {
 		rows_free(r);
 		return error_set(err, "out of memory for the symbolizer");
@@ -293,7 +293,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
 		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
 						  opt->npeers, info, opt->meters, opt->nmeters,
-						  err);
+						  export_prog(opt), err);
 
 		if (built < 0) {
 			rows_free(r);

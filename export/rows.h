@@ -28,11 +28,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "attribution.h"
+#include "../energy/attribution.h"
 #include "export.h"
 #include "../common/idmap.h"
 #include "stackfmt.h"
-#include "symbols.h"
+#include "../symbols/symbols.h"
 
 /* The names the rows' text lines give: processes and renamed threads. */
 struct row_tasks {

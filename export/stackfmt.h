@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbols.h"
+#include "../symbols/symbols.h"
 
 struct stack_text {
 	char *buf;			/* NUL-terminated */

@@ -39,18 +39,6 @@ static struct native_writer *to_native_writer(struct profile_writer *w)
 	return (struct native_writer *)w;
 }
 
-uint64_t profile_period_ns(double target_hz)
-{
-	double period;
-
-	if (!(target_hz > 0) || !isfinite(target_hz))
-		return 0;
-	period = 1e9 / target_hz;
-	if (!(period < 1e18))
-		return 0;
-	return (uint64_t)(period + 0.5);
-}
-
 static int native_flush(struct profile_writer *w, struct error *err)
 {
 	struct native_writer *nw = to_native_writer(w);

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,4 +361,16 @@ void profile_reader_close(struct profile_reader *r)
 	r->ops->close(r);
 	source_close(&r->src);
 	free(r);
+}
+
+uint64_t profile_period_ns(double target_hz)
+{
+	double period;
+
+	if (!(target_hz > 0) || !isfinite(target_hz))
+		return 0;
+	period = 1e9 / target_hz;
+	if (!(period < 1e18))
+		return 0;
+	return (uint64_t)(period + 0.5);
 }

@@ -184,7 +184,7 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 # code after it.  29 Nov 2026, 8 seeds of 3 s each: rising 0.2 ms alpha
 # +4.79% (mean 2.17%, worst 5.02%), falling 0.2 ms gamma +2.96%; the
 # update interval now measured on the counts' scatter
-# (export/metermodel.c): 0.47%, 1.17% and 0.40%, 1.09%, no mean signed
+# (energy/metermodel.c): 0.47%, 1.17% and 0.40%, 1.09%, no mean signed
 # error above 1.1%; the 1 ms counter 0.49%, 2.23% and 0.70%, 1.83% both
 # before and after.  Seeded: the same figures every run.
 test_expect_success 'the estimator alone, fixed-order phases rising and falling, 1 ms and 0.2 ms counters: no lean' '
@@ -211,7 +211,7 @@ test_expect_success 'the estimator alone, fixed-order phases rising and falling,
 
 # Runs of a few intervals under a meter update (0.5 ms phases at 4 kHz on
 # the 1 ms counter): the change points shaped by the runs' lengths
-# (export/runs.c, docs/ACCURACY.md "Runs of a few intervals").  Without
+# (energy/runs.c, docs/ACCURACY.md "Runs of a few intervals").  Without
 # the shaping the fit pulled the powers together: 8 seeds, 4.30% mean,
 # gamma +9.22% (every seed +6 to +13%); with it 2.26%, gamma +4.81%; with
 # the fit run to its fixed point (below; until 28 Nov it stopped after 20
@@ -243,7 +243,7 @@ test_expect_success 'the estimator alone, a 10 ms meter: the powers fitted to th
 # A long interval: the recorder got no CPU for 100 ms (a host's steal;
 # the sanitizer build under `make check` once had one) while the thread
 # ran some 18 phases.  Its ends tell what ran near them only, the middle
-# goes to the profile's mix of code (export/spread.c).  28 Nov 2026, 10
+# goes to the profile's mix of code (energy/spread.c).  28 Nov 2026, 10
 # seeds of 3 s: 1.06% mean, 3.23% worst; giving it all to the PCs at its
 # ends, as until then, 3.6% and 21.9% (gamma, seed 5).
 test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix, not its ends' '
@@ -269,12 +269,12 @@ test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix,
 # model took an interval in which the profile's threads did not run as
 # if they had run all of it, at their function's power: the residual was
 # least at 8 ms, the delay search fitted 0.9-1.0 ms, and 8 seeds gave
-# 81.96% mean, 193% worst.  Now (export/spread.c,
+# 81.96% mean, 193% worst.  Now (energy/spread.c,
 # IDLE_WEIGHT) 0.82% and 2.70%, the delay 10 ms.  With samples missed too
 # (the sampler starved as well, t2120 under two busy loops), updates that
 # counted nothing look like none, and the meter's 2 ms update interval
 # came out 4.4-4.5 ms; two readings that show two updates now bound it
-# (export/metermodel.c): 3.0 ms, at 1 kHz all the profile can tell.
+# (energy/metermodel.c): 3.0 ms, at 1 kHz all the profile can tell.
 # Seeded: the same figures every run.
 test_expect_success 'the estimator alone, a thread that waits for a CPU: its delay and update interval' '
 	simulate --trapezoid starved 8 --starve 3,4 --update-ms 2 --delay-ms 10 &&

@@ -74,7 +74,7 @@ test_expect_success 'sampler-report --accuracy: the share of a power meter'"'"'s
 '
 
 # A handful of readings without an update measure no update interval
-# (export/metermodel.c, MIN_NO_UPDATE): 190 intervals of 2 ms and 10 of
+# (energy/metermodel.c, MIN_NO_UPDATE): 190 intervals of 2 ms and 10 of
 # 0.1 ms, every reading changed but 3 of the short ones.  Until 29 Nov
 # 2026 the interval came out 0.14 ms (10 x (1 - 0.1/U) = 3) and 93% of
 # the updates were taken as missed; a live run under load had the same

@@ -174,7 +174,7 @@ rank_total() {
 # lost none of its own, so each span's split summed over the spans
 # favoured it: the lanes now share the spans they meet by the sum of
 # their modelled energy, their CPU time at their code's power
-# (export/spread.c).  28 Nov 2026, 3 seeds of 3 s: the ranks' totals
+# (energy/spread.c).  28 Nov 2026, 3 seeds of 3 s: the ranks' totals
 # within 0.6%; before 14% off (rank 0 +14%, having been taken for running
 # in the other's slices); with only the first change 9.4% (rank 1 +9.4%).
 # Live, 20 runs of two ranks under two busy loops: the ranks' totals off

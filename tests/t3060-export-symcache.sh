@@ -1,5 +1,5 @@
 #!/bin/bash
-# The persistent symbol cache (export/symcache.c): one file per build-id,
+# The persistent symbol cache (symbols/symcache.c): one file per build-id,
 # the same CSV with and without it, damaged or hostile entries ignored and
 # rewritten, stale entries (same build-id, other file) never used, an
 # unwritable directory harmless, and off means off.

@@ -9,7 +9,7 @@
 
 int top_table_init(struct top_table *t, const struct profile_info *info, struct error *err)
 {
-	struct export_options opt = { .symbols = true };
+	struct export_options opt = { .prog = TOP_PROG, .symbols = true };
 
 	memset(t, 0, sizeof(*t));
 	t->info = *info;

@@ -19,6 +19,9 @@
 #include "../export/rows.h"
 #include "../profile/profile.h"
 
+/* The program named in warnings and errors of sampler top. */
+#define TOP_PROG "sampler top"
+
 #define TOP_MAX_ENERGY 8		/* energy channels shown */
 #define TOP_MAX_FILES 256	/* files whose unnamed code has a row of its own */
 #define TOP_PATHS 4			/* call paths kept per (function, thread) */

@@ -16,8 +16,6 @@
 
 #include "table.h"
 
-#define TOP_PROG "sampler top"
-
 /* The recorder: the sampler's main without "top" (sampler/main.c). */
 typedef int (*top_record_fn)(int argc, char **argv);
 

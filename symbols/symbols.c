@@ -53,9 +53,10 @@ struct symbolizer {
 	bool demangle;			/* C++ and Rust names readable (demangle.h) */
 	bool inlines;			/* inlined frames shown (inlines.h) */
 	int64_t wall_offset_ns;		/* profile clock to wall clock, 0: not known */
+	const char *prog;		/* named in warnings */
 };
 
-struct symbolizer *symbolizer_new(void)
+struct symbolizer *symbolizer_new(const char *prog)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -67,6 +68,7 @@ struct symbolizer *symbolizer_new(void)
 		return NULL;
 	}
 	s->generation = 1;
+	s->prog = prog;
 	s->demangle = true;
 	s->inlines = true;
 	idmap_init(&s->processes, sizeof(struct process_maps));
@@ -212,8 +214,9 @@ void symbolizer_set_clock(struct symbolizer *s, uint64_t realtime_ns, uint64_t m
 }
 
 /* The persistent cache (symcache.h) holds exactly what dso_read_file makes. */
-static void dso_load(struct dso *d, const char *cache_dir)
+static void dso_load(const struct symbolizer *s, struct dso *d)
 {
+	const char *cache_dir = s->symcache_dir;
 	char cached[PATH_MAX];
 	struct symcache_key key;
 	const char *source;
@@ -224,7 +227,7 @@ static void dso_load(struct dso *d, const char *cache_dir)
 		dso_read_vdso(d);
 		return;
 	}
-	source = dso_source(d, cached, sizeof(cached));
+	source = dso_source(d, s->prog, cached, sizeof(cached));
 	if (!source)
 		return;
 	d->source = strdup(source);	/* (no inlined frames when out of memory) */
@@ -292,14 +295,14 @@ static const char *shown_name(struct dso *d, const struct elf_symbol *sym, bool 
 	return d->demangled[i] ? d->demangled[i] : sym->name;
 }
 
-static const char *dso_symbol(struct dso *d, uint64_t file_offset, const char *cache_dir,
+static const char *dso_symbol(const struct symbolizer *s, struct dso *d, uint64_t file_offset,
 			      bool demangled)
 {
 	const struct elf_symbol *sym;
 	uint64_t addr;
 
 	if (!d->loaded)
-		dso_load(d, cache_dir);
+		dso_load(s, d);
 	if (!d->readable || !link_address(d, file_offset, &addr))
 		return SYMBOL_UNKNOWN;
 	sym = find_symbol(&d->table, addr);
@@ -329,7 +332,7 @@ static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint
 				 (uint64_t)((int64_t)pm->start_ns + s->wall_offset_ns) : 0;
 
 		pm->jit_tried = true;
-		pm->jit = perf_map_load(pid & ((1u << 22) - 1), start);
+		pm->jit = perf_map_load(pid & ((1u << 22) - 1), start, s->prog);
 	}
 	name = pm->jit ? perf_map_lookup(pm->jit, pc) : NULL;
 	if (name) {
@@ -356,7 +359,7 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc,
 	m = pm ? find_mapping(pm, pc) : NULL;
 	if (m) {
 		*dso = m->dso->path;
-		*symbol = dso_symbol(m->dso, pc - m->start + m->pgoff, s->symcache_dir,
+		*symbol = dso_symbol(s, m->dso, pc - m->start + m->pgoff,
 				     s->demangle);
 	} else if (pm || (pm = idmap_get(&s->processes, pid, NULL))) {
 		jit_symbol(s, pm, pid, pc, dso, symbol);	/* (a process with no file map too) */
@@ -407,7 +410,7 @@ size_t symbolizer_inlines(struct symbolizer *s, uint32_t pid, uint64_t pc, bool 
 	if (!m)
 		return 0;
 	if (!m->dso->loaded)
-		dso_load(m->dso, s->symcache_dir);
+		dso_load(s, m->dso);
 	if (!m->dso->readable || !m->dso->source ||
 	    !link_address(m->dso, pc - m->start + m->pgoff, &addr))
 		return 0;

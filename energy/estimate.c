@@ -10,8 +10,7 @@
 #include <sys/mman.h>
 
 #include "../common/grow.h"
-#include "export.h"
-#include "symbols.h"
+#include "../symbols/symbols.h"
 
 /* Samples up to which the delay is fitted (70 fits of 20 rounds each,
  * spread.c; a longer profile takes the given delay or 0). */
@@ -418,7 +417,7 @@ static void est_free(struct est *e)
 int energy_estimate_build(struct energy_estimate *est, const char *input,
 			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
-			  uint32_t nopts, struct error *err)
+			  uint32_t nopts, const char *prog, struct error *err)
 {
 	struct est e = { .info = info, .nsc = info->nsample_channels };
 	int ret = -1;
@@ -439,14 +438,14 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	if (npeers > ENERGY_MAX_PEERS)
 		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
 				 ENERGY_MAX_PEERS);
-	if (!(e.symbols = symbolizer_new()))
+	if (!(e.symbols = symbolizer_new(prog)))
 		return error_set(err, "out of memory for the energy estimate's symbols");
 	ret = collect(&e, input, false, err);
 	for (uint32_t i = 0; i < npeers && ret == 0; i++)
 		ret = collect(&e, peers[i], true, err);
 	if (ret != 0) {		/* -1: err set; 1: too long a profile */
 		if (ret > 0)
-			warn_print(EXPORT_PROG, "%s: energy divided by the end rule: the trapezoid "
+			warn_print(prog, "%s: energy divided by the end rule: the trapezoid "
 				   "estimate keeps at most %d samples and thread-samples in memory "
 				   "(--energy-rule end says this is wanted)", input, ESTIMATE_MAX_ITEMS);
 		est_free(&e);

@@ -332,14 +332,6 @@ static double update_time(const struct est_sample *s, double lo, double hi)
 	return ((s->time - lo) * (lo + s->time) / 2 + (hi - s->time) * s->time) / (hi - lo);
 }
 
-int add_span(struct est *e, double a0, double a, double b0, double b, double energy)
-{
-	if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
-		return -1;
-	e->spans[e->nspans++] = (struct span){ a0, a, b0, b, energy };
-	return 0;
-}
-
 /* The model span from the end of prev to end (the end of a window). */
 static int close_model(struct est *e, const struct span *prev, double end)
 {

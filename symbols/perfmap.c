@@ -13,7 +13,6 @@
 #include "../common/fdio.h"
 #include "../common/error.h"
 #include "../common/grow.h"
-#include "export.h"
 #include "symtab.h"
 
 /* A hostile or runaway file costs at most this many entries (a large node
@@ -61,11 +60,11 @@ static int parse_line(char *line, struct perf_map_entry *e)
 /* /tmp is everyone's: as perf, only a file of ours or root's names our
  * frames (another user could plant one under a pid of ours), and it is
  * said when one is ignored. */
-static bool trusted_owner(const char *path, const struct stat *st)
+static bool trusted_owner(const char *path, const struct stat *st, const char *prog)
 {
 	if (st->st_uid == geteuid() || st->st_uid == 0)
 		return true;
-	warn_print(EXPORT_PROG, "%s: owned by uid %u, not by you (uid %u) or root: ignored, as "
+	warn_print(prog, "%s: owned by uid %u, not by you (uid %u) or root: ignored, as "
 		   "perf ignores it; its JIT frames show as %s (export as its owner, or chown it)",
 		   path, (unsigned)st->st_uid, (unsigned)geteuid(), SYMBOL_UNKNOWN);
 	return false;
@@ -74,13 +73,13 @@ static bool trusted_owner(const char *path, const struct stat *st)
 /* A map last written before the process started was left by an earlier
  * process with the same pid: its names are another program's. */
 static bool written_since(const char *path, const struct stat *st, uint32_t pid,
-			  uint64_t start_ns)
+			  uint64_t start_ns, const char *prog)
 {
 	uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
 
 	if (!start_ns || mtime >= start_ns)
 		return true;
-	warn_print(EXPORT_PROG, "%s: last written %.3f s before process %" PRIu32 " started: "
+	warn_print(prog, "%s: last written %.3f s before process %" PRIu32 " started: "
 		   "left by an earlier process with that pid, ignored; its JIT frames show as %s "
 		   "(remove stale perf maps before recording)", path,
 		   (double)(start_ns - mtime) * 1e-9, pid, SYMBOL_UNKNOWN);
@@ -107,7 +106,7 @@ static void read_entries(struct perf_map *m, FILE *f)
 	qsort(m->entries, m->n, sizeof(*m->entries), by_start);
 }
 
-struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns)
+struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns, const char *prog)
 {
 	struct perf_map *m = NULL;
 	char path[40];
@@ -119,8 +118,8 @@ struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns)
 	fd = open_typed(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW, S_IFREG);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !trusted_owner(path, &st) ||
-	    !written_since(path, &st, pid, start_ns))
+	if (fstat(fd, &st) < 0 || !trusted_owner(path, &st, prog) ||
+	    !written_since(path, &st, pid, start_ns, prog))
 		goto out;
 	f = fdopen(fd, "r");
 	m = f ? calloc(1, sizeof(*m)) : NULL;

@@ -155,13 +155,14 @@ int measure_meter(struct est *e, uint32_t k, const struct channel_desc *ch,
 		  struct meter_model *m);
 /* Channel k's readings as spans under m (-1: out of memory). */
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind, const struct meter_model *m);
-/* Append a span (-1: out of memory). */
-int add_span(struct est *e, double a0, double a, double b0, double b, double energy);
 /* An external meter's delay fitted on the profile (-1: out of memory). */
 int fit_delay(struct est *e, uint32_t k, enum channel_kind kind, struct meter_model *m);
 /* "[CHANNEL=]MS" into the meters it names; -1 (err set) when bad. */
 int apply_option(const struct profile_info *info, const struct meter_option *o,
 		 struct meter_model *meters, struct error *err);
+
+/* spans.c: append a span (-1: out of memory). */
+int add_span(struct est *e, double a0, double a, double b0, double b, double energy);
 
 /* nodespans.c: an energy counter of the node read by every lane, as the
  * spans of all their readings; 1 when they cannot be put together. */

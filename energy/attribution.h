@@ -123,11 +123,11 @@ struct energy_estimate {
  * samples and thread-samples than the estimate keeps in memory (200,000,
  * about 20 MB): nothing built, the caller uses the end rule and says so;
  * a damaged profile only ends the pass early, the caller's own pass
- * reports it. */
+ * reports it.  prog: the program named in warnings and in the symbols'. */
 int energy_estimate_build(struct energy_estimate *est, const char *input,
 			  const char *const *peers, uint32_t npeers,
 			  const struct profile_info *info, const struct meter_option *opts,
-			  uint32_t nopts, struct error *err);
+			  uint32_t nopts, const char *prog, struct error *err);
 void energy_estimate_free(struct energy_estimate *est);
 
 /* The energies of the threads of the index-th sample in channel k (its

@@ -16,7 +16,7 @@ struct perf_map;
  * warning when it is not ours nor root's (as perf) or was last written
  * before the process started (left by another process with that pid).
  * Lines that are not "START SIZE NAME" are skipped, as perf skips them. */
-struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns);
+struct perf_map *perf_map_load(uint32_t pid, uint64_t start_ns, const char *prog);
 
 /* Its path, "/tmp/perf-PID.map" (the DSO perf report names). */
 const char *perf_map_path(const struct perf_map *m);

@@ -24,7 +24,8 @@
 
 struct symbolizer;
 
-struct symbolizer *symbolizer_new(void);
+/* prog: the program named in the warnings of its lookups. */
+struct symbolizer *symbolizer_new(const char *prog);
 void symbolizer_free(struct symbolizer *s);
 
 /* Keep each DSO's symbol table in the persistent cache in dir (symcache.h);

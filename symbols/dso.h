@@ -63,8 +63,8 @@ const char *dso_address_name(struct dso *d, uint64_t addr);
 /* The file to read d's symbols from: d->path while it is the file the
  * profile recorded (same build ID; without one, same size and mtime
  * where recorded), else the build-id cache's copy (in buf); NULL, with
- * one warning naming the file, when neither is. */
-const char *dso_source(const struct dso *d, char *buf, size_t size);
+ * one warning naming the file (from prog), when neither is. */
+const char *dso_source(const struct dso *d, const char *prog, char *buf, size_t size);
 
 /* Read the ELF file at path, or this process's vDSO (the "[vdso]" map:
  * the recorded one when the export runs on the recording kernel), into

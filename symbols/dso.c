@@ -18,7 +18,6 @@
 #include "../common/fdio.h"
 #include "../common/grow.h"
 #include "debugfile.h"
-#include "export.h"
 #include "plt.h"
 
 #define ADDR_NAME_MAX 24
@@ -537,7 +536,7 @@ static void format_mtime(uint64_t ns, char *buf, size_t size)
 	snprintf(buf + n, size - n, ".%09u", (unsigned)(ns % 1000000000u));
 }
 
-static const char *unstamped_source(const struct dso *d)
+static const char *unstamped_source(const struct dso *d, const char *prog)
 {
 	char was[48], now_text[48];
 	struct dso_stamp now;
@@ -546,7 +545,7 @@ static const char *unstamped_source(const struct dso *d)
 		return d->path;
 	format_mtime(d->stamp.mtime_ns, was, sizeof(was));
 	format_mtime(now.mtime_ns, now_text, sizeof(now_text));
-	warn_print(EXPORT_PROG, "%s: not the file that was recorded (%" PRIu64 " bytes, modified "
+	warn_print(prog, "%s: not the file that was recorded (%" PRIu64 " bytes, modified "
 		   "%s; now %" PRIu64 " bytes, modified %s), and without a build ID no copy of "
 		   "it can be found: its functions show as %s (keep the profiled build, or link "
 		   "with a build ID: it is the default, unless -Wl,--build-id=none)",
@@ -555,18 +554,18 @@ static const char *unstamped_source(const struct dso *d)
 }
 
 /* Another file's symbols would name the wrong functions (dso.h). */
-const char *dso_source(const struct dso *d, char *buf, size_t size)
+const char *dso_source(const struct dso *d, const char *prog, char *buf, size_t size)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
 
 	if (!d->build_id_len)
-		return unstamped_source(d);
+		return unstamped_source(d, prog);
 	if (same_build_id(d, d->path))
 		return d->path;
 	if (build_id_cache_path(d, buf, size) == 0 && same_build_id(d, buf))
 		return buf;
 	hex_id(d, hex, sizeof(hex));
-	warn_print(EXPORT_PROG, "%s: not the file that was recorded (build ID %s), and no copy in "
+	warn_print(prog, "%s: not the file that was recorded (build ID %s), and no copy in "
 		   "the build-id cache: its functions show as %s (keep the profiled build, or "
 		   "add it to the cache before replacing it: perf buildid-cache -a FILE)",
 		   d->path, hex, SYMBOL_UNKNOWN);
