@@ -6,5 +6,5 @@ PROFILE_OBJS := $(BUILD)/profile/profile.o $(BUILD)/profile/native-write.o \
 LDLIBS += -lbz2 -lm
 
 PROGRAMS += $(BUILD)/sampler-profile
-$(BUILD)/sampler-profile: $(BUILD)/profile/sampler-profile.o $(PROFILE_OBJS) $(COMMON_OBJS)
+$(BUILD)/sampler-profile: $(BUILD)/profile/sampler-profile.o $(BUILD)/profile/textbuild.o $(PROFILE_OBJS) $(COMMON_OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
