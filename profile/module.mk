@@ -1,6 +1,6 @@
 # profile/ - the one format module every program links (docs/FORMAT.md).
 PROFILE_OBJS := $(BUILD)/profile/profile.o $(BUILD)/profile/native-write.o \
-	$(BUILD)/profile/native-read.o $(BUILD)/profile/pperf.o $(BUILD)/profile/stream.o \
+	$(BUILD)/profile/native-read.o $(BUILD)/profile/native-thread.o $(BUILD)/profile/pperf.o $(BUILD)/profile/stream.o \
 	$(BUILD)/profile/codec.o $(BUILD)/profile/tidtable.o \
 	$(BUILD)/profile/textform.o $(BUILD)/profile/stacktree.o
 LDLIBS += -lbz2 -lm
