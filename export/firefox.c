@@ -24,6 +24,7 @@
 
 #include "../common/grow.h"
 #include "export.h"
+#include "../common/hash.h"
 #include "framenames.h"
 #include "../common/json.h"
 #include "rows.h"
@@ -91,7 +92,7 @@ static size_t node_slot(uint32_t prefix, uint32_t frame, size_t cap)
 {
 	uint32_t key[2] = { prefix, frame };
 
-	return frame_names_hash(FRAME_NAMES_HASH_SEED, key, sizeof(key)) & (cap - 1);
+	return hash_bytes(HASH_SEED, key, sizeof(key)) & (cap - 1);
 }
 
 static int grow_stack_slots(struct firefox_writer *w)
@@ -204,7 +205,7 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 	return 0;
 nomem:
 	return error_set(err, "out of memory for %zu stack nodes of %zu frames", w->nstacks,
-			 w->frames.n);
+			 frame_names_count(&w->frames));
 }
 
 static int firefox_record(void *state, const struct profile_record *rec, struct error *err)
@@ -309,7 +310,7 @@ static void put_meta(struct firefox_writer *w, FILE *f, double interval_ms)
 
 static void put_shared(struct firefox_writer *w, FILE *f)
 {
-	size_t nf = w->frames.n;
+	size_t nf = frame_names_count(&w->frames);
 
 	fprintf(f, "{\"stackTable\":{\"length\":%zu,\"prefixOffset\":[", w->nstacks);
 	PUT_COLUMN(f, w->nstacks, "%zu",
@@ -361,7 +362,7 @@ static void put_shared(struct firefox_writer *w, FILE *f)
 	      "\"stringArray\":[", f);
 	for (size_t i = 0; i < nf; i++) {
 		fputs(i ? ",\n" : "\n", f);
-		json_put_string(f, w->frames.names[i]);
+		json_put_string(f, frame_names_name(&w->frames, i));
 	}
 	fputs("]}", f);
 }

@@ -25,6 +25,7 @@
 
 #include "export.h"
 #include "../common/grow.h"
+#include "../common/hash.h"
 #include "../common/idmap.h"
 #include "rows.h"
 #include "stackfmt.h"
@@ -74,24 +75,10 @@ struct folded_writer {
 
 /* ---- the tree of frames ---------------------------------------------- */
 
-static uint64_t text_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-/* splitmix64's finalizer: every input bit moves the low bits the tables
- * use (a bare multiplication leaves them to the low input bits only). */
+/* (hash_mix64: the tables use the low bits) */
 static uint64_t pair_hash(uint32_t parent, uint32_t name)
 {
-	uint64_t h = ((uint64_t)parent << 32) | name;
-
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
+	return hash_mix64(((uint64_t)parent << 32) | name);
 }
 
 /* Slots of a table of 2^bits, doubled when half full; rehash re-places
@@ -128,7 +115,7 @@ static uint64_t name_slot_hash(const struct folded_writer *w, uint32_t off)
 {
 	const char *s = w->pool + off;
 
-	return text_hash(s, strlen(s));
+	return hash_string(HASH_SEED, s);
 }
 
 static uint64_t node_slot_hash(const struct folded_writer *w, uint32_t id1)
@@ -146,7 +133,7 @@ static uint32_t intern_name(struct folded_writer *w, const char *s, size_t len)
 	if (grow_slots(w, &w->name_slots, &w->name_bits, w->nnames, name_slot_hash) < 0)
 		return 0;
 	mask = (1u << w->name_bits) - 1;
-	for (i = text_hash(s, len) & mask; w->name_slots[i]; i = (i + 1) & mask) {
+	for (i = hash_bytes(HASH_SEED, s, len) & mask; w->name_slots[i]; i = (i + 1) & mask) {
 		const char *t = w->pool + w->name_slots[i];
 
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')

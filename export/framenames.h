@@ -11,14 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/intern.h"
 #include "../symbols/inlines.h"
 #include "rows.h"
 
 struct frame_names {
-	char **names;			/* index -> name */
-	size_t n, cap;
-	uint32_t *slots;		/* open addressing: index + 1 */
-	size_t slots_cap;
+	struct intern names;		/* index -> name */
 	uint64_t callers[PROFILE_MAX_FRAMES];
 };
 
@@ -29,15 +27,25 @@ struct frame_names {
 void frame_names_free(struct frame_names *t);
 
 /* The index of name, added when new; -1 when out of memory. */
-int64_t frame_names_index(struct frame_names *t, const char *name);
+static inline int64_t frame_names_index(struct frame_names *t, const char *name)
+{
+	return intern_string(&t->names, name, NULL);
+}
+
+/* How many names, and the name of index i. */
+static inline size_t frame_names_count(const struct frame_names *t)
+{
+	return intern_count(&t->names);
+}
+
+static inline const char *frame_names_name(const struct frame_names *t, size_t i)
+{
+	return intern_key(&t->names, i, NULL);
+}
 
 /* The stack of row (rows with a symbolizer) into ids, outermost first:
  * how many ids, -1 when out of memory. */
 int64_t frame_names_of_row(struct frame_names *t, struct rows *rows, const struct row *row,
 			   uint32_t ids[FRAME_NAMES_MAX_STACK]);
-
-/* A hash of n bytes continuing h (FNV-1a; h = FRAME_NAMES_HASH_SEED to start). */
-#define FRAME_NAMES_HASH_SEED 1469598103934665603ull
-uint64_t frame_names_hash(uint64_t h, const void *p, size_t n);
 
 #endif

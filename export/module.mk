@@ -6,7 +6,7 @@ EXPORT_OBJS := $(BUILD)/export/export.o $(BUILD)/export/perfdata.o \
 	$(BUILD)/export/folded.o $(BUILD)/export/stackfmt.o $(BUILD)/export/speedscope.o \
 	$(BUILD)/export/weight.o $(BUILD)/export/framenames.o \
 	$(BUILD)/export/tasknames.o $(BUILD)/export/firefox.o \
-	$(BUILD)/export/intern.o $(BUILD)/export/protobuf.o $(BUILD)/export/pprof.o \
+	$(BUILD)/common/intern.o $(BUILD)/export/protobuf.o $(BUILD)/export/pprof.o \
 	$(SYMBOLS_OBJS) $(ENERGY_OBJS)
 # libiberty (libiberty-dev): cplus_demangle, as perf and c++filt use it;
 # libdw (libdw-dev): the inline scopes of an address, as perf reads them;

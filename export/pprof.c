@@ -25,7 +25,7 @@
 
 #include "../common/grow.h"
 #include "export.h"
-#include "intern.h"
+#include "../common/intern.h"
 #include "protobuf.h"
 #include "rows.h"
 #include "stackfmt.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "../common/hash.h"
 #include "framenames.h"
 #include "../common/idmap.h"
 #include "../common/json.h"
@@ -54,7 +55,7 @@ struct speedscope_writer {
 
 static uint64_t stack_hash(uint32_t tid, const uint32_t *ids, uint32_t n)
 {
-	return frame_names_hash(frame_names_hash(FRAME_NAMES_HASH_SEED, &tid, sizeof(tid)), ids,
+	return hash_bytes(hash_bytes(HASH_SEED, &tid, sizeof(tid)), ids,
 				n * sizeof(*ids));
 }
 
@@ -136,7 +137,7 @@ static int add_row(void *arg, const struct row *row, struct error *err)
 	return 0;
 nomem:
 	return error_set(err, "out of memory for %zu distinct stacks of %zu frames", w->nstacks,
-			 w->frames.n);
+			 frame_names_count(&w->frames));
 }
 
 /* The names first (the rows are named by them), then the rows. */
@@ -287,9 +288,9 @@ static int speedscope_finish(void *state, const struct export_result *result, st
 	      "\"exporter\":\"" EXPORT_PROG " " SAMPLER_VERSION "\",\"name\":", f);
 	json_put_string(f, title);
 	fprintf(f, ",\"activeProfileIndex\":%zu,\"shared\":{\"frames\":[", active);
-	for (size_t i = 0; i < w->frames.n; i++) {
+	for (size_t i = 0; i < frame_names_count(&w->frames); i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_put_string(f, w->frames.names[i]);
+		json_put_string(f, frame_names_name(&w->frames, i));
 		putc('}', f);
 	}
 	fputs("]},\n\"profiles\":[", f);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/hash.h"
 #include "profile.h"
 
 #define MIN_CAP 256
@@ -26,9 +27,7 @@ void stack_tree_free(struct stack_tree *t)
 
 static inline uint32_t node_hash(uint32_t parent, uint64_t addr, unsigned bits)
 {
-	uint64_t h = (addr ^ (uint64_t)parent << 40 ^ (uint64_t)parent) * 0x9e3779b97f4a7c15ull;
-
-	return (uint32_t)(h >> (64 - bits));
+	return (uint32_t)(hash_u64(addr ^ (uint64_t)parent << 40 ^ (uint64_t)parent) >> (64 - bits));
 }
 
 static void index_put(struct stack_tree *t, uint32_t node)

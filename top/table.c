@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/hash.h"
 #include "table.h"
 
 int top_table_init(struct top_table *t, const struct profile_info *info, struct error *err)
@@ -56,11 +57,8 @@ void top_table_free(struct top_table *t)
 
 static uint32_t cell_hash(const char *dso, const char *symbol, uint32_t tid)
 {
-	uint64_t h = (uintptr_t)dso * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uintptr_t)symbol * 0xc2b2ae3d27d4eb4full;
-	h ^= tid * 0x165667b19e3779f9ull;
-	return (uint32_t)(h ^ (h >> 29));
+	return (uint32_t)hash_mix64(hash_u64((uintptr_t)dso) ^ (uintptr_t)symbol ^
+				    (uint64_t)tid << 40);
 }
 
 static int grow_buckets(struct top_table *t)

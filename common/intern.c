@@ -2,17 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/grow.h"
+#include "grow.h"
+#include "hash.h"
 #include "intern.h"
 
 static uint64_t key_hash(const void *p, size_t n)
 {
-	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (n--)
-		h = (h ^ *s++) * 1099511628211ull;
-	return h;
+	return hash_bytes(HASH_SEED, p, n);
 }
 
 void intern_free(struct intern *t)

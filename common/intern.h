@@ -1,13 +1,13 @@
 /* intern.h - distinct keys (byte strings), numbered in the order they
- * first come: the speedscope output's frame names, the pprof output's
- * strings, functions, locations, mappings and samples.  A caller keeps
+ * first come: the JSON outputs' frame names (export/framenames.h), the
+ * pprof output's strings, functions, locations, mappings and samples.  A caller keeps
  * what it counts per key in an array of its own, indexed by the number.
  *
  * Open addressing on an FNV-1a hash of the key; each key is copied once.
  * Memory grows with the distinct keys, not with how often they come.
  */
-#ifndef SAMPLER_EXPORT_INTERN_H
-#define SAMPLER_EXPORT_INTERN_H
+#ifndef SAMPLER_COMMON_INTERN_H
+#define SAMPLER_COMMON_INTERN_H
 
 #include <stdbool.h>
 #include <stddef.h>
