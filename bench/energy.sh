@@ -1,11 +1,11 @@
 #!/bin/sh
-# bench/energy.sh - energy per function against the truth (docs/ACCURACY.md):
+# bench/energy.sh - energy per function against the truth (docs/ENERGY.md):
 # examples/phases (alpha 13 W, beta 28 W, gamma 8 W, delta 10 W at 1.7% of
 # the energy) on the fake meters of tests/fakes/fake-phase-meter.py, per
 # meter kind, phase length and rate, and two ranks sharing one RAPL node
 # (t2130's setting), under both --energy-rule trapezoid and end, the same
 # profiles, and the trapezoid rule on copies of them without the runs
-# (where each thread ran in its intervals: docs/ACCURACY.md; under load
+# (where each thread ran in its intervals: docs/ENERGY.md; under load
 # they matter, quiet they hardly do).  One markdown table row each: mean absolute and worst error of
 # the energy per (function, run) (alpha, beta, gamma), and the coverage of
 # the 95% intervals (all four; delta's alone).  Prints, never asserts.
@@ -13,7 +13,7 @@
 # ENERGY_SECONDS (3) each: the tests run
 # 10 of 1.2 s; the error of a function's energy is mostly where its
 # phases began and ended, unknown within a sample interval, so it shrinks
-# as 1/sqrt(seconds) (docs/ACCURACY.md).
+# as 1/sqrt(seconds) (docs/notes/accuracy-notebook.md).
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-$ROOT/build}
@@ -118,7 +118,7 @@ row() {
 
 # table METER HZ MS CHANNEL CHECK-OPTIONS RUN...: the rows of both rules,
 # and of the trapezoid rule on the same profiles without the recorder's
-# runs (where in its interval each thread ran: docs/ACCURACY.md)
+# runs (where in its interval each thread ran: docs/ENERGY.md)
 table() {
 	m=$1 hz=$2 ms=$3 ch=$4 opts=$5
 	shift 5
@@ -165,7 +165,7 @@ ranks() {
 # choose some, as in sh bench/energy.sh "rapl 10000 2" "scpi:500:10 1000 20".
 # The 100 Hz meter again in runs of 10 s: each of its updates holds two
 # phases, and what tells their powers apart is sampling noise that
-# shrinks with the run (docs/ACCURACY.md).
+# shrinks with the run (docs/ENERGY.md).
 [ $# -gt 0 ] || set -- "rapl 1000 0.5" "rapl 1000 2" "rapl 1000 5" "rapl 1000 20" \
 	"rapl 1000 up" "rapl 1000 down" "rapl:0.2 1000 up" "rapl:0.2 1000 down" \
 	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \

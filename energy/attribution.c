@@ -1,6 +1,6 @@
 /* attribution.c - the end rule, the choice of rule and integer periods
  * that keep totals (attribution.h; the trapezoid estimator is in
- * estimate.c, the derivation in docs/ACCURACY.md). */
+ * estimate.c, the derivation in docs/ENERGY.md). */
 #include "attribution.h"
 
 #include <math.h>

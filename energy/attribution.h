@@ -3,7 +3,7 @@
  *
  * A per-sample ENERGY reading is the energy the meter counted since the
  * previous sample; a POWER reading is the meter's mean power, i.e. energy
- * per second.  Two rules divide it (--energy-rule, docs/ACCURACY.md):
+ * per second.  Two rules divide it (--energy-rule, docs/ENERGY.md):
  *
  * end        (the rule before 0.9, kept for comparison) the energy of the
  *            interval that a sample closes goes to that sample's threads,
@@ -96,7 +96,7 @@ struct energy_estimate {
 	size_t nsamples;
 	size_t *row0;			/* [sample]: its first row; [nsamples]: the rows */
 	double *energy;			/* [row * nchannels + k], the channel's unit times s for power */
-	/* The model's own uncertainty (docs/ACCURACY.md): a thread whose PC
+	/* The model's own uncertainty (docs/ENERGY.md): a thread whose PC
 	 * changed between two samples changed code somewhere in the interval
 	 * between them, where is not known; xfer_var[row * nchannels + k] is
 	 * the variance of the energy the split of that interval moved between
@@ -117,7 +117,7 @@ struct energy_estimate {
  * ranks of a job) whose threads draw from the node that input's meter
  * counts: their samples are read too, the node's energy is divided among
  * all the threads by modelled power, and input's rows get their part only
- * (docs/ACCURACY.md, "Ranks sharing a node").  A peer of another host is
+ * (docs/ENERGY.md, "Ranks sharing a node").  A peer of another host is
  * refused (err set).
  * -1: err set (bad option, out of memory); 1: the profile holds more
  * samples and thread-samples than the estimate keeps in memory (200,000,

@@ -1,7 +1,7 @@
 /* estimate.c - the trapezoid estimator (attribution.h): reads the profile
  * and its node peers into samples and rows, numbers the codes, runs the
  * meter model and the fit per channel, and hands each row's energy and the
- * model's variance out (the derivation is in docs/ACCURACY.md). */
+ * model's variance out (the derivation is in docs/ENERGY.md). */
 #include "estimator.h"
 
 #include <math.h>
@@ -373,7 +373,7 @@ static int alloc_halves(struct est *e)
  * rule gives the first side E P_a / (P_a + P_b) of E = P_a uT + P_b (1-u)T,
  * an error of T P_a P_b (1 - 2u) / (P_a + P_b), whose variance is
  * (4/3) (e_a e_b / (e_a + e_b))^2 in the sides' energies e_a and e_b
- * (docs/ACCURACY.md). */
+ * (docs/ENERGY.md). */
 static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
 {
 	for (size_t r = 0; r < e->nrows; r++) {

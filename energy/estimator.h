@@ -1,5 +1,5 @@
 /* estimator.h - the trapezoid estimator's state, shared by its
- * five rooms (docs/ACCURACY.md): estimate.c reads the profiles and hands
+ * five rooms (docs/ENERGY.md): estimate.c reads the profiles and hands
  * the result out (attribution.h), runs.c shapes each change of function
  * by how long the functions' runs last, metermodel.c turns a channel's
  * readings into the spans of its meter's updates, nodespans.c those of a
@@ -27,7 +27,7 @@ struct est_sample {
 	/* The part of it its threads ran in, which the halves cover: from
 	 * the first switch in of its threads that ran to their last switch
 	 * out, where the profile has their runs (info.runs), else from
-	 * active to time (docs/ACCURACY.md, "Where in its interval a thread
+	 * active to time (docs/ENERGY.md, "Where in its interval a thread
 	 * ran"); run_from NAN while not known. */
 	double run_from, run_to;
 	bool placed;			/* run_from, run_to from the profile */

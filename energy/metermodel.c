@@ -19,8 +19,8 @@
 #define MIN_UPDATES 20
 /* Readings without an update below which they do not measure the update
  * interval either: a handful is as likely a few readings whose answer
- * was not what the model thinks it is.  Until 29 Nov 2026 one was
- * enough: under load a 1 kHz power meter read at 1 kHz (the sampler
+ * was not what the model thinks it is.  With one enough (an earlier
+ * rule), under load a 1 kHz power meter read at 1 kHz (the sampler
  * slowed; 3 of 1418 readings without an update, though 496 intervals
  * were under 1 ms) came out 0.10 ms, its readings were taken to have
  * missed 93% of the updates, and the run's energy came out half the
@@ -169,8 +169,8 @@ static bool steady(const struct est *e, size_t i)
  * a = c2 / (c1 + c2), b = c1 / (c1 + c2) and e = l_(i-1) - l_i, has the
  * variance (2a^2 + 2b^2 + 2ab) T^2 / 12.  Pairs whose d exceeds what a lag
  * can make (the bound: T is at most an interval) changed power within the
- * function and tell nothing.  Until 29 Nov 2026 such a counter was taken
- * to update every RAPL_UPDATE_S (or at the reading, for other sources):
+ * function and tell nothing.  An earlier rule took such a counter to
+ * update every RAPL_UPDATE_S (or at the reading, for other sources):
  * each of a 0.2 ms counter's updates was placed 0.4 ms too early, and the
  * code before each rise of power took energy from the code after it
  * (tests/pmu/phase-sim.py --cycle a:8,b:20,c:12 --update-ms 0.2: alpha
@@ -419,7 +419,7 @@ static int build_power_spans(struct est *e, uint32_t k, const struct meter_model
  * half that before it), and reflects the power delay_s before that.  The
  * spans keep that window: placing each update at its mean instead would
  * blur every change of power by the error of the placement, a bias
- * towards the neighbours' power (docs/ACCURACY.md). */
+ * towards the neighbours' power (docs/ENERGY.md). */
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {

@@ -1,5 +1,5 @@
 /* nodespans.c - the spans of a node's energy counter read by several
- * profiles (estimator.h; docs/ACCURACY.md, "Ranks sharing a node").
+ * profiles (estimator.h; docs/ENERGY.md, "Ranks sharing a node").
  *
  * The ranks of a job on one host each read the same counter (the RAPL
  * package), at their own samples.  Lane 0's readings alone cut the

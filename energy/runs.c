@@ -8,7 +8,7 @@
  * long those errors are not noise: a run seen as 1 sample was longer than
  * one interval on average and one seen as 3 shorter (regression to the
  * mean), and the fit of the powers, which takes the modelled times as
- * exact, pulls the powers toward each other (docs/ACCURACY.md, "Runs of
+ * exact, pulls the powers toward each other (docs/ENERGY.md, "Runs of
  * a few intervals").
  *
  * The expected length given n, by linear shrinkage: the rounding adds a

@@ -25,7 +25,7 @@
 
 /* The per-PC power fit, a fixed point from equal powers, runs until a
  * round moves less than FIT_TOL of the energy (energy_moved), at most
- * FIT_MAX_ROUNDS rounds.  Stopped after 20 rounds, as until 28 Nov 2026,
+ * FIT_MAX_ROUNDS rounds.  Stopped after 20 rounds, as an earlier rule did,
  * a fit whose spans each hold several runs (a 100 Hz meter, 5 ms
  * phases) was far from its fixed point, its powers still near their
  * common start: gamma (8 W) 6% high.  Two fits keep FIT_ROUNDS rounds:
@@ -48,8 +48,8 @@
 /* The weight of an interval in which none of its threads ran, against a
  * thread that ran all of its interval (slot_weight): they drew (almost)
  * nothing, and the spans over nothing else still have a row to give
- * their energy to.  Until 28 Nov 2026 a profile's own such interval
- * weighed as a thread that ran all of it: the fit modelled a thread
+ * their energy to.  Where a profile's own such interval weighed as a
+ * thread that ran all of it (an earlier rule), the fit modelled a thread
  * waiting for a CPU at its function's full power, and on a simulated
  * thread waiting 4 ms in every 7 the residual was least at 8 ms for a
  * meter's 10 ms delay, and the search fitted 0.9-1.0 ms (gamma +180%,
@@ -461,7 +461,7 @@ static void give_lane(struct est *e, uint32_t l, uint32_t k, double *out, double
 
 /* What lane l's total moves by so that the lanes share the meter's
  * spans that several of them meet in proportion to their modelled energy
- * in them, not as the sum of each span's split (docs/ACCURACY.md, "Ranks
+ * in them, not as the sum of each span's split (docs/ENERGY.md, "Ranks
  * sharing a node"): a lane whose intervals are longer (its sampler got
  * less CPU) is spread thin over them, takes part of every span where it
  * did not run and loses none where it did to a lane placed sharply, so

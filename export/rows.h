@@ -145,7 +145,7 @@ bool rows_model_var(const struct rows *r, const struct row *row, uint32_t ch, do
 
 /* The `# meter ...` lines of the trapezoid rule: per energy or power
  * channel, the meter's update interval and delay it used, how many sample
- * intervals saw no update (docs/ACCURACY.md), and whether a power
+ * intervals saw no update (docs/ENERGY.md), and whether a power
  * channel's cells hold the rows' energy (power_energy) or the readings. */
 void rows_write_meters(FILE *f, const struct rows *r, bool power_energy);
 

@@ -210,7 +210,7 @@ static int parse_option(struct scpi *scpi, const char *item, struct error *err)
 	if ((v = pmu_arg_option(item, "poll_hz")))
 		return pmu_arg_ulong("scpi", "poll_hz", v, 1, 10000, &scpi->poll_hz, err);
 	/* the meter's timing, from its manual: the energy estimate takes it
-	 * instead of measuring it (docs/ACCURACY.md) */
+	 * instead of measuring it (docs/ENERGY.md) */
 	if ((v = pmu_arg_option(item, "update_ms"))) {
 		scpi->channel.has_update = true;
 		return pmu_arg_ms("scpi", "update_ms", v, CHANNEL_TIMING_MAX_MS,

@@ -448,7 +448,7 @@ static void let_go(struct context *ctx)
 }
 
 /* Where each thread ran in each interval is recorded for the energy
- * estimate (docs/ACCURACY.md, "Where in its interval a thread ran"): with
+ * estimate (docs/ENERGY.md, "Where in its interval a thread ran"): with
  * a meter read per sample, from the switch rings, which --stop-all has
  * not.  It costs 2-3 bytes per thread-sample that ran (docs/FORMAT.md). */
 static bool has_meter(const struct profile_info *info)

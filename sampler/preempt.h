@@ -5,7 +5,8 @@
  * kernel sends its CPU, or a system call made before that arrives, and
  * then the sample is at the call's return.  Where inter-processor
  * interrupts are slow (a VM: tens of microseconds) a program that makes
- * system calls often has most of its samples there (README, Limitations).
+ * system calls often has most of its samples there (docs/USAGE.md,
+ * Limitations).
  *
  * A preemptor is a thread of the sampler pinned to one CPU, at real-time
  * priority just below the sampler's, that wakes on its own CPU's timer a

@@ -96,7 +96,7 @@ bool quiet_straight_to_stop(const struct quiet *q, uint64_t since, uint64_t when
 /* Was the thread runnable (waiting for a CPU, not blocked) when its PC was
  * last known? */
 bool quiet_runnable(const struct quiet *q);
-/* Where the thread ran since the last call (docs/ACCURACY.md, "Where in
+/* Where the thread ran since the last call (docs/ENERGY.md, "Where in
  * its interval a thread ran"): its runs in the ring up to the stamp
  * (quiet_stamp() at this sample's start), within (after_ns, look_ns] (the
  * previous sample's time, and when the stamp was taken; CLOCK_MONOTONIC):

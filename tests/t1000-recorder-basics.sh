@@ -155,7 +155,7 @@ test_expect_success '-d prints the run statistics' '
 '
 
 # The energy estimator places what the threads ran after each sample's hold
-# (docs/ACCURACY.md, step 3): the hold starts once every thread is stopped,
+# (docs/ENERGY.md, step 3): the hold starts once every thread is stopped,
 # so it is the latency less the time the stops took to land.
 test_expect_success 'the stats hold: part of the latency, from each sample on' '
 	hold=$(stat_of dbg.txt hold) && latency=$(stat_of dbg.txt latency) &&

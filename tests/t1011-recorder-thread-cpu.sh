@@ -6,7 +6,7 @@
 # every ~100 us; tests/sampler/thread-cpu-check.py compares, per thread,
 # the profile's reading at its exit with its final measure, and each
 # sample's reading with the thread's CPU time at the sample's time.
-# 29 Nov 2026, loaded (6.4 s for 2 s of CPU at -f 50): exit within 0.06
+# Measured loaded (6.4 s for 2 s of CPU at -f 50): exit within 0.06
 # ms of the final measure, lag -0.02 to -0.04 ms against steps of 1.4 to
 # 2.8 ms.  With each thread read from the leader's schedstat the exits
 # were the leader's; with each reading kept one sample, the lag was one

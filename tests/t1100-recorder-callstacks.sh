@@ -62,8 +62,8 @@ test_expect_success 'dwarf: qsort frames between the caller and the comparator, 
 # (10 points, not 5: on this VM a stop that arrives while a thread runs
 # lands at its next system call, and the handler makes three, its two
 # CPU-clock reads and rt_sigreturn, where its frame is gone; the program's
-# measure and the profile both move with where the stops land.  27 Nov
-# 2026, about 12 runs, idle and under load: three missed 5 points, by
+# measure and the profile both move with where the stops land.  Over
+# about 12 runs, idle and under load: three missed 5 points, by
 # 5.1, 5.4 and 8.4; measuring the handler by its work instead (no clock
 # read) missed by 5-7 points in 2 of 3 runs.  A handler the stacks lose
 # is 27-60 points off.)

@@ -217,7 +217,7 @@ test_expect_success 'fake RAPL: the node energy is counted once, not once per ra
 	# and that is the fake node'"'"'s 10 W over the span of the recordings
 	# (its pace lags by up to 0.3 s under load at either end; the ranks'"'"'
 	# parts, each from its own export, add up to the node within a few
-	# percent: once 5.8% over, on an idle fresh clone of 28 Nov 2026, where
+	# percent: once 5.8% over, on an idle fresh clone, where
 	# every rank'"'"'s readings counted 10 W within 0.6%; 8%, as the check
 	# above, which a node counted once per rank fails by far)
 	for r in 0 1 2 3; do

@@ -5,7 +5,7 @@
 # Each check reads TracerPid in /proc/PID/task/TID/status of every thread
 # of the process let go, and waits for the sampler at most 30 s (a sampler
 # that does not end fails the test, killed, instead of holding the runner).
-# 29 Nov 2026: with PTRACE_DETACH skipped for a process's leader thread
+# Seen failing: with PTRACE_DETACH skipped for a process's leader thread
 # (detach_task), the SIGTERM cases never ended (the sampler in
 # sigtimedwait, the leader in tracing stop, TracerPid the sampler's).
 . "$(dirname "$0")/lib.sh"

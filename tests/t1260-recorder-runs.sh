@@ -1,5 +1,5 @@
 #!/bin/bash
-# Where in its interval each thread ran (docs/ACCURACY.md, "Where in its
+# Where in its interval each thread ran (docs/ENERGY.md, "Where in its
 # interval a thread ran"): with a meter read per sample, every
 # thread-sample that ran carries its first switch onto a CPU after the
 # previous sample and its last switch off one before this sample's stop,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Energy per function against the truth (docs/ACCURACY.md).  examples/phases
+# Energy per function against the truth (docs/ENERGY.md).  examples/phases
 # runs alpha (13 W), beta (28 W) and gamma (8 W) in turn (a short delta,
 # 10 W, after every twelfth gamma), phases of 2.5 to 7.5 ms, and drives a
 # fake RAPL domain that updates every 1 ms (+-0.1 ms) with the energy its
@@ -23,7 +23,7 @@
 # margin.  A
 # function's sampling error, where its phases began and ended, shrinks as
 # 1/sqrt(run length): 3 s runs, where 1.2 s ones needed 12% worst.
-# Measured 27 Nov 2026 on this 2-CPU VM with 3 s runs, at load 4-15 (a
+# Measured on this 2-CPU VM with 3 s runs, at load 4-15 (a
 # make check with two busy loops and a second test run beside it), three
 # times: 1.20%, 4.81%; 1.19%, 3.18%; 1.88%, 4.65% (-g 1.17%, 3.31%; 1.56%,
 # 4.44%; 0.85%, 3.28%; 10 kHz 0.18%, 0.73%; 0.21%, 0.63%; 0.14%, 0.50%);
@@ -75,7 +75,7 @@ test_expect_success 'a change of code mid-interval: each side gets its own energ
 	expect_grep "^meter  *0.000  *assumed  *0.000  *given/0  *20  *0.0 " acc
 '
 
-# The model's own uncertainty on the same profile (docs/ACCURACY.md): the
+# The model's own uncertainty on the same profile (docs/ENERGY.md): the
 # change point in interval 11 is unknown; the rule gave its sides
 # e_a = 6.682 and e_b = 13.818 uJ, so the energy it moved between 0xa and
 # 0xb has the variance 4/3 (e_a e_b / (e_a + e_b))^2 = 27.05 uJ^2, in the
@@ -137,10 +137,10 @@ mean_signed() {
 	awk -v pc=$2 '$1 == pc { s += $2; n++ } END { if (n) printf "%.3f\n", s / n }' "$1"
 }
 
-# Measured 27 Nov 2026 (10 seeds; mean signed alpha, beta, gamma): the rule
-# now +0.30%, -0.23%, +0.33%; with each update placed at its mean time and
-# the halves cut in two (the rule until then) +3.1%, -4.1%, +9.2%, the
-# blur of docs/ACCURACY.md; the end rule about -7%, -10%, +49%.
+# Measured (10 seeds; mean signed alpha, beta, gamma): the rule
+# +0.30%, -0.23%, +0.33%; with each update placed at its mean time and
+# the halves cut in two (an earlier rule) +3.1%, -4.1%, +9.2%, the
+# blur of docs/ENERGY.md, step 4; the end rule about -7%, -10%, +49%.
 test_expect_success 'the estimator alone (simulated exact meter): no bias, the end rule biased' '
 	simulate sim 10 &&
 	simulate --trapezoid hold 6 --hold-us 500 &&
@@ -164,7 +164,7 @@ worst() {
 # The issue's bar (2% mean, 5% worst) on the estimator alone, over runs of
 # 3 s: a function's error is mostly where its phases began and ended,
 # unknown within a sample interval, so it shrinks as 1/sqrt(run length).
-# 27 Nov 2026, 10 seeds: 3 s 0.56% mean, 2.26% worst (1.2 s: 1.01%, 6.32%,
+# 10 seeds: 3 s 0.56% mean, 2.26% worst (1.2 s: 1.01%, 6.32%,
 # gamma, the least energy); the end rule 22.4%, 54.0%.
 test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5%; not the end rule' '
 	simulate long 10 --seconds 3 &&
@@ -181,7 +181,7 @@ test_expect_success 'the estimator alone, 3 s runs: mean error <= 2%, worst <= 5
 # faster than the sampling shows an update in every interval, and the
 # estimate took it to update every 0.976 ms (RAPL's period): each update
 # placed 0.4 ms too early, the code before a rise took the energy of the
-# code after it.  29 Nov 2026, 8 seeds of 3 s each: rising 0.2 ms alpha
+# code after it.  8 seeds of 3 s each: rising 0.2 ms alpha
 # +4.79% (mean 2.17%, worst 5.02%), falling 0.2 ms gamma +2.96%; the
 # update interval now measured on the counts' scatter
 # (energy/metermodel.c): 0.47%, 1.17% and 0.40%, 1.09%, no mean signed
@@ -211,10 +211,10 @@ test_expect_success 'the estimator alone, fixed-order phases rising and falling,
 
 # Runs of a few intervals under a meter update (0.5 ms phases at 4 kHz on
 # the 1 ms counter): the change points shaped by the runs' lengths
-# (energy/runs.c, docs/ACCURACY.md "Runs of a few intervals").  Without
+# (energy/runs.c, docs/ENERGY.md "Runs of a few intervals").  Without
 # the shaping the fit pulled the powers together: 8 seeds, 4.30% mean,
 # gamma +9.22% (every seed +6 to +13%); with it 2.26%, gamma +4.81%; with
-# the fit run to its fixed point (below; until 28 Nov it stopped after 20
+# the fit run to its fixed point (below; an earlier rule stopped after 20
 # rounds) 1.56%, gamma +2.35%.  The simulation is seeded: the same
 # figures every run.
 test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points shaped, powers not pulled together' '
@@ -226,7 +226,7 @@ test_expect_success 'the estimator alone, 0.5 ms phases at 4 kHz: change points 
 # A meter slower than the phases (a counter updated every 10 ms, as a
 # 100 Hz power meter; 5 ms phases): each span holds two or three runs,
 # and the fit's rounds each move the powers a little further from their
-# common start.  Stopped after 20 rounds, as until 28 Nov 2026, it was
+# common start.  Stopped after 20 rounds, as an earlier rule did, it was
 # far from its fixed point: 8 seeds of 3 s, 2.90% mean, 10.86% worst,
 # gamma +5.97% (every seed +3 to +11%).  Run to it: 1.45%, 4.07%, gamma
 # +0.58%.  Seeded: the same figures every run.
@@ -243,9 +243,9 @@ test_expect_success 'the estimator alone, a 10 ms meter: the powers fitted to th
 # A long interval: the recorder got no CPU for 100 ms (a host's steal;
 # the sanitizer build under `make check` once had one) while the thread
 # ran some 18 phases.  Its ends tell what ran near them only, the middle
-# goes to the profile's mix of code (energy/spread.c).  28 Nov 2026, 10
+# goes to the profile's mix of code (energy/spread.c).  10
 # seeds of 3 s: 1.06% mean, 3.23% worst; giving it all to the PCs at its
-# ends, as until then, 3.6% and 21.9% (gamma, seed 5).
+# ends, as an earlier rule did, 3.6% and 21.9% (gamma, seed 5).
 test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix, not its ends' '
 	simulate --trapezoid stall 10 --seconds 3 --stall-ms 100 &&
 	expect_le 2 "$(mean_abs stall.trapezoid)" "mean absolute error (%)" &&
@@ -265,7 +265,7 @@ test_expect_success 'the estimator alone, a 100 ms stall: its middle to the mix,
 
 # A thread that waits for a CPU, on a meter that counts energy 10 ms late
 # (the scpi plug-in's unit=J; tests/pmu/phase-sim.py --starve: it runs
-# 3 ms, waits 4, and draws no power waiting).  Until 28 Nov 2026 the
+# 3 ms, waits 4, and draws no power waiting).  An earlier
 # model took an interval in which the profile's threads did not run as
 # if they had run all of it, at their function's power: the residual was
 # least at 8 ms, the delay search fitted 0.9-1.0 ms, and 8 seeds gave
@@ -297,7 +297,7 @@ test_expect_success 'the estimator alone, a thread that waits for a CPU: its del
 # of 8 seeds, 12.16% mean, 33.96% worst.  Declared where the meter is
 # named (scpi's update_ms=2,delay_ms=10; phase-sim.py --declare writes
 # them on the channel line as the recorder does), the estimate takes them:
-# 1.24% and 3.21% (28 Nov 2026).  Seeded: the same figures every run.
+# 1.24% and 3.21%.  Seeded: the same figures every run.
 test_expect_success 'a meter whose timing its plug-in declared: no alias of the delay' '
 	simulate --trapezoid declared 8 --starve 1,3 --missed 0.6 --update-ms 2 --delay-ms 10 --declare &&
 	echo "declared: mean $(mean_abs declared.trapezoid)%, worst $(worst declared.trapezoid)%" &&
@@ -315,13 +315,13 @@ test_expect_success 'a meter whose timing its plug-in declared: no alias of the 
 # scpi plug-in's query goes right after the previous sample), 5 ms phases.
 # Each update holds two phases, so the fit must tell their powers apart
 # across many updates: sampling noise, which shrinks with the run's
-# length.  28 Nov 2026, the same meter: 24 seeds of 3 s 1.34% mean,
+# length.  The same meter: 24 seeds of 3 s 1.34% mean,
 # 6.42% worst (gamma +1.9% on average); with the exact delay given and
 # no lateness 1.53%, 6.86%, so not the delay's fit; a 2 ms meter 0.54%,
 # 2.79%.  8 seeds of 10 s: 0.77%, 3.24%, the delays fitted 20.1-20.2 ms
 # (the meter's 20 plus its lateness, 0.16 on average); 16 seeds 0.85%,
-# 3.24%.  The fake's live runs agree (docs/ACCURACY.md).  Seeded: the
-# same figures every run.
+# 3.24%.  The fake's live runs agree (docs/notes/accuracy-notebook.md).
+# Seeded: the same figures every run.
 test_expect_success 'the estimator alone, a 100 Hz power meter 20 ms late, 10 s runs: error and delay' '
 	simulate --trapezoid slowpower 8 --seconds 10 --update-ms 10 --delay-ms 20 --power --late-ms 0.09,0.23 &&
 	echo "mean $(mean_abs slowpower.trapezoid)%, worst $(worst slowpower.trapezoid)%" &&
@@ -384,7 +384,7 @@ test_expect_success 'faster than the meter: 10 kHz on a 1 ms RAPL: no worse than
 
 # --accuracy names coarse the functions whose runs are shorter than the
 # meter's update (and under 10 intervals): a reading then covers several
-# runs and the fitted powers are pulled together (docs/ACCURACY.md).  5 ms
+# runs and the fitted powers are pulled together (docs/ENERGY.md).  5 ms
 # phases at 10 kHz are not; 0.5 ms phases at 10 kHz are, as long as their
 # runs last under the update in wall time: on a loaded machine the
 # workload waits for a CPU within its phases, which then last longer than

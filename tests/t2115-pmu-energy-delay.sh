@@ -1,13 +1,13 @@
 #!/bin/sh
 # A meter's declared delay moves its energy back to when it was drawn
-# (docs/ACCURACY.md): a profile built by hand, one thread in 0xa for 100
+# (docs/ENERGY.md): a profile built by hand, one thread in 0xa for 100
 # ms (20 W) then 0xb for 100 ms (5 W), five times, sampled every 1 ms; an
 # energy meter (update_ms=1, delay_ms=50 declared) whose every reading
 # counts the energy drawn 50 to 51 ms before it.  The truth: 0xa drew
 # 10 J, all of it counted by the end; 0xb 2.5 J, of which the last 50 ms
 # (0.25 J) came after the last reading.  The delay is four times t2120's
 # and half a phase, so that leaving it out moves a quarter of each phase's
-# energy to the other function.  29 Nov 2026: 9.986 J and 2.264 J; with
+# energy to the other function.  Measured: 9.986 J and 2.264 J; with
 # the delay dropped from an energy update's time window (build_spans, by
 # hand) 6.079 J and 6.171 J.
 . "$(dirname "$0")/lib.sh"

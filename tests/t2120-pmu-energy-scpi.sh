@@ -1,6 +1,6 @@
 #!/bin/sh
 # Energy per function from an external power meter against the truth
-# (docs/ACCURACY.md): examples/phases (alpha 13 W, beta 28 W, gamma 8 W,
+# (docs/ENERGY.md): examples/phases (alpha 13 W, beta 28 W, gamma 8 W,
 # phases of 5 to 15 ms) drives a fake SCPI meter that updates its reading
 # at 500 Hz with the mean power of its last period as it was 10 ms earlier;
 # the scpi plug-in reads it at every sample.  10 runs of 1.2 s at 1 kHz.
@@ -8,9 +8,10 @@
 # (about 10 ms: a reading is the mean of the meter's period before its
 # update, placed at the plug-in's query, sent right after the previous
 # sample).  A power reading stands for the meter's period, and the updates
-# a long interval hid are filled by the fitted powers (docs/ACCURACY.md,
-# step 5).  27 Nov, 10 runs a set, since examples/phases keeps a work clock
-# (docs/ACCURACY.md): quiet 0.75% mean absolute error, 2.91% worst, 100%
+# a long interval hid are filled by the fitted powers (docs/ENERGY.md,
+# step 5).  10 runs a set, since examples/phases keeps a work clock
+# (docs/notes/accuracy-notebook.md): quiet 0.75% mean absolute error,
+# 2.91% worst, 100%
 # coverage; under two busy loops, five sets (two on the sanitizer build),
 # 1.79-7.26% / 4.68-28.3% / 100%: under load many of the meter's updates
 # reach no reading, and the fitted powers fill them.  Before the work
@@ -18,7 +19,8 @@
 # / 97.5%, and a heavier load (the sampler at 300-500 Hz) 11.1% / 30.6% /
 # 80%; before step 5's rule two busy loops gave 14-18% mean, every
 # function low.  The bar was mean <= 15%, worst <= 60%, coverage >= 80%
-# until 29 Nov 2026; now 8%, 30%, 85% (below); the end rule (63-74% mean,
+# before the update interval needed 5 readings without an update; now 8%,
+# 30%, 85% (below); the end rule (63-74% mean,
 # 154-183% worst, 22-38% coverage) fails it.
 #
 # The same meter integrates too (MEAS:ENER?, the energy it counted until
@@ -26,7 +28,7 @@
 # gets the energy since the previous count, so no update is lost between
 # samples (under two busy loops 10-65% of the updates reached no power
 # reading; the counts add up to 99.5-100.1% of the energy drawn).  Its
-# delay is fitted too.  27 Nov, 10 runs a set, with the work clock: quiet
+# delay is fitted too.  10 runs a set, with the work clock: quiet
 # 0.68% / 2.74% / 100%; under two busy loops 0.97-2.39% / 3.02-6.72% / 100%
 # (five sets, two on the sanitizer build); before it 3.12-3.42% /
 # 6.10-13.1% / 100% under the same or heavier load.  So: mean <= 4%, worst
@@ -75,8 +77,8 @@ test_expect_success 'sampler-report --accuracy: the share of a power meter'"'"'s
 
 # A handful of readings without an update measure no update interval
 # (energy/metermodel.c, MIN_NO_UPDATE): 190 intervals of 2 ms and 10 of
-# 0.1 ms, every reading changed but 3 of the short ones.  Until 29 Nov
-# 2026 the interval came out 0.14 ms (10 x (1 - 0.1/U) = 3) and 93% of
+# 0.1 ms, every reading changed but 3 of the short ones.  With one such
+# reading enough (an earlier rule) the interval came out 0.14 ms (10 x (1 - 0.1/U) = 3) and 93% of
 # the updates were taken as missed; a live run under load had the same
 # (3 of 1418 readings, 0.10 ms, the run's energy half the truth).  Now
 # not measured: each reading holds since the one before.
@@ -106,8 +108,7 @@ test_expect_success 'a few readings without an update: no update interval measur
 	expect_grep "^# meter .* update_ms=0 measured=0 .* no_update=3 .* missed=0 " few.csv
 '
 
-# Under load (the machine shared with other builds and tests), 29 Nov
-# 2026, four sets of 10 runs: at load 5-15 1.57% / 9.16% / 100%, 1.37% /
+# Under load (the machine shared with other builds and tests), four sets of 10 runs: at load 5-15 1.57% / 9.16% / 100%, 1.37% /
 # 6.31% / 100%, 1.41% / 8.08% / 100%; at load 17-20 4.25% / 18.9% / 93.3%
 # (the end rule 69.5% / 178% / 22.5%, 73.1% / 188% / 30%, 16.5% / 44.2% /
 # 56.7%).  The issue's 3% and 10% hold at the lighter loads only, and 27
@@ -154,7 +155,7 @@ test_expect_success 'an integrating meter (unit=J), delay fitted: error <= 4% (w
 # poll_hz=: the plug-in's thread polls the power meter twice per update
 # and counts each update's power for the time since the one before, so the
 # channel counts energy as unit=J does and no update is lost to a long
-# interval.  27 Nov: quiet, 10 runs, 0.64% / 1.90% / 100%; at load 5 (two
+# interval.  Quiet, 10 runs, 0.64% / 1.90% / 100%; at load 5 (two
 # busy loops and a make check), 20 runs, 1.19% / 4.71% / 100%, the counts
 # 99.3-100.0% of the energy drawn.  Read once per sample under two busy
 # loops the same meter gave 3.79% / 10.7%, counting itself (unit=J)
@@ -178,8 +179,8 @@ test_expect_success 'a power meter polled (poll_hz=1000), delay fitted: error <=
 # poll period (an update is counted when a poll sees it), and the
 # estimate takes them instead of measuring and fitting.  The fit does
 # better: the poller keeps its phase against the meter's clock all run,
-# so a run's lag is its own (the fitted delays 10.4-10.6 ms).  28 Nov,
-# quiet, 10 runs: declared 10 ms as given 3.74% / 13.9%, plus half a
+# so a run's lag is its own (the fitted delays 10.4-10.6 ms).  Quiet,
+# 10 runs: declared 10 ms as given 3.74% / 13.9%, plus half a
 # poll 1.92% / 6.79%; fitted on the same kind of runs 0.90% / 6.29%.
 # So the unit=J bar: mean <= 4%, worst <= 15%, coverage >= 90%.
 test_expect_success 'polled, update_ms= and delay_ms= declared: the estimate takes them, error <= 4% (worst 15%)' '

@@ -15,7 +15,7 @@
 #
 # Live, the poller held back by stopping the sampler (SIGSTOP) for 100 ms:
 # it says so once, no sample lacks its count (the hold is no lost meter),
-# and the count adds up to the energy drawn within 15%: 28 Nov 0.987
+# and the count adds up to the energy drawn within 15%: measured 0.987
 # quiet, 0.942 under two busy loops (the target's share of the CPUs moves
 # around the hold, and the simulation above is the measure of the rule).
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two ranks of a job sharing a node (docs/ACCURACY.md, "Ranks sharing a
+# Two ranks of a job sharing a node (docs/ENERGY.md, "Ranks sharing a
 # node").  Each rank runs examples/phases (alpha 13 W, beta 28 W, gamma
 # 8 W, delta 10 W) with its own state file; one fake RAPL package domain
 # (1 ms updates) counts the sum of both, as a node's package counts every
@@ -14,7 +14,7 @@
 # worst <= 20%, coverage >= 90%, looser than t2110's one rank: two targets
 # and two samplers share the 2-CPU VM.  Runs of 3 s (PHASE_SECONDS), as
 # t2110's: the worst pair is where phases began and ended, which shrinks
-# with the run.  27 Nov, 10 runs of 3 s: load 3 (a make check beside)
+# with the run.  10 runs of 3 s: load 3 (a make check beside)
 # 1.34%, 6.08%; load 5 (and two busy loops) 1.66%, 5.34%; the sanitizer
 # build in a fresh clone's make check under two busy loops 2.71%, 14.0%
 # (gamma 6-14% low in several runs: a lean under that load, not noise),
@@ -22,10 +22,10 @@
 # 4.60%; under two busy loops 2.63-3.54%, 9.45-14.5%, five sets, two on
 # the sanitizer build.)
 # Every profile's readings of the node's counter cut the spans, so the
-# ranks add up to the node: within 1% (28 Nov, under two busy loops,
+# ranks add up to the node: within 1% (under two busy loops,
 # 20 runs: 99.89-100.04%; with each profile's own readings alone
 # 98.32-100.18%).  The ranks share the node by the sum of their modelled
-# energy (28 Nov, the same 20 runs: 2.29% mean, 8.29% worst, each rank's
+# energy (the same 20 runs: 2.29% mean, 8.29% worst, each rank's
 # total 0.29% off on average; by each span's split 2.79%, 9.31%, 1.75%).
 # The ranks run one binary at different addresses (ASLR): the power is
 # fitted per code (file and offset), not per PC, or the split between the
@@ -144,7 +144,7 @@ test_expect_success 'ranks that start apart: their counts are aligned, every rea
 	expect_eq 2 "$(cut -d" " -f2 b.part)" "profiles whose readings made rank b'"'"'s spans" &&
 	# the truth: a 10 W x 80 ms; b 30 W until the update at 99.3 ms its
 	# last reading saw; the node counted 3.179 J by then (spans of each
-	# profile'"'"'s own readings alone, as before 28 Nov 2026: b 2.2385 J,
+	# profile'"'"'s own readings alone, as an earlier rule had them: b 2.2385 J,
 	# the ranks 3.9% low)
 	expect_near 0.800 "$(cut -d" " -f1 a.part)" 0.016 "rank a (J)" &&
 	expect_near 2.379 "$(cut -d" " -f1 b.part)" 0.048 "rank b (J)" &&
@@ -174,7 +174,7 @@ rank_total() {
 # lost none of its own, so each span's split summed over the spans
 # favoured it: the lanes now share the spans they meet by the sum of
 # their modelled energy, their CPU time at their code's power
-# (energy/spread.c).  28 Nov 2026, 3 seeds of 3 s: the ranks' totals
+# (energy/spread.c).  3 seeds of 3 s: the ranks' totals
 # within 0.6%; before 14% off (rank 0 +14%, having been taken for running
 # in the other's slices); with only the first change 9.4% (rank 1 +9.4%).
 # Live, 20 runs of two ranks under two busy loops: the ranks' totals off
@@ -205,11 +205,11 @@ rank_errors() {
 # The issue's bar (2% mean, 5% worst per (rank, function)) on the
 # estimator alone: two simulated ranks on their own CPUs drawing from one
 # exact 1 ms counter, 10 seeds of 3 s, each rank exported with the other
-# as its peer.  28 Nov 2026: 0.79% mean, 2.09% worst; the end rule on the
+# as its peer.  Measured: 0.79% mean, 2.09% worst; the end rule on the
 # same profiles (it has no peers: the node's energy to one rank) 139% and
 # 269%.  (Live, the samplers' share of the CPUs
 # and where in its intervals a thread runs add their part under load:
-# docs/ACCURACY.md.)
+# docs/notes/accuracy-notebook.md.)
 test_expect_success 'the estimator alone, two ranks: per (rank, function) mean <= 2%, worst <= 5%' '
 	for s in $(seq 10); do
 		$PY "$ROOT/tests/pmu/phase-sim.py" --ranks 2 --seconds 3 --seed $s bar.$s &&
@@ -261,13 +261,13 @@ worst_of() {
 	awk "{ a = \$2 < 0 ? -\$2 : \$2; if (a > w) w = a } END { printf \"%.3f\", w }" "$1"
 }
 
-# Where in its interval a thread ran (docs/ACCURACY.md): under load a
+# Where in its interval a thread ran (docs/ENERGY.md): under load a
 # thread let go after a sample runs at once and is then preempted, so its
 # CPU time is at the start of its interval, not spread over it, and the
 # ranks'"'"' functions leaned (20 loaded live runs: alpha +3.1%, gamma -2.2%).
 # The recorder now writes each thread'"'"'s first and last moment on a CPU
 # in the interval (run=), and the estimate places the CPU time there.
-# Simulated, 10 seeds of 3 s, 28 Nov 2026: a thread running only the start
+# Simulated, 10 seeds of 3 s: a thread running only the start
 # of 60% of its intervals (--partial 0.6, samplers missing 20%) leans
 # alpha +1.08%, gamma -1.20% without runs, +0.08%, -0.58% with; ranks
 # taking turns in 2 ms slices (one sampled sparsely: intervals it ran

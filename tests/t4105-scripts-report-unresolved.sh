@@ -4,7 +4,7 @@
 # (its own code all addresses, a [attrib-s] row, or one row per address
 # with --addresses) recorded live; each row's share must be its samples
 # over the profile's thread-sample count (the recorder's stats line), and
-# the rows must add up to that count.  29 Nov 2026: with the denominator
+# the rows must add up to that count.  Seen failing: with the denominator
 # leaving out the unresolved addresses (agg.totals skipping them), the
 # libc rows took 100% between them and the stripped code 1400%.
 . "$(dirname "$0")/lib.sh"

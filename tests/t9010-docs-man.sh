@@ -1,8 +1,9 @@
 #!/bin/sh
 # t9010-docs-man.sh - the man pages name what the commands do: every option
 # and format sampler-export --help lists is in sampler-export(1), the
-# call-path views and the flame graph are in sampler-tools(7), and what
-# the pages say of merging is what the exporter does.
+# call-path views and the flame graph are in sampler-tools(7), what
+# the pages say of merging is what the exporter does, and every link of
+# the README and docs/ (and every docs/ page the tree names) resolves.
 . "$(dirname "$0")/lib.sh"
 
 # plain PAGE: the page's text without font changes and escapes
@@ -60,6 +61,60 @@ test_expect_success 'make install: man finds a page for every command it install
 	done &&
 	ls "$TRASH/dest/usr/local/bin" >commands &&
 	expect_ge 7 "$(wc -l <commands)" "commands installed (sampler, -export, -profile and the four scripts)"
+'
+
+# broken_links PAGE...: "PAGE: TARGET" for each relative markdown link or
+# image of the pages whose target (its #anchor dropped) does not exist,
+# relative to the page's directory.  Links to the web are not followed.
+broken_links() {
+	for page in "$@"; do
+		grep -oE '\]\([^)[:space:]]+\)' "$page" | sed 's/^](//; s/)$//; s/#.*//' |
+		while read -r target; do
+			case $target in
+			''|http://*|https://*|mailto:*) continue ;;
+			esac
+			[ -e "$(dirname "$page")/$target" ] || echo "$page: $target"
+		done
+	done
+}
+
+# broken_names DIR: "FILE: NAME" for each page under docs/ (a .md page,
+# also under notes/, or a man page, .1 or .7) that a text file under DIR
+# names and DIR does not have: a comment, a help text or a doc pointing at
+# a page that moved.  (The check's own fixture below builds its names, so
+# that this file names none.)
+broken_names() {
+	grep -rIoE --exclude-dir=.git --exclude-dir="build*" \
+		"docs/[A-Za-z0-9_/-]+[.](md|1|7)" "$1" |
+	while IFS=: read -r file name; do
+		[ -e "$1/$name" ] || echo "${file#"$1"/}: $name"
+	done
+}
+
+test_expect_success 'the link checks find a broken link and a stale page name' '
+	d=docs &&
+	mkdir -p site/$d/sub &&
+	printf "ok\n" >site/$d/there.md && printf "x" >site/$d/sub/pic.png &&
+	printf "[a]($d/there.md) [b]($d/gone.md#x) ![c]($d/sub/pic.png) [d](https://x.org/y)\n" >site/README.md &&
+	printf "[e](../README.md) [f](sub/nope.png) see $d/there.md, $d/moved.md\n" >site/$d/page.md &&
+	broken_links site/README.md site/$d/page.md >got.links &&
+	printf "site/README.md: $d/gone.md\nsite/$d/page.md: sub/nope.png\n" >want.links &&
+	expect_eq "$(cat want.links)" "$(cat got.links)" "broken links found" &&
+	broken_names "$PWD/site" | LC_ALL=C sort >got.names &&
+	printf "README.md: $d/gone.md\n$d/page.md: $d/moved.md\n" >want.names &&
+	expect_eq "$(cat want.names)" "$(cat got.names)" "stale page names found"
+'
+
+test_expect_success 'README and docs: every relative link resolves, every docs/ page named exists' '
+	ls "$ROOT"/README.md "$ROOT"/docs/*.md "$ROOT"/docs/notes/*.md >pages &&
+	expect_ge 10 "$(wc -l <pages)" "pages" &&
+	for page in $(cat pages); do
+		grep -oE "\]\([^)[:space:]]+\)" "$page" || :
+	done >links &&
+	expect_ge 20 "$(wc -l <links)" "links in the README and docs/" &&
+	broken_links $(cat pages) >broken &&
+	broken_names "$ROOT" >>broken &&
+	expect_empty "$(cat broken)" "broken links and page names"
 '
 
 test_done

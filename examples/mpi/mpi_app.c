@@ -1,7 +1,7 @@
-/* mpi_app [UNITS] - a load-imbalanced MPI job for the MPI tests and the
- * README: rank r does (r + 1) x UNITS million work units (default 20), so
- * the ranks' CPU times stand 1:2:3:4 (10/20/30/40% with 4 ranks) and the
- * slowest rank is the last.  Ranks that are done wait for the others
+/* mpi_app [UNITS] - a load-imbalanced MPI job for the MPI tests and
+ * docs/USAGE.md: rank r does (r + 1) x UNITS million work units (default
+ * 20), so the ranks' CPU times stand 1:2:3:4 (10/20/30/40% with 4 ranks)
+ * and the slowest rank is the last.  Ranks that are done wait for the others
  * sleeping (MPI_Ibarrier polled every millisecond): Open MPI's blocking
  * waits spin, which would add CPU time the work did not take.
  * Prints per rank: rank=R units=N checksum=X, and at the end its process

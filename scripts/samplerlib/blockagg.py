@@ -96,7 +96,7 @@ class Samples:
 
     def model_var(self, block: np.ndarray, ch: csvprof.Channel) -> np.ndarray:
         """The attribution model's variance of each row's energy (J^2;
-        the exporter's `<channel>:var`, docs/ACCURACY.md), 0 where the
+        the exporter's `<channel>:var`, docs/ENERGY.md), 0 where the
         input has none."""
         if ch.var_field is None:
             return np.zeros(len(self.cpu))

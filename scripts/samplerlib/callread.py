@@ -172,6 +172,6 @@ def _load_one(
         for k, name in enumerate(names):
             d[name] = d.get(name, 0.0) + row[1 + 2 * k]
             d[name + "_sq"] = d.get(name + "_sq", 0.0) + row[2 + 2 * k]
-        for j, ch in enumerate(channels):  # the model's variance (docs/ACCURACY.md)
+        for j, ch in enumerate(channels):  # the model's variance (docs/ENERGY.md)
             d[ch.name + "_mv"] = d.get(ch.name + "_mv", 0.0) + row[3 + 2 * len(channels) + j]
     return [{"name": ch.name, "unit": ch.si_unit} for ch in channels]

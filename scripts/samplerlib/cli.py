@@ -177,7 +177,7 @@ def add_energy_options(p: argparse.ArgumentParser) -> None:
         "--energy-rule",
         choices=("trapezoid", "end"),
         help="how an interval's energy is divided among the code that ran in it "
-        "(passed to sampler-export; docs/ACCURACY.md): trapezoid (default) or end "
+        "(passed to sampler-export; docs/ENERGY.md): trapezoid (default) or end "
         "(the old rule, biased at every change of what runs)",
     )
     p.add_argument(

@@ -95,7 +95,7 @@ def parse_args(argv):
         "--accuracy",
         action="store_true",
         help="per energy channel: the meter's update interval and delay, the share of "
-        "intervals without an update, and the expected bias (docs/ACCURACY.md)",
+        "intervals without an update, and the expected bias (docs/ENERGY.md)",
     )
     cli.add_table_options(p)
     p.add_argument(

@@ -93,7 +93,7 @@ class Channel:
         # exporter's rule (its `# meter` line), not the readings
         self.energy_cells = False
         # the record field of its model variance (the exporter's
-        # `<name>:var` column, docs/ACCURACY.md), None when absent
+        # `<name>:var` column, docs/ENERGY.md), None when absent
         self.var_field: Any = None
 
     @property

@@ -1,5 +1,5 @@
 """sampler-report --accuracy: what the energy per function rests on, per
-energy or power channel (docs/ACCURACY.md).
+energy or power channel (docs/ENERGY.md).
 
 The exporter divides each meter reading by the trapezoid rule and says, in
 its `# meter` lines, the meter's update interval (measured from how often
@@ -18,7 +18,7 @@ A function whose runs are shorter than a meter's update interval and
 under COARSE_RUN sampling intervals is marked coarse: a reading then covers
 several runs whose ends are each known to a sampling interval, and the
 powers fitted per code are pulled toward each other, its energy with them,
-beyond its interval (docs/ACCURACY.md).
+beyond its interval (docs/ENERGY.md).
 
 A power meter's reading stands for its last period only: where the
 sampler's intervals were longer than the meter's update, the updates
@@ -42,7 +42,7 @@ SHORT_RUN = 2.0  # sampling intervals: below, a function's energy is not resolve
 # sampling intervals: a run shorter than the meter's update and than this
 # may have its fitted power pulled toward its neighbours' (simulated 0.5 ms
 # phases on a 1 ms RAPL, the change points shaped: gamma +4.8% at 2.3
-# intervals a run, +2.4% at 5.5; docs/ACCURACY.md, "Runs of a few
+# intervals a run, +2.4% at 5.5; docs/ENERGY.md, "Runs of a few
 # intervals")
 COARSE_RUN = 10.0
 LISTED_SHARE = 1.0  # % of the samples: functions below it are not listed
@@ -157,14 +157,14 @@ def runs(profile: Any) -> list[dict[str, Any]] | None:
 
 def runs_line(meter: dict[str, Any]) -> str:
     """Whether the profile says where in its intervals the threads ran,
-    and how much of them that was (docs/ACCURACY.md, "Where in its
+    and how much of them that was (docs/ENERGY.md, "Where in its
     interval a thread ran")."""
     if meter["placed_pct"] <= 0:
         return (
             "# where: the profile does not say where in its intervals the threads "
             "ran (recorded with --stop-all or by an older sampler): their CPU time "
             "is spread over each interval, which leans on a loaded machine "
-            "(docs/ACCURACY.md)"
+            "(docs/ENERGY.md)"
         )
     return (
         "# where: %.1f%% of the CPU time placed where its threads ran in their "
@@ -192,7 +192,7 @@ def _text(path: str, profile: Any) -> str:
     if not found:
         return "%s: no energy or power channel (record with -p rapl or another meter)\n" % path
     lines = [
-        "# %s: energy accuracy (docs/ACCURACY.md; rule trapezoid)" % path,
+        "# %s: energy accuracy (docs/ENERGY.md; rule trapezoid)" % path,
         "%-16s %10s %9s %9s %9s %9s %10s %12s %12s %8s"
         % ("channel", "update_ms", "measured", "delay_ms", "delay_is", "intervals",
            "no_update%", "place_sd_ms", "place_bias_ms", "missed%"),
@@ -226,7 +226,7 @@ def _text(path: str, profile: Any) -> str:
             "# long: %d sampling %s, the longest %.1f ms: the recorder got no CPU "
             "for that long (a loaded or stolen CPU; it runs at a real-time priority "
             "when permitted); the energy of %.1f ms in the middle of %s went to the "
-            "profile's mix of code, not to the code at %s ends (docs/ACCURACY.md)"
+            "profile's mix of code, not to the code at %s ends (docs/ENERGY.md)"
             % (found[0]["long"], "interval" if one else "intervals",
                found[0]["longest_ms"], found[0]["long_ms"], "it" if one else "them",
                "its" if one else "their")
@@ -260,7 +260,7 @@ def _text(path: str, profile: Any) -> str:
         lines.append(
             "# short: %s %s under %g sampling intervals at a time: where in an interval "
             "the code changed is unknown, so %s energy is not resolved at this rate; "
-            "record with a higher -f (docs/ACCURACY.md)"
+            "record with a higher -f (docs/ENERGY.md)"
             % (", ".join(short), _verb(short), SHORT_RUN, _their(short))
         )
     if coarse:
@@ -268,7 +268,7 @@ def _text(path: str, profile: Any) -> str:
             "# coarse: %s %s shorter than the meter's update (%.3f ms) and under %g "
             "sampling intervals at a time: a reading covers several runs, the fitted "
             "powers are pulled toward each other, and %s energy may be off by more than "
-            "%s interval; record with a higher -f or a faster meter (docs/ACCURACY.md)"
+            "%s interval; record with a higher -f or a faster meter (docs/ENERGY.md)"
             % (", ".join(coarse), _verb(coarse), update_ms, COARSE_RUN, _their(coarse),
                _their(coarse))
         )

@@ -7,7 +7,7 @@ whole node's energy over its own run, so adding them up would count the
 node once per rank.  By the trapezoid rule each profile is exported with
 the other profiles of its host as --node-peer (load_split): the node's
 energy is divided among the threads of all of them by modelled power, and
-each profile's rows hold its part only (docs/ACCURACY.md, "Ranks sharing a
+each profile's rows hold its part only (docs/ENERGY.md, "Ranks sharing a
 node"): the parts add up, also when the ranks did not start or end
 together (a part is the energy of its own threads, who ran only while
 its profile recorded).  Otherwise (--energy-rule end, a pipe, more

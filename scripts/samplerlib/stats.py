@@ -37,7 +37,7 @@ def ratio_share(
     """(share, low, high) of part/total where part sums a subset of the
     per-sample values x_i (part_sq, total_sq: sums of x_i^2).  model_var:
     the variance of part from how the values were attributed (energy moved
-    between part and the rest, the total unchanged: docs/ACCURACY.md),
+    between part and the rest, the total unchanged: docs/ENERGY.md),
     added to the sampling variance of the numerator."""
     if total <= 0:
         return (0.0, 0.0, 0.0)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """energy-check.py - energy per function of repeated runs of examples/phases
-against the truth the workload printed (t2110, docs/ACCURACY.md).
+against the truth the workload printed (t2110, docs/ENERGY.md).
 
   energy-check.py [--rule R] [--channel C] [--tree] [--ranks N] [--report-arg A]... RUN...
 

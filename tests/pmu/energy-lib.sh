@@ -1,5 +1,5 @@
 # energy-lib.sh - energy per function against a fake meter's truth (t2110,
-# t2120; docs/ACCURACY.md), sourced after pmu-lib.sh.  examples/phases runs
+# t2120; docs/ENERGY.md), sourced after pmu-lib.sh.  examples/phases runs
 # alpha (13 W), beta (28 W) and gamma (8 W) in turn, tells a fake meter
 # (tests/fakes/fake-phase-meter.py) which phase it is in through $TRASH/state,
 # and prints each function's true energy; energy-check.py compares the

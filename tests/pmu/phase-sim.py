@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """phase-sim.py - a profile of examples/phases under the sampler, simulated
 with an exact meter, to test the energy estimator alone (t2110, t2130,
-docs/ACCURACY.md): no fake, no sampler, no machine load in the way.
+docs/ENERGY.md): no fake, no sampler, no machine load in the way.
 
   phase-sim.py [--seed N] [--hz 1000] [--hold-us 30] [--phase-ms 5]
                [--update-ms 1] [--seconds 1.2] [--stall-ms 0]
