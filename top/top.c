@@ -16,6 +16,7 @@
 #include "../common/textescape.h"
 #include "../profile/stream.h"
 #include "top.h"
+#include "view.h"
 
 #define EXIT_FAILED 125
 /* The pipe from the recorder holds this much: a second of 16 busy threads
@@ -32,13 +33,6 @@ struct top_options {
 	bool debug;			/* -d: also the view's own CPU time */
 	const char *input;		/* --input: view a recorded stream */
 };
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static void usage(FILE *out)
 {
@@ -335,22 +329,6 @@ static void *tee_stream(void *arg)
 	return NULL;
 }
 
-void top_nap(struct top_run *run, int ms)
-{
-	for (int left = ms; left > 0 && !run->quit && !run->ended; left -= 20) {
-		struct timespec ts = { 0, (left < 20 ? left : 20) * 1000000L };
-
-		nanosleep(&ts, NULL);
-		if (got_signal) {
-			if (got_signal == SIGHUP)
-				run->hangup = 1;
-			run->quit = 1;
-		}
-	}
-	if (got_signal)
-		run->quit = 1;
-}
-
 /* ---- the plain view ---------------------------------------------------- */
 
 /* A line of --stdio, names escaped by the one rule of every text output. */
@@ -413,12 +391,7 @@ int top_stdio_loop(struct top_run *run, FILE *out)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	static const int sigs[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	top_catch_signals();
 	signal(SIGPIPE, SIG_IGN);
 	/* Debug files are read where they are installed, never downloaded:
 	 * libdw would ask a debuginfod server named here (docs/EXPORT.md). */
@@ -568,7 +541,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 	 * reached it too: the recorder takes copies that come together as
 	 * one, sampler.1) */
 	if (recorder && !run.ended)
-		kill(recorder, got_signal ? got_signal : SIGINT);
+		kill(recorder, top_signal_got() ? top_signal_got() : SIGINT);
 	if (reader_started)
 		pthread_join(reader, NULL);
 	if (teeing)
