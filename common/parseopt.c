@@ -13,6 +13,7 @@ struct parser {
 	char **argv;
 	int i;				/* the argument being read */
 	int kept;			/* argv[1..kept-1]: the arguments left */
+	bool is_long;			/* the option is given by its long name */
 	void *ctx;
 	struct error *err;
 };
@@ -56,28 +57,29 @@ static int ambiguous(const struct parser *p, const char *name, size_t len)
 			 list, p->cmd->prog);
 }
 
-/* The entry of --name (len characters) or of the one long name it begins;
- * NULL: none (err set when several begin so). */
-static const struct parseopt *find_long(const struct parser *p, const char *name, size_t len)
+/* *found: the entry of --name (len characters) or of the one long name
+ * it begins, NULL: none.  -1 (err set) when several begin so. */
+static int find_long(const struct parser *p, const char *name, size_t len,
+		     const struct parseopt **found)
 {
-	const struct parseopt *found = NULL;
 	int prefixes = 0;
 
-	for (const struct parseopt *o = p->cmd->opts; o->kind != PARSEOPT_END; o++) {
+	*found = NULL;
+	for (const struct parseopt *o = p->cmd->opts; len && o->kind != PARSEOPT_END; o++) {
 		if (!is_option(o) || !o->long_name || strncmp(o->long_name, name, len))
 			continue;
-		if (o->long_name[len] == '\0')
-			return o;
-		found = o;
+		if (o->long_name[len] == '\0') {
+			*found = o;
+			return 0;
+		}
+		*found = o;
 		prefixes++;
 	}
-	if (keeps_unknown(p) || !prefixes)
-		return NULL;	/* an abbreviation may be an option handed on */
-	if (prefixes > 1) {
-		ambiguous(p, name, len);
-		return NULL;
-	}
-	return found;
+	if (keeps_unknown(p))
+		*found = NULL;	/* an abbreviation may be an option handed on */
+	else if (prefixes > 1)
+		return ambiguous(p, name, len);
+	return 0;
 }
 
 static void option_name(const struct parseopt *o, bool is_long, char *buf, size_t size)
@@ -104,6 +106,30 @@ static const char *next_arg(struct parser *p, const struct parseopt *o, bool is_
 	return NULL;
 }
 
+/* *arg: attached (-xV, --x=V), else the next argument if o takes one.
+ * -1 (err set) when a required one is missing. */
+static int option_arg(struct parser *p, const struct parseopt *o, const char *attached,
+		      bool is_long, const char **arg)
+{
+	*arg = attached;
+	if (attached || !o->argh)
+		return 0;
+	*arg = next_arg(p, o, is_long);
+	return *arg || (o->flags & PARSEOPT_OPTARG) ? 0 : -1;
+}
+
+/* fn sees the entry with the name given only: its errors can quote it. */
+static int call(struct parser *p, const struct parseopt *o, const char *arg)
+{
+	struct parseopt given = *o;
+
+	if (p->is_long)
+		given.short_name = 0;
+	else
+		given.long_name = NULL;
+	return o->fn(&given, arg, p->ctx, p->err);
+}
+
 /* Do what o says; keep argv[start..i] too when it says so. */
 static int run(struct parser *p, const struct parseopt *o, const char *arg, int start)
 {
@@ -118,7 +144,7 @@ static int run(struct parser *p, const struct parseopt *o, const char *arg, int 
 		*(const char **)field = arg;
 		break;
 	case PARSEOPT_CALL:
-		rc = o->fn(o, arg, p->ctx, p->err);
+		rc = call(p, o, arg);
 		break;
 	case PARSEOPT_HELP:
 		parseopt_usage(p->cmd, stdout);
@@ -143,19 +169,20 @@ static int unknown(struct parser *p)
 
 static int parse_long(struct parser *p)
 {
-	const char *name = p->argv[p->i] + 2, *eq = strchr(name, '='), *arg = NULL;
+	const char *name = p->argv[p->i] + 2, *eq = strchr(name, '='), *arg;
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
-	const struct parseopt *o = find_long(p, name, len);
+	const struct parseopt *o;
 	int start = p->i;
 
+	p->is_long = true;
+	if (find_long(p, name, len, &o) < 0)
+		return -1;
 	if (!o)
-		return p->err->msg[0] ? -1 : unknown(p);
+		return unknown(p);
 	if (eq && !o->argh)
 		return error_set(p->err, "option '--%s' takes no argument (drop '%s'; see %s --help)",
 				 o->long_name, eq, p->cmd->prog);
-	if (eq)
-		arg = eq + 1;
-	else if (o->argh && !(arg = next_arg(p, o, true)) && !(o->flags & PARSEOPT_OPTARG))
+	if (option_arg(p, o, eq ? eq + 1 : NULL, true, &arg) < 0)
 		return -1;
 	return run(p, o, arg, start);
 }
@@ -166,13 +193,12 @@ static int parse_short_alone(struct parser *p)
 {
 	const char *a = p->argv[p->i];
 	const struct parseopt *o = find_short(p->cmd, a[1]);
-	const char *arg = NULL;
+	const char *arg;
 
+	p->is_long = false;
 	if (!o || (!o->argh && a[2]))
 		return unknown(p);
-	if (a[2])
-		arg = a + 2;
-	else if (o->argh && !(arg = next_arg(p, o, false)) && !(o->flags & PARSEOPT_OPTARG))
+	if (option_arg(p, o, a[2] ? a + 2 : NULL, false, &arg) < 0)
 		return -1;
 	return run(p, o, arg, p->i);
 }
@@ -186,16 +212,15 @@ static int parse_short(struct parser *p)
 
 	if (keeps_unknown(p))
 		return parse_short_alone(p);
+	p->is_long = false;
 	for (const char *c = a + 1; *c; c++) {
 		const struct parseopt *o = find_short(p->cmd, *c);
-		const char *arg = NULL;
+		const char *arg;
 		int rc;
 
 		if (!o)
 			return unknown(p);
-		if (o->argh && c[1])
-			arg = c + 1;
-		else if (o->argh && !(arg = next_arg(p, o, false)) && !(o->flags & PARSEOPT_OPTARG))
+		if (option_arg(p, o, o->argh && c[1] ? c + 1 : NULL, false, &arg) < 0)
 			return -1;
 		rc = run(p, o, arg, start);
 		if (rc || o->argh)
@@ -223,10 +248,10 @@ static void finish(struct parser *p, bool dashdash, struct parseopt_rest *rest)
 int parseopt_parse(const struct parseopt_cmd *cmd, int argc, char **argv, void *ctx,
 		   struct parseopt_rest *rest, struct error *err)
 {
-	struct parser p = { cmd, argc, argv, 1, 1, ctx, err };
+	struct parser p = { .cmd = cmd, .argc = argc, .argv = argv, .i = 1, .kept = 1,
+			     .ctx = ctx, .err = err };
 	bool dashdash = false;
 
-	err->msg[0] = '\0';
 	for (; p.i < argc; p.i++) {
 		const char *a = argv[p.i];
 		int rc;

@@ -20,8 +20,9 @@
 
 struct parseopt;
 
-/* An option's action: arg is its argument (NULL: none), ctx the struct
- * given to parseopt_parse.  0: go on; 1: done (it printed what was asked,
+/* An option's action: o its entry with only the name given (the other
+ * one 0 or NULL: an error can quote "-r" or "--refresh" as typed), arg
+ * its argument (NULL: none), ctx the struct given to parseopt_parse.  0: go on; 1: done (it printed what was asked,
  * as --version does); -1: err set. */
 typedef int (*parseopt_fn)(const struct parseopt *o, const char *arg, void *ctx,
 			   struct error *err);

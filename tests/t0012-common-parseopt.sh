@@ -60,13 +60,15 @@ test_expect_success 'an optional argument: attached, the next, or none before an
 test_expect_success 'errors: one line naming the option and the help' '
 	expect_eq "error: unknown option '"'"'-dz'"'"' (see check --help)" "$(parsed plain -dz)" "-dz" &&
 	expect_eq "error: unknown option '"'"'--bogus'"'"' (see check --help)" "$(parsed plain --bogus)" "--bogus" &&
+	expect_eq "error: unknown option '"'"'--=1'"'"' (see check --help)" "$(parsed plain --=1)" "--=1: no name" &&
 	expect_eq "error: option '"'"'-o'"'"' needs an argument (see check --help)" "$(parsed plain -do)" "-do" &&
 	expect_eq "error: option '"'"'--output'"'"' needs an argument (see check --help)" "$(parsed plain --output)" "--output" &&
 	expect_eq "error: option '"'"'--debug'"'"' takes no argument (drop '"'"'=1'"'"'; see check --help)" \
 		"$(parsed plain --debug=1)" "--debug=1" &&
 	expect_eq "error: option '"'"'--pass'"'"' takes no argument (drop '"'"'=1'"'"'; see check --help)" \
 		"$(parsed keep --pass=1)" "--pass=1, kept" &&
-	expect_eq "error: bad number '"'"'x'"'"'" "$(parsed plain -n x)" "the function'"'"'s own error" &&
+	expect_eq "error: -n: bad number '"'"'x'"'"'" "$(parsed plain -n x)" "the function'"'"'s own error, -n" &&
+	expect_eq "error: --number: bad number '"'"'x'"'"'" "$(parsed plain --num=x)" "the function'"'"'s own error, --number" &&
 	expect_eq "done" "$(parsed plain -d -x -z)" "a function that ends the parsing"
 '
 

@@ -53,8 +53,8 @@ static int parse_double(const char *opt, const char *arg, double min, double *v,
 
 static int opt_refresh(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
-	(void)o;
-	return parse_double("--refresh", arg, 0.05, &((struct top_options *)ctx)->refresh_s, err);
+	return parse_double(o->short_name ? "-r" : "--refresh", arg, 0.05,
+			    &((struct top_options *)ctx)->refresh_s, err);
 }
 
 static int opt_percent_limit(const struct parseopt *o, const char *arg, void *ctx,

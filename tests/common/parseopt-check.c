@@ -31,10 +31,11 @@ static int opt_number(const struct parseopt *o, const char *arg, void *ctx, stru
 	struct check *c = ctx;
 	char *end;
 
-	(void)o;
 	c->number = strtol(arg, &end, 10);
-	if (end == arg || *end)
-		return error_set(err, "bad number '%s'", arg);
+	if (end == arg || *end)	/* the name as given */
+		return error_set(err, "%s%s%s: bad number '%s'", o->short_name ? "-" : "--",
+				 o->short_name ? (char[2]){ o->short_name, 0 } : "",
+				 o->long_name ? o->long_name : "", arg);
 	add(c, arg);
 	return 0;
 }
