@@ -149,6 +149,9 @@ static int run(struct parser *p, const struct parseopt *o, const char *arg, int 
 	case PARSEOPT_HELP:
 		parseopt_usage(p->cmd, stdout);
 		return 1;
+	case PARSEOPT_VERSION:
+		printf("%s %s\n", p->cmd->prog, SAMPLER_VERSION);
+		return 1;
 	default:
 		break;
 	}

@@ -33,6 +33,7 @@ enum parseopt_kind {
 	PARSEOPT_STRING,		/* the const char * at off is the argument */
 	PARSEOPT_CALL,			/* fn */
 	PARSEOPT_HELP,			/* print the help on stdout: done */
+	PARSEOPT_VERSION,		/* print "PROG VERSION" on stdout: done */
 	PARSEOPT_TEXT,			/* a line of help only (argh, help) */
 };
 
@@ -67,6 +68,8 @@ struct parseopt {
 	  .help = (h), .fn = (f), .value = (v) }
 #define OPT_HELP(s, l, h) \
 	{ .kind = PARSEOPT_HELP, .short_name = (s), .long_name = (l), .help = (h) }
+#define OPT_VERSION(s, l, h) \
+	{ .kind = PARSEOPT_VERSION, .short_name = (s), .long_name = (l), .help = (h) }
 #define OPT_TEXT(a, h) { .kind = PARSEOPT_TEXT, .argh = (a), .help = (h) }
 #define OPT_END() { .kind = PARSEOPT_END }
 

@@ -135,16 +135,6 @@ static int opt_node_peer(const struct parseopt *o, const char *arg, void *ctx, s
 	return 0;
 }
 
-static int opt_version(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
-{
-	(void)o;
-	(void)arg;
-	(void)ctx;
-	(void)err;
-	printf(PROG " %s\n", SAMPLER_VERSION);
-	return 1;
-}
-
 static const struct parseopt export_opts[] = {
 	OPT_TEXT("PROFILE", "a profile file, or - for stdin (a pipe or a FIFO too)"),
 	OPT_TEXT("PROFILE...", "several (the ranks of a job: app.*.prof) are merged\n"
@@ -213,7 +203,7 @@ static const struct parseopt export_opts[] = {
 		 "print a summary: host, command, duration, samples,\n"
 		 "channels"),
 	OPT_HELP('h', "help", "show this help"),
-	OPT_CALL('V', "version", NULL, opt_version, 0, "show the version"),
+	OPT_VERSION('V', "version", "show the version"),
 	OPT_END(),
 };
 

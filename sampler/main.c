@@ -238,16 +238,6 @@ static int opt_attach(const struct parseopt *o, const char *arg, void *ctx, stru
 				err);
 }
 
-static int opt_version(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
-{
-	(void)o;
-	(void)arg;
-	(void)ctx;
-	(void)err;
-	printf("sampler %s\n", SAMPLER_VERSION);
-	return 1;
-}
-
 static const struct parseopt sampler_opts[] = {
 	OPT_STRING('o', "output", "FILE", struct options, output,
 		   "write the profile to FILE (FILE.bz2: compressed; -: stdout,\n"
@@ -329,7 +319,7 @@ static const struct parseopt sampler_opts[] = {
 		 "(without privileges, either keeps the sampling rate\n"
 		 "with more busy threads than CPUs)"),
 	OPT_HELP('h', "help", "show this help"),
-	OPT_CALL('V', "version", NULL, opt_version, 0, "show the version"),
+	OPT_VERSION('V', "version", "show the version"),
 	{ .kind = PARSEOPT_CALL, .short_name = 'F', .argh = "HZ", .fn = opt_perf_frequency,
 	  .flags = PARSEOPT_OPTARG | PARSEOPT_HIDDEN },
 	OPT_END(),

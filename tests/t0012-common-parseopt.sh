@@ -69,7 +69,9 @@ test_expect_success 'errors: one line naming the option and the help' '
 		"$(parsed keep --pass=1)" "--pass=1, kept" &&
 	expect_eq "error: -n: bad number '"'"'x'"'"'" "$(parsed plain -n x)" "the function'"'"'s own error, -n" &&
 	expect_eq "error: --number: bad number '"'"'x'"'"'" "$(parsed plain --num=x)" "the function'"'"'s own error, --number" &&
-	expect_eq "done" "$(parsed plain -d -x -z)" "a function that ends the parsing"
+	expect_eq "done" "$(parsed plain -d -x -z)" "a function that ends the parsing" &&
+	expect_eq "check $("$SAMPLER" -V | cut -d" " -f2)
+done" "$(parsed plain -dV -z)" "-V prints the version and ends the parsing"
 '
 
 test_expect_success '--help: every shown entry, aligned, hidden ones left out' '
@@ -87,6 +89,7 @@ test_expect_success '--help: every shown entry, aligned, hidden ones left out' '
 	      --name-two        another name
 	  -x, --exit            done
 	  -h, --help            this help
+	  -V, --version         the version
 	footer
 	done
 	EOF

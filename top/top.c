@@ -144,6 +144,7 @@ static const struct parseopt top_opts[] = {
 	OPT_STRING(0, "input", "FILE", struct top_options, input,
 		   "view a profile stream (- : stdin) instead of recording"),
 	OPT_HELP('h', "help", "show this help"),
+	OPT_VERSION('V', "version", "show the version"),
 	/* the recorder's, which the view reads too */
 	{ .kind = PARSEOPT_BOOL, .long_name = "force", .off = offsetof(struct top_options, force),
 	  .value = true, .flags = PARSEOPT_HIDDEN | PARSEOPT_KEEP },

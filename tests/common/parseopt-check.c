@@ -68,6 +68,7 @@ static const struct parseopt opts[] = {
 	OPT_CALL(0, "name-two", NULL, opt_exit, 0, "another name"),
 	OPT_CALL('x', "exit", NULL, opt_exit, 0, "done"),
 	OPT_HELP('h', "help", "this help"),
+	OPT_VERSION('V', "version", "the version"),
 	{ .kind = PARSEOPT_CALL, .short_name = 'F', .argh = "V", .fn = opt_hint,
 	  .flags = PARSEOPT_OPTARG | PARSEOPT_HIDDEN },
 	{ .kind = PARSEOPT_BOOL, .long_name = "pass", .off = offsetof(struct check, pass),
