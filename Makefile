@@ -34,6 +34,7 @@ COMMON_OBJS := $(BUILD)/common/error.o $(BUILD)/common/channel.o $(BUILD)/common
 	$(BUILD)/common/idmap.o $(BUILD)/common/stdfds.o $(BUILD)/common/outfile.o \
 	$(BUILD)/common/grow.o $(BUILD)/common/switchevent.o \
 	$(BUILD)/common/textescape.o $(BUILD)/common/json.o
+COMMON_OBJS += $(BUILD)/common/parseopt.o
 
 PROGRAMS :=
 TEST_PROGRAMS :=

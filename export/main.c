@@ -1,7 +1,6 @@
 /* sampler-export - turn a sampler profile into perf.data, CSV, the original
  * tool's layout, or a human summary (--info).  See docs/EXPORT.md. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +15,7 @@
 #include "merge.h"
 #include "../symbols/symcache.h"
 #include "../common/outfile.h"
+#include "../common/parseopt.h"
 #include "../common/stdfds.h"
 
 #define PROG EXPORT_PROG
@@ -38,57 +38,6 @@ static const struct exporter *const exporters[] = {
 	&pprof_exporter,
 };
 
-static void usage(FILE *f)
-{
-	fputs("usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|firefox|pprof]\n"
-	      "                      [--symbols]\n"
-	      "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
-	      "                      [--force] PROFILE...\n"
-	      "       " PROG " --info PROFILE\n"
-	      "  PROFILE        a profile file, or - for stdin (a pipe or FIFO works too)\n"
-	      "  -o FILE        output (perf: perf.data; csv, --info: stdout); an existing\n"
-	      "                 FILE is kept as FILE.old; FILE.bz2: bzip2-compressed (csv);\n"
-	      "                 -o - writes pipe-mode perf.data: " PROG " -o - p | perf report -i -\n"
-	      "  --format F     perf (default), csv (one row per thread-sample and thread exit),\n"
-	      "                 pperf (the original tool's binary layout),\n"
-	      "                 columns (the scripts' binary rows, docs/EXPORT.md),\n"
-	      "                 folded (call stacks collapsed for flame graphs),\n"
-	      "                 speedscope (its JSON: one profile per thread),\n"
-	      "                 firefox (the Firefox Profiler's: threads, CPU, power tracks)\n"
-	      "                 pprof (gzipped profile.proto: go tool pprof)\n"
-	      "  --weight W     folded, speedscope: weigh each stack by cpu (ns, the\n"
-	      "                 default, as perf), samples,\n"
-	      "                 wall (ns), energy[:CHANNEL] (uJ) or a COUNTER channel\n"
-	      "  -e, --event E  perf: export only event E (repeatable; cpu-time, wall-time,\n"
-	      "                 energy-CHANNEL-uJ, a counter's name): one event per file is\n"
-	      "                 what perf script report stackcollapse/flamegraph need\n"
-	      "  --symbols      csv, columns: add the dso and symbol of each pc (elfutils)\n"
-	      "  --energy-rule R  how an interval's energy is divided: trapezoid (default)\n"
-	      "                 or end (the old rule: all to the interval's end; biased)\n"
-	      "  --meter-delay [CHANNEL=]MS  the meter's delay (default 0)\n"
-	      "  --meter-update [CHANNEL=]MS  its update interval (default: measured)\n"
-	      "  --node-peer P  P was recorded beside PROFILE on its host (another rank):\n"
-	      "                 divide the node meter's energy among both's threads and\n"
-	      "                 give PROFILE's rows their part only (repeatable)\n"
-	      "  PROFILE...     several (the ranks of a job: app.*.prof) are merged into one\n"
-	      "                 output, each process named with its rank: app[rank 2]\n"
-	      "  --no-demangle  show C++ and Rust symbol names as mangled (as perf's option)\n"
-	      "  --no-inline    csv, columns, folded, speedscope, firefox, pprof: no frames of\n"
-	      "                 inlined functions in the stacks (perf: perf report --no-inline)\n"
-	      "                 functions in the stacks (perf: perf report --no-inline)\n"
-	      "  --no-symbol-cache  neither read nor write the symbol cache\n"
-	      "                 ($SAMPLER_CACHE_DIR, else $XDG_CACHE_HOME/sampler/symbols,\n"
-	      "                 else ~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns it off)\n"
-	      "  --force        replace FILE without keeping FILE.old\n"
-	      "  --max-size SIZE  refuse to write a file larger than SIZE (K, M, G; 0: no\n"
-	      "                 limit; default: 1000 times the profile, at least 1G)\n"
-	      "  --info         print a summary: host, command, duration, samples, channels\n"
-	      "  -V, --version  show the version\n"
-	      "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n"
-	      "see sampler-export(1)\n",
-	      f);
-}
-
 static const struct exporter *find_exporter(const char *name)
 {
 	for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++)
@@ -102,12 +51,44 @@ static const char *default_output(const struct exporter *ex)
 	return ex == &perf_exporter ? "perf.data" : ex == &pperf_exporter ? NULL : "-";
 }
 
-/* -e a,b -e c: each name once (the names point into argv). */
-static int add_events(struct export_options *opt, char *list, struct error *err)
+/* ---- the command line (common/parseopt.h) ------------------------------- */
+
+/* What the options fill: the export's options and the format's writer. */
+struct cmdline {
+	struct export_options opt;
+	const struct exporter *ex;
+};
+
+static int opt_format(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
+	struct cmdline *cl = ctx;
+
+	(void)o;
+	cl->ex = find_exporter(arg);
+	if (!cl->ex || cl->ex == &info_exporter)
+		return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
+				 "columns, folded, speedscope or firefox)", arg);
+	return 0;
+}
+
+static int opt_info(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	(void)o;
+	(void)arg;
+	(void)err;
+	((struct cmdline *)ctx)->ex = &info_exporter;
+	return 0;
+}
+
+/* -e a,b -e c: each name once (the names point into argv, which strtok_r
+ * cuts: argv's strings are the program's to change). */
+static int opt_events(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct export_options *opt = &((struct cmdline *)ctx)->opt;
 	char *save = NULL;
 
-	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+	(void)o;
+	for (char *name = strtok_r((char *)arg, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		if (opt->nevents == EXPORT_MAX_EVENTS)
 			return error_set(err, "too many --event names (at most %d)", EXPORT_MAX_EVENTS);
 		opt->events[opt->nevents++] = name;
@@ -115,121 +96,160 @@ static int add_events(struct export_options *opt, char *list, struct error *err)
 	return 0;
 }
 
-/* 0: run; 1: done (--help); -1: bad command line (err set). */
-static int parse_options(int argc, char **argv, const struct exporter **ex,
-			 struct export_options *opt, struct error *err)
+static int opt_no_symbol_cache(const struct parseopt *o, const char *arg, void *ctx,
+			       struct error *err)
 {
-	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "symbols", no_argument, NULL, 's' },
-		{ "no-symbol-cache", no_argument, NULL, 'n' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "demangle", no_argument, NULL, 'M' },
-		{ "no-inline", no_argument, NULL, 'I' },
-		{ "inline", no_argument, NULL, 'N' },
-		{ "info", no_argument, NULL, 'i' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "max-size", required_argument, NULL, 'Z' },
-		{ "weight", required_argument, NULL, 'w' },
-		{ "energy-rule", required_argument, NULL, 'R' },
-		{ "meter-delay", required_argument, NULL, 'L' },
-		{ "meter-update", required_argument, NULL, 'U' },
-		{ "node-peer", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	(void)o;
+	(void)arg;
+	(void)err;
+	((struct cmdline *)ctx)->opt.symbol_cache = NULL;
+	return 0;
+}
 
-	opterr = 0;	/* one error line, ours */
-	while ((c = getopt_long(argc, argv, "o:f:e:hV", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			opt->output = optarg;
-			break;
-		case 'Z':
-			opt->max_size = optarg;
-			break;
-		case 'f':
-			*ex = find_exporter(optarg);
-			if (!*ex || *ex == &info_exporter)
-				return error_set(err, "unknown format '%s' (use perf, csv, pperf, "
-						 "columns, folded, speedscope or firefox)", optarg);
-			break;
-		case 'e':
-			if (add_events(opt, optarg, err) < 0)
-				return -1;
-			break;
-		case 's':
-			opt->symbols = true;
-			break;
-		case 'n':
-			opt->symbol_cache = NULL;
-			break;
-		case 'D':
-			opt->no_demangle = true;
-			break;
-		case 'M':
-			opt->no_demangle = false;
-			break;
-		case 'I':
-		case 'N':
-			opt->no_inline = c == 'I';
-			break;
-		case 'i':
-			*ex = &info_exporter;
-			break;
-		case 'F':
-			opt->force = true;
-			break;
-		case 'w':
-			opt->weight = optarg;
-			break;
-		case 'R':
-			if (energy_rule_parse(optarg, &opt->energy_rule, err) < 0)
-				return -1;
-			break;
-		case 'L':
-		case 'U':
-			if (opt->nmeters == sizeof(opt->meters) / sizeof(opt->meters[0]))
-				return error_set(err, "too many --meter-delay/--meter-update options");
-			opt->meters[opt->nmeters++] = (struct meter_option){ optarg, c == 'L' };
-			break;
-		case 'P':
-			if (opt->npeers == ENERGY_MAX_PEERS)
-				return error_set(err, "more than %d --node-peer profiles",
-						 ENERGY_MAX_PEERS);
-			opt->peers[opt->npeers++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf(PROG " %s\n", SAMPLER_VERSION);
-			return 1;
-		default:
-			return error_set(err, "bad option '%s' (see " PROG " --help)",
-					 argv[optind - 1]);
-		}
-	}
-	if (optind == argc)
+static int opt_energy_rule(const struct parseopt *o, const char *arg, void *ctx,
+			   struct error *err)
+{
+	(void)o;
+	return energy_rule_parse(arg, &((struct cmdline *)ctx)->opt.energy_rule, err);
+}
+
+/* --meter-delay (value 1), --meter-update (0) */
+static int opt_meter(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct export_options *opt = &((struct cmdline *)ctx)->opt;
+
+	if (opt->nmeters == sizeof(opt->meters) / sizeof(opt->meters[0]))
+		return error_set(err, "too many --meter-delay/--meter-update options");
+	opt->meters[opt->nmeters++] = (struct meter_option){ arg, o->value };
+	return 0;
+}
+
+static int opt_node_peer(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct export_options *opt = &((struct cmdline *)ctx)->opt;
+
+	(void)o;
+	if (opt->npeers == ENERGY_MAX_PEERS)
+		return error_set(err, "more than %d --node-peer profiles", ENERGY_MAX_PEERS);
+	opt->peers[opt->npeers++] = arg;
+	return 0;
+}
+
+static const struct parseopt export_opts[] = {
+	OPT_TEXT("PROFILE", "a profile file, or - for stdin (a pipe or a FIFO too)"),
+	OPT_TEXT("PROFILE...", "several (the ranks of a job: app.*.prof) are merged\n"
+		 "into one output, each process named with its rank:\n"
+		 "app[rank 2]"),
+	OPT_STRING('o', "output", "FILE", struct cmdline, opt.output,
+		   "output (perf: perf.data; csv, --info: stdout); an\n"
+		   "existing FILE is kept as FILE.old; FILE.bz2:\n"
+		   "bzip2-compressed (csv); -o - writes pipe-mode\n"
+		   "perf.data: " PROG " -o - p | perf report -i -"),
+	OPT_CALL('f', "format", "F", opt_format, 0,
+		 "perf (default), csv (one row per thread-sample and\n"
+		 "thread exit), pperf (the original tool's binary layout),\n"
+		 "columns (the scripts' binary rows, docs/EXPORT.md),\n"
+		 "folded (call stacks collapsed for flame graphs),\n"
+		 "speedscope (its JSON: one profile per thread),\n"
+		 "firefox (the Firefox Profiler's: threads, CPU, power\n"
+		 "tracks), pprof (gzipped profile.proto: go tool pprof)"),
+	OPT_STRING(0, "weight", "W", struct cmdline, opt.weight,
+		   "folded, speedscope: weigh each stack by cpu (ns, the\n"
+		   "default, as perf), samples, wall (ns),\n"
+		   "energy[:CHANNEL] (uJ) or a COUNTER channel"),
+	OPT_CALL('e', "event", "E", opt_events, 0,
+		 "perf: export only event E (repeatable; cpu-time,\n"
+		 "wall-time, energy-CHANNEL-uJ, a counter's name): one\n"
+		 "event per file is what perf script report\n"
+		 "stackcollapse/flamegraph need"),
+	OPT_BOOL(0, "symbols", struct cmdline, opt.symbols, true,
+		 "csv, columns: add the dso and symbol of each pc\n"
+		 "(elfutils)"),
+	OPT_CALL(0, "energy-rule", "R", opt_energy_rule, 0,
+		 "how an interval's energy is divided: trapezoid\n"
+		 "(default) or end (the old rule: all to the interval's\n"
+		 "end; biased)"),
+	OPT_CALL(0, "meter-delay", "[CHANNEL=]MS", opt_meter, 1, "the meter's delay (default 0)"),
+	OPT_CALL(0, "meter-update", "[CHANNEL=]MS", opt_meter, 0,
+		 "its update interval (default: measured)"),
+	OPT_CALL(0, "node-peer", "P", opt_node_peer, 0,
+		 "P was recorded beside PROFILE on its host (another\n"
+		 "rank): divide the node meter's energy among both's\n"
+		 "threads and give PROFILE's rows their part only\n"
+		 "(repeatable)"),
+	OPT_BOOL(0, "no-demangle", struct cmdline, opt.no_demangle, true,
+		 "show C++ and Rust symbol names as mangled (as perf's\n"
+		 "option)"),
+	OPT_BOOL(0, "demangle", struct cmdline, opt.no_demangle, false,
+		 "demangle them (the default)"),
+	OPT_BOOL(0, "no-inline", struct cmdline, opt.no_inline, true,
+		 "csv, columns, folded, speedscope, firefox, pprof: no\n"
+		 "frames of inlined functions in the stacks (perf: perf\n"
+		 "report --no-inline)"),
+	OPT_BOOL(0, "inline", struct cmdline, opt.no_inline, false,
+		 "show them (the default)"),
+	OPT_CALL(0, "no-symbol-cache", NULL, opt_no_symbol_cache, 0,
+		 "neither read nor write the symbol cache\n"
+		 "($SAMPLER_CACHE_DIR, else\n"
+		 "$XDG_CACHE_HOME/sampler/symbols, else\n"
+		 "~/.cache/sampler/symbols; SAMPLER_CACHE_DIR= turns\n"
+		 "it off)"),
+	OPT_BOOL(0, "force", struct cmdline, opt.force, true, "replace FILE without keeping FILE.old"),
+	OPT_STRING(0, "max-size", "SIZE", struct cmdline, opt.max_size,
+		   "refuse to write a file larger than SIZE (K, M, G;\n"
+		   "0: no limit; default: 1000 times the profile, at\n"
+		   "least 1G)"),
+	OPT_CALL(0, "info", NULL, opt_info, 0,
+		 "print a summary: host, command, duration, samples,\n"
+		 "channels"),
+	OPT_HELP('h', "help", "show this help"),
+	OPT_VERSION('V', "version", "show the version"),
+	OPT_END(),
+};
+
+static const struct parseopt_cmd export_cmd = {
+	.prog = PROG,
+	.usage = "usage: " PROG " [-o FILE|-] [--format perf|csv|pperf|columns|folded|speedscope|firefox|pprof]\n"
+		 "                      [--symbols]\n"
+		 "                      [--weight W] [--no-demangle] [--no-inline] [--no-symbol-cache]\n"
+		 "                      [--force] PROFILE...\n"
+		 "       " PROG " --info PROFILE\n",
+	.footer = "exit status: 0 exported, 1 failed, 2 partial export of a truncated or corrupt profile\n"
+		  "see sampler-export(1)\n",
+	.opts = export_opts,
+};
+
+/* What the options say together. */
+static int check_options(struct cmdline *cl, const struct parseopt_rest *rest, struct error *err)
+{
+	const struct exporter *ex = cl->ex;
+	struct export_options *opt = &cl->opt;
+
+	if (!rest->nargs)
 		return error_set(err, "expected a PROFILE argument (see " PROG " --help)");
-	opt->input = argv[optind];
-	if (opt->weight && *ex != &folded_exporter && *ex != &speedscope_exporter)
+	opt->input = rest->args[0];
+	if (opt->weight && ex != &folded_exporter && ex != &speedscope_exporter)
 		return error_set(err, "--weight applies to --format folded and speedscope only");
 	if (!opt->output)
-		opt->output = default_output(*ex);
+		opt->output = default_output(ex);
 	if (!opt->output)
-		return error_set(err, "--format %s needs an output file (add -o FILE)", (*ex)->name);
-	if (opt->nevents && *ex != &perf_exporter)
+		return error_set(err, "--format %s needs an output file (add -o FILE)", ex->name);
+	if (opt->nevents && ex != &perf_exporter)
 		return error_set(err, "--event selects perf.data events; --format %s has none (leave it out)",
-				 (*ex)->name);
-	if (opt->symbols && *ex != &csv_exporter && *ex != &columns_exporter)
-		warn_print(PROG, "--symbols applies to --format csv only; %s ignores it%s", (*ex)->name,
-			   *ex == &perf_exporter ? " (perf report resolves symbols itself)" : "");
+				 ex->name);
+	if (opt->symbols && ex != &csv_exporter && ex != &columns_exporter)
+		warn_print(PROG, "--symbols applies to --format csv only; %s ignores it%s", ex->name,
+			   ex == &perf_exporter ? " (perf report resolves symbols itself)" : "");
 	return 0;
+}
+
+/* 0: run; 1: done (--help); -1: bad command line (err set). */
+static int parse_options(int argc, char **argv, struct cmdline *cl, struct parseopt_rest *rest,
+			 struct error *err)
+{
+	int rc = parseopt_parse(&export_cmd, argc, argv, cl, rest, err);
+
+	return rc ? rc : check_options(cl, rest, err);
 }
 
 /* The merged profile's temporary name, for the signal handler below: a
@@ -398,8 +418,9 @@ static void explain_limit(const struct export_options *opt, uint64_t limit, stru
 
 int main(int argc, char **argv)
 {
-	const struct exporter *ex = &perf_exporter;
-	struct export_options opt = { 0 };
+	struct cmdline cl = { .ex = &perf_exporter };
+	struct export_options *opt = &cl.opt;
+	struct parseopt_rest rest;
 	char cache_dir[PATH_MAX];
 	struct export_result res;
 	struct error err = { "" };
@@ -415,30 +436,30 @@ int main(int argc, char **argv)
 	unsetenv("DEBUGINFOD_URLS");
 	catch_fatal_signals();
 	if (symcache_default_dir(cache_dir, sizeof(cache_dir)) == 0)
-		opt.symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
-	ret = parse_options(argc, argv, &ex, &opt, &err);
+		opt->symbol_cache = cache_dir;	/* --no-symbol-cache clears it */
+	ret = parse_options(argc, argv, &cl, &rest, &err);
 	if (ret != 0) {
 		if (ret < 0)
 			error_print(PROG, &err);
 		return ret < 0 ? EXIT_FAILED : EXIT_OK;
 	}
-	if (optind < argc - 1)
-		ret = merge_inputs(argv + optind, (size_t)(argc - optind), &opt, &err);
+	if (rest.nargs > 1)
+		ret = merge_inputs(rest.args, (size_t)rest.nargs, opt, &err);
 	if (ret == 0)
-		ret = limit_output(&opt, &max_size, &err);
+		ret = limit_output(opt, &max_size, &err);
 	if (ret == 0)
-		ret = export_profile(ex, &opt, &res, &err);
+		ret = export_profile(cl.ex, opt, &res, &err);
 	if (ret < 0)
-		explain_limit(&opt, max_size, &err);
+		explain_limit(opt, max_size, &err);
 	if (merge_tmp[0])
 		unlink(merge_tmp);
 	if (ret < 0) {
 		error_print(PROG, &err);
 		return EXIT_FAILED;
 	}
-	profile_repair_warn(PROG, opt.input, res.repaired);
+	profile_repair_warn(PROG, opt->input, res.repaired);
 	if (ret > 0) {
-		warn_print(PROG, "%s: partial export: %s", opt.input, res.dropped);
+		warn_print(PROG, "%s: partial export: %s", opt->input, res.dropped);
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;

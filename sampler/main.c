@@ -7,7 +7,6 @@
  * sampler's own failure; 126 command not executable; 127 command not found.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "../common/error.h"
 #include "../common/outfile.h"
+#include "../common/parseopt.h"
 #include "../common/stdfds.h"
 #include "../pmu/pmu.h"
 #include "../profile/profile.h"
@@ -78,318 +78,301 @@ struct context {
 	char **argv;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: sampler [options] -- command [arguments]\n"
-		"       sampler [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
-		"       sampler top [options] ...   (a live view: sampler top --help)\n"
-		"Run command and stop all its threads together at a fixed frequency, recording\n"
-		"per thread its TID, PC and CPU time plus PMU readings.\n"
-		"\n"
-		"  -o, --output FILE     write the profile to FILE (FILE.bz2: compressed; -: stdout,\n"
-		"                        and the command's stdout then goes to stderr); an existing\n"
-		"                        FILE is kept as FILE.old; without -o nothing is written.\n"
-		"                        In FILE, %%r is the MPI/Slurm rank (needed under a launcher),\n"
-		"                        %%h the host, %%p the sampler's pid, %%t the start time\n"
-		"                        (UTC), %%%% a percent sign\n"
-		"      --force           replace FILE without keeping FILE.old\n"
-		"  -f, --frequency HZ    samples per second, 0.001 to 100000 (default 1000)\n"
-		"  -p, --pmu-arg SPEC    PMU plug-in NAME[:ARGS], repeatable (-p help lists them)\n"
-		"  -d, --debug           print run statistics on stderr at the end\n"
-		"  -g                    record call stacks (--call-graph dwarf)\n"
-		"      --call-graph MODE[,SIZE]  record call stacks, unwound with frame\n"
-		"                        pointers (fp) or with CFI (dwarf) from SIZE bytes of\n"
-		"                        stack copied per thread (default %d, at most %d)\n"
-		"      --max-stack N     at most N frames per stack (default %d)\n"
-		"      --format FORMAT   native (default) or pperf (the original tool's layout)\n"
-		"      --fifo PRIO       run the sampler at SCHED_FIFO PRIO (default when permitted: %d)\n"
-		"      --rr PRIO         run the sampler at SCHED_RR PRIO\n"
-		"      --no-realtime     keep the sampler at normal priority\n"
-		"      --cpu N|auto|none pin the sampler to CPU N, or follow the target's\n"
-		"                        threads (auto); default none\n"
-		"      --latency-qos     keep idle CPUs awake (CPU latency request 0) while\n"
-		"                        sampling; default when permitted (root)\n"
-		"      --no-latency-qos  do not\n"
-		"      --stop-all        stop every thread at every sample; by default a thread\n"
-		"                        that has not run since the previous sample is not\n"
-		"                        stopped (its PC and CPU time cannot have changed)\n"
-		"      --carry-preempted  do not stop threads that wait for a CPU either: take\n"
-		"                        their PC from the kernel's sample at their switch out\n"
-		"                        (many busy threads; needs root, CAP_PERFMON or\n"
-		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
-		"      --no-cpu-clock    charge a thread's CPU time to where the samples find\n"
-		"                        it, not to where the kernel's samples of its own CPU\n"
-		"                        clock found it running (the default: README.md)\n"
-		"      --precise-stops auto|always|never  take each CPU that may run the\n"
-		"                        target with a thread of the sampler just before a\n"
-		"                        sample, so that a stop finds a thread where it was,\n"
-		"                        not at its next system call (real-time priority;\n"
-		"                        auto: at 2 kHz or slower, once 5%% of the stops\n"
-		"                        land at one; default)\n"
-		"      --tracers N|auto  share the command's threads among N tracing threads\n"
-		"                        (auto: one per CPU; default 1), which stop, read and\n"
-		"                        continue them in parallel (many cores; docs/SCALING.md)\n"
-		"      --pid PID[,PID...]  attach to running processes (all their threads, and\n"
-		"                        the threads and children they create) until they exit,\n"
-		"                        Ctrl-C or --duration; then detach, leaving them running\n"
-		"      --tid TID[,TID...]  attach to these threads only\n"
-		"      --delay SECONDS   sample only after SECONDS (the program runs meanwhile);\n"
-		"                        -1: only once enabled through --control\n"
-		"      --duration SECONDS  stop sampling SECONDS after it began (a command\n"
-		"                        runs on to its end; an attached one is let go)\n"
-		"      --control FIFO    'enable' and 'disable' lines written to FIFO switch\n"
-		"                        sampling on and off (like perf record --control)\n"
-		"      --idle            run the command at SCHED_IDLE (like chrt --idle 0)\n"
-		"      --nice N          add N to the command's nice value (like nice -n N)\n"
-		"                        (without privileges, either keeps the sampling rate\n"
-		"                        with more busy threads than CPUs)\n"
-		"  -h, --help            show this help\n"
-		"  -V, --version         show the version\n"
-		"\n"
-		"Exit status: the command's own, 128+N if it died of signal N, 125 if the\n"
-		"sampler failed, 126 if the command is not executable, 127 if not found.\n",
-		CALLSTACK_DEFAULT_SIZE, CALLSTACK_MAX_SIZE, CALLSTACK_DEFAULT_MAX_STACK,
-		TUNE_DEFAULT_PRIO);
-}
+/* ---- the command line (common/parseopt.h) ------------------------------- */
 
-static int parse_hz(const char *arg, double *hz, struct error *err)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static int opt_frequency(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
+	struct options *opt = ctx;
 	char *end;
 	double v;
 
+	(void)o;
 	errno = 0;
 	v = strtod(arg, &end);
 	if (errno || end == arg || *end || engine_period_ns(v) == 0)
 		return error_set(err, "bad frequency '%s' (use a number of Hz from %g to %g, e.g. -f 1000)",
 				 arg, 1e9 / ENGINE_MAX_PERIOD_NS, 1e9 / ENGINE_MIN_PERIOD_NS);
-	*hz = v;
+	opt->hz = v;
 	return 0;
 }
 
-static int parse_format(const char *arg, enum profile_format *format, struct error *err)
+/* perf record's -F is our -f: say so, with the value given. */
+static int opt_perf_frequency(const struct parseopt *o, const char *arg, void *ctx,
+			      struct error *err)
 {
+	(void)o;
+	(void)ctx;
+	return error_set(err, "unknown option '-F': the sampling frequency is -f (use -f %s)",
+			 arg ? arg : "HZ");
+}
+
+static int opt_pmu(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct options *opt = ctx;
+
+	(void)o;
+	if (strcmp(arg, "help") == 0) {
+		pmu_print_help(stdout);
+		return 1;
+	}
+	if (strncmp(arg, "help=", 5) == 0)
+		return pmu_check(arg + 5, stdout, err) < 0 ? -1 : 1;
+	if (arg[strspn(arg, "0123456789")] == '\0')
+		return error_set(err, "-p %s: -p names a PMU plug-in, not a process (to attach, use --pid %s)",
+				 arg, arg);
+	if (opt->npmu >= PMU_SET_MAX)
+		return error_set(err, "too many -p options (at most %d)", PMU_SET_MAX);
+	opt->pmu_specs[opt->npmu++] = arg;
+	return 0;
+}
+
+static int opt_stacks(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct options *opt = ctx;
+
+	if (o->short_name == 'g') {
+		callstack_enable(&opt->stacks);
+		return 0;
+	}
+	if (strcmp(o->long_name, "max-stack") == 0)
+		return callstack_parse_max_stack(&opt->stacks, arg, err);
+	return callstack_parse_mode(&opt->stacks, arg, err);
+}
+
+static int opt_format(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct options *opt = ctx;
+
+	(void)o;
 	if (strcmp(arg, "native") == 0)
-		*format = PROFILE_FORMAT_NATIVE;
+		opt->format = PROFILE_FORMAT_NATIVE;
 	else if (strcmp(arg, "pperf") == 0)
-		*format = PROFILE_FORMAT_PPERF;
+		opt->format = PROFILE_FORMAT_PPERF;
 	else
 		return error_set(err, "unknown profile format '%s' (use --format native or --format pperf)",
 				 arg);
 	return 0;
 }
 
-/* The argument that holds the option getopt just refused: one in the
- * middle of a cluster (-F1000, -dx1) leaves optind on its own element. */
-static const char *refused_arg(int argc, char **argv)
+/* --fifo PRIO, --rr PRIO, --no-realtime */
+static int opt_sched(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
-	const char *cur = optind < argc ? argv[optind] : NULL;
+	struct options *opt = ctx;
 
-	if (optopt && cur && cur[0] == '-' && cur[1] != '-' && strchr(cur + 1, optopt))
-		return cur;
-	return argv[optind - 1];
+	opt->tune.sched = (enum tune_sched)o->value;
+	return arg ? tune_parse_prio(arg, &opt->tune.prio, err) : 0;
 }
 
-/* perf record's -F is our -f: say so, with the value given. */
-static int frequency_hint(int argc, char **argv, struct error *err)
+static int opt_cpu(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
-	const char *arg = refused_arg(argc, argv), *value = strchr(arg, 'F') + 1;
-
-	if (!*value && arg == argv[optind - 1] && optind < argc && argv[optind][0] != '-')
-		value = argv[optind];
-	return error_set(err, "unknown option '-F': the sampling frequency is -f (use -f %s)",
-			 *value ? value : "HZ");
+	(void)o;
+	return tune_parse_cpu(arg, &((struct options *)ctx)->tune.cpu, err);
 }
 
-enum { OPT_FORMAT = 256, OPT_FIFO, OPT_RR, OPT_NO_RT, OPT_CPU, OPT_QOS, OPT_NO_QOS, OPT_NICE, OPT_IDLE,
-       OPT_FORCE, OPT_STOP_ALL, OPT_CARRY_PREEMPTED, OPT_NO_CPU_CLOCK, OPT_DELAY, OPT_DURATION, OPT_CONTROL, OPT_PID, OPT_TID,
-       OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_TRACERS, OPT_PRECISE };
-
-/* 0: run; 1: done (help, version); -1: bad command line. */
-static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
+static int opt_qos(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frequency", required_argument, NULL, 'f' },
-		{ "pmu-arg", required_argument, NULL, 'p' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "fifo", required_argument, NULL, OPT_FIFO },
-		{ "rr", required_argument, NULL, OPT_RR },
-		{ "no-realtime", no_argument, NULL, OPT_NO_RT },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "latency-qos", no_argument, NULL, OPT_QOS },
-		{ "no-latency-qos", no_argument, NULL, OPT_NO_QOS },
-		{ "nice", required_argument, NULL, OPT_NICE },
-		{ "idle", no_argument, NULL, OPT_IDLE },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
-		{ "carry-preempted", no_argument, NULL, OPT_CARRY_PREEMPTED },
-		{ "no-cpu-clock", no_argument, NULL, OPT_NO_CPU_CLOCK },
-		{ "precise-stops", required_argument, NULL, OPT_PRECISE },
-		{ "delay", required_argument, NULL, OPT_DELAY },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "control", required_argument, NULL, OPT_CONTROL },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "tracers", required_argument, NULL, OPT_TRACERS },
-		{ NULL, 0, NULL, 0 },
+	(void)arg;
+	(void)err;
+	((struct options *)ctx)->tune.qos = (enum tune_qos)o->value;
+	return 0;
+}
+
+static int opt_idle(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	(void)o;
+	(void)arg;
+	(void)err;
+	((struct options *)ctx)->tune.idle = 1;
+	return 0;
+}
+
+static int opt_nice(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	(void)o;
+	return tune_parse_nice(arg, &((struct options *)ctx)->tune.nice, err);
+}
+
+static int opt_precise(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	static const char *const names[] = {
+		[PRECISE_AUTO] = "auto", [PRECISE_ALWAYS] = "always", [PRECISE_NEVER] = "never",
 	};
-	int c;
 
-	opt->hz = 1000;
-	opt->format = PROFILE_FORMAT_NATIVE;
-	tune_default(&opt->tune);
-	callstack_default(&opt->stacks);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:f:p:dghV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			opt->output = optarg;
-			break;
-		case 'f':
-			if (parse_hz(optarg, &opt->hz, err) < 0)
-				return -1;
-			break;
-		case 'p':
-			if (strcmp(optarg, "help") == 0) {
-				pmu_print_help(stdout);
-				return 1;
-			}
-			if (strncmp(optarg, "help=", 5) == 0)
-				return pmu_check(optarg + 5, stdout, err) < 0 ? -1 : 1;
-			if (optarg[strspn(optarg, "0123456789")] == '\0')
-				return error_set(err, "-p %s: -p names a PMU plug-in, not a process (to attach, use --pid %s)",
-						 optarg, optarg);
-			if (opt->npmu >= PMU_SET_MAX)
-				return error_set(err, "too many -p options (at most %d)", PMU_SET_MAX);
-			opt->pmu_specs[opt->npmu++] = optarg;
-			break;
-		case 'd':
-			opt->debug = true;
-			break;
-		case 'g':
-			callstack_enable(&opt->stacks);
-			break;
-		case OPT_CALL_GRAPH:
-			if (callstack_parse_mode(&opt->stacks, optarg, err) < 0)
-				return -1;
-			break;
-		case OPT_MAX_STACK:
-			if (callstack_parse_max_stack(&opt->stacks, optarg, err) < 0)
-				return -1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf("sampler %s\n", SAMPLER_VERSION);
-			return 1;
-		case OPT_FORMAT:
-			if (parse_format(optarg, &opt->format, err) < 0)
-				return -1;
-			break;
-		case OPT_FIFO:
-		case OPT_RR:
-			opt->tune.sched = c == OPT_FIFO ? TUNE_SCHED_FIFO : TUNE_SCHED_RR;
-			if (tune_parse_prio(optarg, &opt->tune.prio, err) < 0)
-				return -1;
-			break;
-		case OPT_NO_RT:
-			opt->tune.sched = TUNE_SCHED_OTHER;
-			break;
-		case OPT_CPU:
-			if (tune_parse_cpu(optarg, &opt->tune.cpu, err) < 0)
-				return -1;
-			break;
-		case OPT_QOS:
-		case OPT_NO_QOS:
-			opt->tune.qos = c == OPT_QOS ? TUNE_QOS_ON : TUNE_QOS_OFF;
-			break;
-		case OPT_NICE:
-			if (tune_parse_nice(optarg, &opt->tune.nice, err) < 0)
-				return -1;
-			break;
-		case OPT_IDLE:
-			opt->tune.idle = 1;
-			break;
-		case OPT_FORCE:
-			opt->force = true;
-			break;
-		case OPT_STOP_ALL:
-			opt->stop_all = true;
-			break;
-		case OPT_NO_CPU_CLOCK:
-			opt->no_cpu_clock = true;
-			break;
-		case OPT_CARRY_PREEMPTED:
-			opt->carry_preempted = true;
-			break;
-		case OPT_PRECISE:
-			if (!strcmp(optarg, "auto"))
-				opt->precise = PRECISE_AUTO;
-			else if (!strcmp(optarg, "always"))
-				opt->precise = PRECISE_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				opt->precise = PRECISE_NEVER;
-			else
-				return error_set(err, "bad --precise-stops '%s' (use auto, always or never)",
-						 optarg);
-			break;
-		case OPT_TRACERS:
-			if (tracers_parse(optarg, &opt->tracers, err) < 0)
-				return -1;
-			break;
-		case OPT_DELAY:
-			if (window_parse_seconds("--delay", optarg, true, &opt->window.delay_s, err) < 0)
-				return -1;
-			break;
-		case OPT_DURATION:
-			if (window_parse_seconds("--duration", optarg, false, &opt->window.duration_s, err) < 0)
-				return -1;
-			break;
-		case OPT_CONTROL:
-			opt->window.control = optarg;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (opt->nattach)
-				return error_set(err, "give one --pid or --tid list (comma-separated ids)");
-			opt->attach_threads = c == OPT_TID;
-			if (attach_parse_ids(c == OPT_PID ? "--pid" : "--tid", optarg, opt->attach_ids,
-					     &opt->nattach, err) < 0)
-				return -1;
-			break;
-		case ':':
-			return error_set(err, "option '%s' needs an argument (see sampler --help)",
-					 argv[optind - 1]);
-		default:
-			if (optopt == 'F')
-				return frequency_hint(argc, argv, err);
-			return error_set(err, "unknown option '%s' (see sampler --help)",
-					 refused_arg(argc, argv));
+	(void)o;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i] && strcmp(arg, names[i]) == 0) {
+			((struct options *)ctx)->precise = (enum engine_precise)i;
+			return 0;
 		}
-	}
+	return error_set(err, "bad --precise-stops '%s' (use auto, always or never)", arg);
+}
+
+static int opt_tracers(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	(void)o;
+	return tracers_parse(arg, &((struct options *)ctx)->tracers, err);
+}
+
+/* --delay, --duration */
+static int opt_window(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct window_options *w = &((struct options *)ctx)->window;
+	bool delay = strcmp(o->long_name, "delay") == 0;
+
+	return window_parse_seconds(delay ? "--delay" : "--duration", arg, delay,
+				    delay ? &w->delay_s : &w->duration_s, err);
+}
+
+/* --pid, --tid (value: threads only) */
+static int opt_attach(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct options *opt = ctx;
+
+	if (opt->nattach)
+		return error_set(err, "give one --pid or --tid list (comma-separated ids)");
+	opt->attach_threads = o->value;
+	return attach_parse_ids(o->value ? "--tid" : "--pid", arg, opt->attach_ids, &opt->nattach,
+				err);
+}
+
+static const struct parseopt sampler_opts[] = {
+	OPT_STRING('o', "output", "FILE", struct options, output,
+		   "write the profile to FILE (FILE.bz2: compressed; -: stdout,\n"
+		   "and the command's stdout then goes to stderr); an existing\n"
+		   "FILE is kept as FILE.old; without -o nothing is written.\n"
+		   "In FILE, %r is the MPI/Slurm rank (needed under a launcher),\n"
+		   "%h the host, %p the sampler's pid, %t the start time\n"
+		   "(UTC), %% a percent sign"),
+	OPT_BOOL(0, "force", struct options, force, true, "replace FILE without keeping FILE.old"),
+	OPT_CALL('f', "frequency", "HZ", opt_frequency, 0,
+		 "samples per second, 0.001 to 100000 (default 1000)"),
+	OPT_CALL('p', "pmu-arg", "SPEC", opt_pmu, 0,
+		 "PMU plug-in NAME[:ARGS], repeatable (-p help lists them)"),
+	OPT_BOOL('d', "debug", struct options, debug, true, "print run statistics on stderr at the end"),
+	OPT_CALL('g', NULL, NULL, opt_stacks, 0, "record call stacks (--call-graph dwarf)"),
+	OPT_CALL(0, "call-graph", "MODE[,SIZE]", opt_stacks, 0,
+		 "record call stacks, unwound with frame\n"
+		 "pointers (fp) or with CFI (dwarf) from SIZE bytes of\n"
+		 "stack copied per thread (default " STR(CALLSTACK_DEFAULT_SIZE) ", at most "
+		 STR(CALLSTACK_MAX_SIZE) ")"),
+	OPT_CALL(0, "max-stack", "N", opt_stacks, 0,
+		 "at most N frames per stack (default " STR(CALLSTACK_DEFAULT_MAX_STACK) ")"),
+	OPT_CALL(0, "format", "FORMAT", opt_format, 0,
+		 "native (default) or pperf (the original tool's layout)"),
+	OPT_CALL(0, "fifo", "PRIO", opt_sched, TUNE_SCHED_FIFO,
+		 "run the sampler at SCHED_FIFO PRIO (default when permitted: "
+		 STR(TUNE_DEFAULT_PRIO) ")"),
+	OPT_CALL(0, "rr", "PRIO", opt_sched, TUNE_SCHED_RR, "run the sampler at SCHED_RR PRIO"),
+	OPT_CALL(0, "no-realtime", NULL, opt_sched, TUNE_SCHED_OTHER,
+		 "keep the sampler at normal priority"),
+	OPT_CALL(0, "cpu", "N|auto|none", opt_cpu, 0,
+		 "pin the sampler to CPU N, or follow the target's\n"
+		 "threads (auto); default none"),
+	OPT_CALL(0, "latency-qos", NULL, opt_qos, TUNE_QOS_ON,
+		 "keep idle CPUs awake (CPU latency request 0) while\n"
+		 "sampling; default when permitted (root)"),
+	OPT_CALL(0, "no-latency-qos", NULL, opt_qos, TUNE_QOS_OFF, "do not"),
+	OPT_BOOL(0, "stop-all", struct options, stop_all, true,
+		 "stop every thread at every sample; by default a thread\n"
+		 "that has not run since the previous sample is not\n"
+		 "stopped (its PC and CPU time cannot have changed)"),
+	OPT_BOOL(0, "carry-preempted", struct options, carry_preempted, true,
+		 "do not stop threads that wait for a CPU either: take\n"
+		 "their PC from the kernel's sample at their switch out\n"
+		 "(many busy threads; needs root, CAP_PERFMON or\n"
+		 "perf_event_paranoid <= 1; see docs/SCALING.md)"),
+	OPT_BOOL(0, "no-cpu-clock", struct options, no_cpu_clock, true,
+		 "charge a thread's CPU time to where the samples find\n"
+		 "it, not to where the kernel's samples of its own CPU\n"
+		 "clock found it running (the default: README.md)"),
+	OPT_CALL(0, "precise-stops", "auto|always|never", opt_precise, 0,
+		 "take each CPU that may run the\n"
+		 "target with a thread of the sampler just before a\n"
+		 "sample, so that a stop finds a thread where it was,\n"
+		 "not at its next system call (real-time priority;\n"
+		 "auto: at 2 kHz or slower, once 5% of the stops\n"
+		 "land at one; default)"),
+	OPT_CALL(0, "tracers", "N|auto", opt_tracers, 0,
+		 "share the command's threads among N tracing threads\n"
+		 "(auto: one per CPU; default 1), which stop, read and\n"
+		 "continue them in parallel (many cores; docs/SCALING.md)"),
+	OPT_CALL(0, "pid", "PID[,PID...]", opt_attach, false,
+		 "attach to running processes (all their threads, and\n"
+		 "the threads and children they create) until they exit,\n"
+		 "Ctrl-C or --duration; then detach, leaving them running"),
+	OPT_CALL(0, "tid", "TID[,TID...]", opt_attach, true, "attach to these threads only"),
+	OPT_CALL(0, "delay", "SECONDS", opt_window, 0,
+		 "sample only after SECONDS (the program runs meanwhile);\n"
+		 "-1: only once enabled through --control"),
+	OPT_CALL(0, "duration", "SECONDS", opt_window, 0,
+		 "stop sampling SECONDS after it began (a command\n"
+		 "runs on to its end; an attached one is let go)"),
+	OPT_STRING(0, "control", "FIFO", struct options, window.control,
+		   "'enable' and 'disable' lines written to FIFO switch\n"
+		   "sampling on and off (like perf record --control)"),
+	OPT_CALL(0, "idle", NULL, opt_idle, 0, "run the command at SCHED_IDLE (like chrt --idle 0)"),
+	OPT_CALL(0, "nice", "N", opt_nice, 0,
+		 "add N to the command's nice value (like nice -n N)\n"
+		 "(without privileges, either keeps the sampling rate\n"
+		 "with more busy threads than CPUs)"),
+	OPT_HELP('h', "help", "show this help"),
+	OPT_VERSION('V', "version", "show the version"),
+	{ .kind = PARSEOPT_CALL, .short_name = 'F', .argh = "HZ", .fn = opt_perf_frequency,
+	  .flags = PARSEOPT_OPTARG | PARSEOPT_HIDDEN },
+	OPT_END(),
+};
+
+static const struct parseopt_cmd sampler_cmd = {
+	.prog = PROG,
+	.usage = "usage: sampler [options] -- command [arguments]\n"
+		 "       sampler [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
+		 "       sampler top [options] ...   (a live view: sampler top --help)\n"
+		 "Run command and stop all its threads together at a fixed frequency, recording\n"
+		 "per thread its TID, PC and CPU time plus PMU readings.\n"
+		 "\n",
+	.footer = "\n"
+		  "Exit status: the command's own, 128+N if it died of signal N, 125 if the\n"
+		  "sampler failed, 126 if the command is not executable, 127 if not found.\n",
+	.flags = PARSEOPT_STOP_AT_ARG,
+	.opts = sampler_opts,
+};
+
+/* What the options say together, and the command. */
+static int check_options(struct options *opt, const struct parseopt_rest *rest, struct error *err)
+{
 	if (opt->stacks.enabled && opt->format == PROFILE_FORMAT_PPERF)
 		return error_set(err, "--format pperf keeps no call stacks (drop -g or --call-graph, or use the native format)");
 	if (opt->nattach) {
-		if (optind < argc)
+		if (rest->nargs)
 			return error_set(err, "both --pid/--tid and a command '%s' given (profile either a running process or a new command)",
-					 argv[optind]);
+					 rest->args[0]);
 		if (opt->tune.idle || opt->tune.nice != TUNE_NICE_NONE)
 			return error_set(err, "--idle and --nice apply to a command the sampler starts (for a running process use chrt or renice)");
 		if (opt->tracers > 1)
 			return error_set(err, "--tracers applies to a command the sampler starts (attached threads stay with one tracer; drop --tracers)");
 		return 0;
 	}
-	if (optind >= argc)
+	if (!rest->nargs)
 		return error_set(err, "no command to profile (usage: sampler [options] -- command [arguments], or --pid PID)");
-	opt->command = argv + optind;
+	opt->command = rest->args;
 	return 0;
+}
+
+/* 0: run; 1: done (help, version); -1: bad command line. */
+static int parse_options(struct options *opt, int argc, char **argv, struct error *err)
+{
+	struct parseopt_rest rest;
+	int rc;
+
+	opt->hz = 1000;
+	opt->format = PROFILE_FORMAT_NATIVE;
+	tune_default(&opt->tune);
+	callstack_default(&opt->stacks);
+	rc = parseopt_parse(&sampler_cmd, argc, argv, opt, &rest, err);
+	return rc ? rc : check_options(opt, &rest, err);
 }
 
 static int setup_pmus(struct context *ctx, struct error *err)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "top.h"
+#include "view.h"
 
 const char *top_sort_name(enum top_sort sort)
 {

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "top.h"
+#include "view.h"
 #include "../common/textescape.h"
 
 struct screen {

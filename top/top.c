@@ -13,9 +13,11 @@
 
 #include "../common/fdio.h"
 #include "../common/outfile.h"
+#include "../common/parseopt.h"
 #include "../common/textescape.h"
 #include "../profile/stream.h"
 #include "top.h"
+#include "view.h"
 
 #define EXIT_FAILED 125
 /* The pipe from the recorder holds this much: a second of 16 busy threads
@@ -31,47 +33,12 @@ struct top_options {
 	bool force;
 	bool debug;			/* -d: also the view's own CPU time */
 	const char *input;		/* --input: view a recorded stream */
+	bool have_target;		/* --pid, --tid or -- command */
 };
 
-static volatile sig_atomic_t got_signal;
+/* ---- the command line (common/parseopt.h) ------------------------------- */
 
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: sampler top [options] -- command [arguments]\n"
-		"       sampler top [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
-		"       sampler top [view options] --input FILE\n"
-		"Show live where the command's CPU time and energy go, per function, while the\n"
-		"sampler records it.  The recorder's options (-f, -p, -g, --tracers,\n"
-		"--carry-preempted, ...; sampler --help) apply; the command follows --.\n"
-		"\n"
-		"  -o, --output FILE     also keep the profile in FILE (not .bz2)\n"
-		"  -r, --refresh SECONDS refresh every SECONDS (default 1; perf top's -d)\n"
-		"      --stdio           print one plain table per refresh (logs, pipes; the\n"
-		"                        default when stdin or stdout is not a terminal)\n"
-		"      --sort KEY        cpu (default), energy (the first energy channel) or samples\n"
-		"      --percent-limit P hide rows under P%% of the sort key's interval total\n"
-		"      --by KEY          rows per function (default), thread, process or rank\n"
-		"      --only-pid PID, --only-tid TID  count these only\n"
-		"      --input FILE      view a profile stream (- : stdin) instead of recording\n"
-		"  -h, --help            show this help\n"
-		"\n"
-		"Columns: the interval's CPU and, as \"tot\", the run's; with -p each energy\n"
-		"channel's joules (J) and mean watts (W), +- the half width of their 95%%\n"
-		"interval; with -g the inclusive share (incl%%).  sampler-top(1) has more.\n"
-		"\n"
-		"Keys: c, e, s sort by CPU, energy, samples; space pauses the display; z zeros\n"
-		"the counts; t, p show only the selected row's thread or process (again: all);\n"
-		"up/down select, enter expands the call path (-g); b cycles --by; q quits.\n"
-		"Quitting detaches from --pid/--tid processes, which go on untraced; a\n"
-		"command gets SIGINT, as ^C under sampler gives it, and sampling ends with it.\n");
-}
-
+/* The view's options; the others are the recorder's, handed on. */
 static int parse_double(const char *opt, const char *arg, double min, double *v, struct error *err)
 {
 	char *end;
@@ -82,6 +49,20 @@ static int parse_double(const char *opt, const char *arg, double min, double *v,
 		return error_set(err, "%s '%s': not a number of at least %g (e.g. %s 1)",
 				 opt, arg, min, opt);
 	return 0;
+}
+
+static int opt_refresh(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	return parse_double(o->short_name ? "-r" : "--refresh", arg, 0.05,
+			    &((struct top_options *)ctx)->refresh_s, err);
+}
+
+static int opt_percent_limit(const struct parseopt *o, const char *arg, void *ctx,
+			     struct error *err)
+{
+	(void)o;
+	return parse_double("--percent-limit", arg, 0,
+			    &((struct top_options *)ctx)->view.percent_limit, err);
 }
 
 static int parse_pick(const char *opt, const char *arg, const char *const *names, int n,
@@ -96,111 +77,144 @@ static int parse_pick(const char *opt, const char *arg, const char *const *names
 			 names[1], n > 2 ? " ..., " : " or ", names[n - 1]);
 }
 
-static int parse_id(const char *opt, const char *arg, uint32_t *v, struct error *err)
+static int opt_sort(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
+	static const char *const sorts[] = { "cpu", "energy", "samples" };
+	int v = 0;
+
+	(void)o;
+	if (parse_pick("--sort", arg, sorts, 3, &v, err) < 0)
+		return -1;
+	((struct top_options *)ctx)->view.sort = (enum top_sort)v;
+	return 0;
+}
+
+static int opt_by(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	static const char *const bys[] = { "function", "thread", "process", "rank" };
+	int v = 0;
+
+	(void)o;
+	if (parse_pick("--by", arg, bys, 4, &v, err) < 0)
+		return -1;
+	((struct top_options *)ctx)->view.by = (enum top_by)v;
+	return 0;
+}
+
+/* --only-pid, --only-tid (value 1) */
+static int opt_only(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	struct top_view_options *view = &((struct top_options *)ctx)->view;
 	char *end;
 	unsigned long n = strtoul(arg, &end, 10);
 
 	if (end == arg || *end || !n || n > UINT32_MAX)
-		return error_set(err, "%s '%s': not a process or thread id", opt, arg);
-	*v = (uint32_t)n;
+		return error_set(err, "--only-%s '%s': not a process or thread id",
+				 o->value ? "tid" : "pid", arg);
+	*(o->value ? &view->only_tid : &view->only_pid) = (uint32_t)n;
 	return 0;
 }
 
-static bool is_opt(const char *arg, const char *name)
+/* --pid, --tid: the recorder's, and a target for the view */
+static int opt_target(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
-	size_t n = strlen(name);
-
-	return !strncmp(arg, name, n) && (arg[n] == '\0' || (arg[n] == '=' && name[1] == '-'));
+	(void)o;
+	(void)arg;
+	(void)err;
+	((struct top_options *)ctx)->have_target = true;
+	return 0;
 }
 
-/* Take the view's options out of argv (up to "--"); the rest goes to the
- * recorder in rec (argv[0] kept).  0, 1 (help), -1. */
-static int parse_options(struct top_options *o, int argc, char **argv, char **rec, int *nrec,
-			 bool *have_target, struct error *err)
+static const struct parseopt top_opts[] = {
+	OPT_STRING('o', "output", "FILE", struct top_options, output,
+		   "also keep the profile in FILE (not .bz2)"),
+	OPT_CALL('r', "refresh", "SECONDS", opt_refresh, 0,
+		 "refresh every SECONDS (default 1; perf top's -d)"),
+	OPT_BOOL(0, "stdio", struct top_options, stdio, true,
+		 "print one plain table per refresh (logs, pipes; the\n"
+		 "default when stdin or stdout is not a terminal)"),
+	OPT_CALL(0, "sort", "KEY", opt_sort, 0,
+		 "cpu (default), energy (the first energy channel) or samples"),
+	OPT_CALL(0, "percent-limit", "P", opt_percent_limit, 0,
+		 "hide rows under P% of the sort key's interval total"),
+	OPT_CALL(0, "by", "KEY", opt_by, 0,
+		 "rows per function (default), thread, process or rank"),
+	OPT_CALL(0, "only-pid", "PID", opt_only, 0, "count this process only"),
+	OPT_CALL(0, "only-tid", "TID", opt_only, 1, "count this thread only"),
+	OPT_STRING(0, "input", "FILE", struct top_options, input,
+		   "view a profile stream (- : stdin) instead of recording"),
+	OPT_HELP('h', "help", "show this help"),
+	OPT_VERSION('V', "version", "show the version"),
+	/* the recorder's, which the view reads too */
+	{ .kind = PARSEOPT_BOOL, .long_name = "force", .off = offsetof(struct top_options, force),
+	  .value = true, .flags = PARSEOPT_HIDDEN | PARSEOPT_KEEP },
+	{ .kind = PARSEOPT_BOOL, .short_name = 'd', .long_name = "debug", .value = true,
+	  .off = offsetof(struct top_options, debug), .flags = PARSEOPT_HIDDEN | PARSEOPT_KEEP },
+	{ .kind = PARSEOPT_CALL, .long_name = "pid", .argh = "PID", .fn = opt_target,
+	  .flags = PARSEOPT_HIDDEN | PARSEOPT_KEEP },
+	{ .kind = PARSEOPT_CALL, .long_name = "tid", .argh = "TID", .fn = opt_target,
+	  .flags = PARSEOPT_HIDDEN | PARSEOPT_KEEP },
+	OPT_END(),
+};
+
+static const struct parseopt_cmd top_cmd = {
+	.prog = TOP_PROG,
+	.usage = "usage: sampler top [options] -- command [arguments]\n"
+		 "       sampler top [options] --pid PID[,PID...] | --tid TID[,TID...]\n"
+		 "       sampler top [view options] --input FILE\n"
+		 "Show live where the command's CPU time and energy go, per function, while the\n"
+		 "sampler records it.  The recorder's options (-f, -p, -g, --tracers,\n"
+		 "--carry-preempted, ...; sampler --help) apply; the command follows --.\n"
+		 "\n",
+	.footer = "\n"
+		  "Columns: the interval's CPU and, as \"tot\", the run's; with -p each energy\n"
+		  "channel's joules (J) and mean watts (W), +- the half width of their 95%\n"
+		  "interval; with -g the inclusive share (incl%).  sampler-top(1) has more.\n"
+		  "\n"
+		  "Keys: c, e, s sort by CPU, energy, samples; space pauses the display; z zeros\n"
+		  "the counts; t, p show only the selected row's thread or process (again: all);\n"
+		  "up/down select, enter expands the call path (-g); b cycles --by; q quits.\n"
+		  "Quitting detaches from --pid/--tid processes, which go on untraced; a\n"
+		  "command gets SIGINT, as ^C under sampler gives it, and sampling ends with it.\n",
+	.flags = PARSEOPT_KEEP_UNKNOWN,
+	.opts = top_opts,
+};
+
+static int check_output(const char *output, struct error *err)
 {
-	static const char *const sorts[] = { "cpu", "energy", "samples" };
-	static const char *const bys[] = { "function", "thread", "process", "rank" };
-	int i, v = 0;
+	size_t n = output ? strlen(output) : 0;
+
+	if (n > 4 && !strcmp(output + n - 4, ".bz2"))
+		return error_set(err, "-o %s: sampler top keeps the profile as it streams, uncompressed (drop .bz2; bzip2 it afterwards)",
+				 output);
+	if (output && !strcmp(output, "-"))
+		return error_set(err, "-o -: the view takes the profile stream (keep it in a file: -o FILE)");
+	return 0;
+}
+
+/* Take the view's options out of argv; the rest goes to the recorder in
+ * rec (argv[0] kept), the command after its "-o -".  0, 1 (help), -1. */
+static int parse_options(struct top_options *o, int argc, char **argv, char **rec, int *nrec,
+			 struct error *err)
+{
+	struct parseopt_rest rest;
+	int rc;
 
 	o->refresh_s = 1;
+	rc = parseopt_parse(&top_cmd, argc, argv, o, &rest, err);
+	if (rc || check_output(o->output, err) < 0)
+		return rc ? rc : -1;
 	rec[(*nrec)++] = "sampler";
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i], *val;
-
-		if (is_opt(a, "-h") || is_opt(a, "--help")) {
-			usage(stdout);
-			return 1;
-		}
-		if (is_opt(a, "--stdio")) {
-			o->stdio = true;
-			continue;
-		}
-		if (is_opt(a, "--force"))
-			o->force = true;
-		if (is_opt(a, "-d") || is_opt(a, "--debug"))
-			o->debug = true;
-		if (is_opt(a, "--pid") || is_opt(a, "--tid"))
-			*have_target = true;
-		if (!(is_opt(a, "-o") || is_opt(a, "--output") || is_opt(a, "-r") ||
-		      is_opt(a, "--refresh") || is_opt(a, "--sort") || is_opt(a, "--by") ||
-		      is_opt(a, "--percent-limit") || is_opt(a, "--input") ||
-		      is_opt(a, "--only-pid") || is_opt(a, "--only-tid"))) {
-			rec[(*nrec)++] = argv[i];
-			continue;
-		}
-		{
-			/* the option's name without "=value" */
-			char name[32];
-			size_t n = strcspn(a, "=");
-
-			snprintf(name, sizeof(name), "%.*s", (int)n, a);
-			val = a[n] == '=' ? a + n + 1 : i + 1 < argc ? argv[++i] : NULL;
-			if (!val)
-				return error_set(err, "option '%s' needs an argument (see sampler top --help)",
-						 name);
-			if (!strcmp(name, "-o") || !strcmp(name, "--output"))
-				o->output = val;
-			else if (!strcmp(name, "-r") || !strcmp(name, "--refresh")) {
-				if (parse_double(name, val, 0.05, &o->refresh_s, err) < 0)
-					return -1;
-			} else if (!strcmp(name, "--sort")) {
-				if (parse_pick(name, val, sorts, 3, &v, err) < 0)
-					return -1;
-				o->view.sort = (enum top_sort)v;
-			} else if (!strcmp(name, "--by")) {
-				if (parse_pick(name, val, bys, 4, &v, err) < 0)
-					return -1;
-				o->view.by = (enum top_by)v;
-			} else if (!strcmp(name, "--percent-limit")) {
-				if (parse_double(name, val, 0, &o->view.percent_limit, err) < 0)
-					return -1;
-			} else if (!strcmp(name, "--only-pid")) {
-				if (parse_id(name, val, &o->view.only_pid, err) < 0)
-					return -1;
-			} else if (!strcmp(name, "--only-tid")) {
-				if (parse_id(name, val, &o->view.only_tid, err) < 0)
-					return -1;
-			} else {
-				o->input = val;
-			}
-		}
-	}
-	if (o->output) {
-		size_t n = strlen(o->output);
-
-		if (n > 4 && !strcmp(o->output + n - 4, ".bz2"))
-			return error_set(err, "-o %s: sampler top keeps the profile as it streams, uncompressed (drop .bz2; bzip2 it afterwards)",
-					 o->output);
-		if (!strcmp(o->output, "-"))
-			return error_set(err, "-o -: the view takes the profile stream (keep it in a file: -o FILE)");
-	}
-	if (i < argc)
-		*have_target = true;
+	for (int i = 0; i < rest.nbefore; i++)
+		rec[(*nrec)++] = rest.args[i];
 	rec[(*nrec)++] = "-o";
 	rec[(*nrec)++] = "-";
-	for (; i < argc; i++)
-		rec[(*nrec)++] = argv[i];
+	if (rest.dashdash) {
+		o->have_target = true;
+		rec[(*nrec)++] = "--";
+	}
+	for (int i = rest.nbefore; i < rest.nargs; i++)
+		rec[(*nrec)++] = rest.args[i];
 	rec[*nrec] = NULL;
 	return 0;
 }
@@ -335,22 +349,6 @@ static void *tee_stream(void *arg)
 	return NULL;
 }
 
-void top_nap(struct top_run *run, int ms)
-{
-	for (int left = ms; left > 0 && !run->quit && !run->ended; left -= 20) {
-		struct timespec ts = { 0, (left < 20 ? left : 20) * 1000000L };
-
-		nanosleep(&ts, NULL);
-		if (got_signal) {
-			if (got_signal == SIGHUP)
-				run->hangup = 1;
-			run->quit = 1;
-		}
-	}
-	if (got_signal)
-		run->quit = 1;
-}
-
 /* ---- the plain view ---------------------------------------------------- */
 
 /* A line of --stdio, names escaped by the one rule of every text output. */
@@ -413,12 +411,7 @@ int top_stdio_loop(struct top_run *run, FILE *out)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	static const int sigs[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	top_catch_signals();
 	signal(SIGPIPE, SIG_IGN);
 	/* Debug files are read where they are installed, never downloaded:
 	 * libdw would ask a debuginfod server named here (docs/EXPORT.md). */
@@ -486,7 +479,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 	char **rec = calloc((size_t)argc + 4, sizeof(*rec));
 	char fd_path[32];
 	pthread_t reader, tee;
-	bool have_target = false, teeing = false, reader_started = false;
+	bool teeing = false, reader_started = false;
 	pid_t recorder = 0;
 	int nrec = 0, fd = -1, held = -1, status = 0, view_rc;
 	struct error err;
@@ -495,7 +488,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 		fprintf(stderr, "%s: error: out of memory\n", TOP_PROG);
 		return EXIT_FAILED;
 	}
-	status = parse_options(&o, argc, argv, rec, &nrec, &have_target, &err);
+	status = parse_options(&o, argc, argv, rec, &nrec, &err);
 	if (status) {
 		free(rec);
 		if (status > 0)
@@ -503,7 +496,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 		error_print(TOP_PROG, &err);
 		return EXIT_FAILED;
 	}
-	if (o.input && have_target) {
+	if (o.input && o.have_target) {
 		error_set(&err, "--input and a command or --pid given (view either a stream or a run)");
 		error_print(TOP_PROG, &err);
 		free(rec);
@@ -568,7 +561,7 @@ int top_main(int argc, char **argv, top_record_fn record)
 	 * reached it too: the recorder takes copies that come together as
 	 * one, sampler.1) */
 	if (recorder && !run.ended)
-		kill(recorder, got_signal ? got_signal : SIGINT);
+		kill(recorder, top_signal_got() ? top_signal_got() : SIGINT);
 	if (reader_started)
 		pthread_join(reader, NULL);
 	if (teeing)
