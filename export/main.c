@@ -426,6 +426,7 @@ int main(int argc, char **argv)
 		ret = merge_inputs(argv + optind, (size_t)(argc - optind), &opt, &err);
 	if (ret == 0)
 		ret = limit_output(&opt, &max_size, &err);
+	opt.size_limit = max_size;
 	if (ret == 0)
 		ret = export_profile(ex, &opt, &res, &err);
 	if (ret < 0)
