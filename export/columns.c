@@ -483,4 +483,5 @@ const struct exporter columns_exporter = {
 	.open = columns_open,
 	.record = columns_record,
 	.finish = columns_finish,
+	.bytes_per_sample = 90, .bytes_per_frame = 1,
 };

@@ -166,4 +166,5 @@ const struct exporter csv_exporter = {
 	.open = csv_open,
 	.record = csv_record,
 	.finish = csv_finish,
+	.bytes_per_sample = 85, .bytes_per_frame = 26,
 };

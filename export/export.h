@@ -24,6 +24,7 @@ struct export_options {
 	const char *output;		/* "-": stdout (perf: pipe mode) */
 	bool force;			/* replace output without keeping OUTPUT.old */
 	const char *max_size;		/* --max-size as given (NULL: the default) */
+	uint64_t size_limit;		/* ...the bound it set on the output (0: none) */
 	bool symbols;			/* CSV: add dso and symbol columns */
 	const char *symbol_cache;	/* persistent symbol cache dir, NULL: off */
 	bool no_demangle;		/* symbols: C++ and Rust names as mangled */
@@ -54,6 +55,11 @@ struct export_result {
 struct exporter {
 	const char *name;		/* --format NAME */
 	bool reads_input_twice;		/* open() reads opt->input once more */
+	/* What one thread-sample (or clock sample) and one frame of its
+	 * stack add to the output: the estimate said before writing a large
+	 * one (export.c; as measured on examples/calltree's profiles, -g and
+	 * not).  0: the output does not grow per sample. */
+	uint32_t bytes_per_sample, bytes_per_frame;
 	void *(*open)(const struct profile_info *info, const struct export_options *opt,
 		      struct error *err);
 	int (*record)(void *state, const struct profile_record *rec, struct error *err);
@@ -74,7 +80,9 @@ extern const struct exporter pprof_exporter;	/* pprof.c: gzipped profile.proto *
 
 
 /* 0: whole profile exported; 1: partial export (result->dropped says what
- * was lost); -1: nothing usable (err says why). */
+ * was lost); -1: nothing usable (err says why).  An output estimated at
+ * 100 times the profile and 10 MB or more is announced (one warning, with
+ * --max-size) before it is written. */
 int export_profile(const struct exporter *ex, const struct export_options *opt,
 		   struct export_result *result, struct error *err);
 

@@ -534,4 +534,5 @@ const struct exporter firefox_exporter = {
 	.open = firefox_open,
 	.record = firefox_record,
 	.finish = firefox_finish,
+	.bytes_per_sample = 41, .bytes_per_frame = 1,
 };

@@ -447,6 +447,7 @@ int main(int argc, char **argv)
 		ret = merge_inputs(rest.args, (size_t)rest.nargs, opt, &err);
 	if (ret == 0)
 		ret = limit_output(opt, &max_size, &err);
+	opt->size_limit = max_size;
 	if (ret == 0)
 		ret = export_profile(cl.ex, opt, &res, &err);
 	if (ret < 0)

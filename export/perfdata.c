@@ -661,4 +661,5 @@ const struct exporter perf_exporter = {
 	.record = perf_record,
 	.finish = perf_finish,
 	.reads_input_twice = true,	/* the energy estimate (attribution.h) */
+	.bytes_per_sample = 80, .bytes_per_frame = 16,
 };

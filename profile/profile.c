@@ -338,6 +338,11 @@ uint32_t profile_stack_frames(const struct stack_tree *stacks, uint32_t chain,
 	return stacks ? stack_tree_frames(stacks, chain, frames, max) : 0;
 }
 
+uint32_t profile_stack_depth(const struct stack_tree *stacks, uint32_t chain)
+{
+	return stacks ? stack_tree_depth(stacks, chain) : 0;
+}
+
 const char *profile_stack_end_name(unsigned end)
 {
 	static const char *const names[PROFILE_STACK_NENDS] = {

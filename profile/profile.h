@@ -384,6 +384,9 @@ struct stack_tree;
  * id and node). */
 uint32_t profile_stack_frames(const struct stack_tree *stacks, uint32_t chain,
 			      uint64_t *frames, uint32_t max);
+/* How many callers the stack chain holds (what profile_stack_frames
+ * gives with room for all), without expanding it. */
+uint32_t profile_stack_depth(const struct stack_tree *stacks, uint32_t chain);
 
 struct profile_record {
 	enum profile_record_type type;

@@ -19,6 +19,7 @@ struct slot {
 	bool counted;			/* unwound since the copy: in the stats as */
 	uint8_t counted_end;		/* this end, */
 	unsigned counted_frames;	/* with so many frames */
+	bool counted_short;		/* short of files (unwind.h) */
 	struct unwind_regs regs;
 	struct unwind_stack stack;
 };
@@ -293,7 +294,8 @@ void callstack_memo_free(struct callstack_memo *m)
 
 /* Count the stack of slot once: unwound again (the engine does after
  * reading newer maps), it replaces what its first unwinding counted. */
-static void count_stack(struct callstack *cs, struct slot *s, unsigned n, enum profile_stack_end end)
+static void count_stack(struct callstack *cs, struct slot *s, unsigned n, enum profile_stack_end end,
+			bool short_of_files)
 {
 	struct callstack_stats *st = &cs->st;
 
@@ -302,14 +304,17 @@ static void count_stack(struct callstack *cs, struct slot *s, unsigned n, enum p
 		st->frames -= s->counted_frames;
 		st->ends[s->counted_end]--;
 		st->carried -= s->carried;
+		st->short_of_files -= s->counted_short;
 	}
 	st->stacks++;
 	st->frames += n;
 	st->ends[end]++;
 	st->carried += s->carried;
+	st->short_of_files += short_of_files;
 	s->counted = true;
 	s->counted_end = (uint8_t)end;
 	s->counted_frames = n;
+	s->counted_short = short_of_files;
 }
 
 void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct map_list *maps,
@@ -318,6 +323,7 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 	struct slot *s = &cs->slots[slot];
 	uint64_t *frames = cs->frames + slot * (cs->opt.max_stack - 1);
 	enum profile_stack_end end = PROFILE_STACK_UNREADABLE;
+	bool short_of_files;
 	uint64_t t0;
 	unsigned n = 0;
 
@@ -327,7 +333,7 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 		ts->frames = have ? memo->frames : frames;
 		ts->nframes = have ? memo->nframes : 0;
 		ts->stack_end = have ? memo->end : PROFILE_STACK_UNREADABLE;
-		count_stack(cs, s, ts->nframes, ts->stack_end);
+		count_stack(cs, s, ts->nframes, ts->stack_end, have && memo->short_of_files);
 		return;
 	}
 	t0 = cpu_ns();
@@ -336,11 +342,13 @@ void callstack_unwind(struct callstack *cs, size_t slot, pid_t pid, const struct
 	ts->frames = frames;
 	ts->nframes = n;
 	ts->stack_end = (uint8_t)end;
-	if (memo)
+	short_of_files = s->readable && unwinder_last_short_of_files(cs->unwinder);
+	if (memo) {
 		memo_keep(memo, s, frames, n, end);
+		memo->short_of_files = short_of_files;
+	}
 	cs->st.unwind_ns += cpu_ns() - t0;
-	cs->st.files_refused = unwinder_files_refused(cs->unwinder);
-	count_stack(cs, s, n, end);
+	count_stack(cs, s, n, end, short_of_files);
 }
 
 unsigned callstack_unwind_copy(struct callstack *cs, pid_t pid, const struct map_list *maps,
@@ -351,7 +359,6 @@ unsigned callstack_unwind_copy(struct callstack *cs, pid_t pid, const struct map
 	unsigned n = unwind_thread(cs->unwinder, pid, maps, regs, stack, frames, end);
 
 	cs->st.unwind_ns += cpu_ns() - t0;
-	cs->st.files_refused = unwinder_files_refused(cs->unwinder);
 	return n;
 }
 

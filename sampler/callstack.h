@@ -52,6 +52,7 @@ int callstack_parse_max_stack(struct callstack_options *o, const char *arg, stru
 struct callstack_memo {
 	bool valid;
 	uint8_t end;			/* enum profile_stack_end */
+	bool short_of_files;		/* unwinder_last_short_of_files */
 	uint32_t nframes, alloc;
 	uint64_t *frames;		/* the callers, innermost first */
 	uint64_t pc, sp;		/* registers of the stop it was taken at */
@@ -71,7 +72,7 @@ struct callstack_stats {
 	uint64_t carried;		/* stacks carried over (not unwound) */
 	uint64_t compared, compared_same; /* stacks compared without a stop, found the same */
 	uint64_t checked, checked_wrong; /* callstack_check: carried stacks checked, differing */
-	uint64_t files_refused;		/* files left out for want of descriptors (unwind.h) */
+	uint64_t short_of_files;	/* stacks cut at a file left out for want of descriptors */
 	uint64_t ends[PROFILE_STACK_NENDS];
 };
 

@@ -546,8 +546,10 @@ int engine_finish(struct engine *e, struct engine_stats *stats, struct error *er
 		st->sampled_ns = st->profile.wall_ns;
 	else if (e->loop.enabled && end > e->loop.enabled_at)
 		st->sampled_ns += end - e->loop.enabled_at;	/* the window still open */
-	if (e->cfg.stacks)
-		st->files_refused = callstack_stats(e->cfg.stacks)->files_refused;
+	if (e->cfg.stacks) {
+		st->stacks = callstack_stats(e->cfg.stacks)->stacks;
+		st->stacks_short = callstack_stats(e->cfg.stacks)->short_of_files;
+	}
 	if (e->out.writer) {
 		struct profile_writer *w = e->out.writer;
 

@@ -86,7 +86,7 @@ struct engine_stats {
 	int ncpus;			/* online CPUs */
 	uint64_t cpu_unread;		/* CPU-time readings that failed (the previous value was kept) */
 	uint64_t cpu_unread_fds;	/* ...of them for want of a file descriptor */
-	uint64_t files_refused;		/* -g: files left out of unwinding for want of descriptors */
+	uint64_t stacks, stacks_short;	/* -g: thread-samples' stacks, cut for want of descriptors */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
 	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
 	uint64_t clock_refused;		/* threads whose clock samples the kernel refused */

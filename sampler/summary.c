@@ -174,19 +174,20 @@ static void warn_readings(const char *prog, const struct summary_run *run,
  * thread's previous value, so those thread-samples count no CPU time. */
 static void warn_descriptors(const char *prog, const struct engine_stats *st)
 {
-	char limit[32] = "", cpu[128] = "", files[96] = "";
+	char limit[32] = "", cpu[128] = "", files[160] = "";
 	struct rlimit lim;
 
-	if (!st->cpu_unread_fds && !st->files_refused)
+	if (!st->cpu_unread_fds && !st->stacks_short)
 		return;
 	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
 		snprintf(limit, sizeof(limit), " (limit %llu)", (unsigned long long)lim.rlim_cur);
 	if (st->cpu_unread_fds)
 		snprintf(cpu, sizeof(cpu), "%" PRIu64 " CPU-time readings failed (those thread-samples "
-			 "count no CPU time)%s", st->cpu_unread_fds, st->files_refused ? ", " : "");
-	if (st->files_refused)
-		snprintf(files, sizeof(files), "files were left out of call stacks %" PRIu64
-			 " times (their frames are unknown)", st->files_refused);
+			 "count no CPU time)%s", st->cpu_unread_fds, st->stacks_short ? ", " : "");
+	if (st->stacks_short)
+		snprintf(files, sizeof(files), "%" PRIu64 " of %" PRIu64 " call stacks end at a "
+			 "file it could not keep open (their outer frames are unknown)",
+			 st->stacks_short, st->stacks);
 	warn_print(prog, "out of file descriptors%s: %s%s; raise the limit, e.g. ulimit -n 4096",
 		   limit, cpu, files);
 }

@@ -56,6 +56,7 @@ struct unwind_proc {
 	uint64_t used;		/* LRU stamp */
 	Dwfl *dwfl;		/* NULL: could not be built (then failed) */
 	bool failed;
+	bool files_missing;	/* a module left out for want of descriptors */
 	struct unwind_job *job;
 };
 
@@ -67,6 +68,7 @@ struct unwinder {
 	int vdso_fd;		/* memfd with the sampler's vDSO image, or -1 */
 	uint64_t vdso_len;
 	uint64_t files_refused;	/* no descriptor for a module's file */
+	bool last_short;	/* the last stack ended at such a file */
 	Dwfl_Callbacks callbacks;
 };
 
@@ -522,14 +524,27 @@ static struct unwind_proc *proc_get(struct unwinder *u, pid_t pid, const struct 
 			oldest = q;
 	}
 	if (!p) {
+		uint64_t refused = u->files_refused;
+
 		p = oldest;
 		proc_release(p);
 		p->pid = pid;
 		p->dwfl = proc_build(u, p, maps);
 		p->failed = !p->dwfl;
+		p->files_missing = u->files_refused != refused;
 	}
 	p->used = ++u->clock;
 	return p;
+}
+
+/* Is pc in a file of p's that has no module for want of descriptors?
+ * Then a stack that ends there ends for that want. */
+static bool in_missing_file(const struct unwind_proc *p, const struct map_list *maps, uint64_t pc)
+{
+	bool file = true;
+
+	return p->files_missing && executable(maps, pc, &file) && file &&
+	       (p->failed || !dwfl_addrmodule(p->dwfl, pc));
 }
 
 /* The registers of the caller of a frame that pushed nothing: its
@@ -583,6 +598,7 @@ static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_lis
 
 	if (p->failed) {
 		*end = PROFILE_STACK_UNKNOWN_MAP;	/* no module at all */
+		u->last_short = in_missing_file(p, maps, regs->r[UNWIND_REG_PC]);
 		return 0;
 	}
 	job.dwfl = p->dwfl;
@@ -614,6 +630,9 @@ static unsigned unwind_dwarf(struct unwinder *u, pid_t pid, const struct map_lis
 		*end = PROFILE_STACK_COMPLETE;
 	else
 		*end = dwarf_cut(&job);
+	if (*end == PROFILE_STACK_UNKNOWN_MAP)
+		u->last_short = in_missing_file(p, maps, job.n ? frames[job.n - 1] :
+						job.regs->r[UNWIND_REG_PC]);
 	return job.n;
 }
 
@@ -797,15 +816,16 @@ void unwinder_forget(struct unwinder *u, pid_t pid)
 			proc_release(&u->procs[i]);
 }
 
-uint64_t unwinder_files_refused(const struct unwinder *u)
+bool unwinder_last_short_of_files(const struct unwinder *u)
 {
-	return u->files_refused;
+	return u->last_short;
 }
 
 unsigned unwind_thread(struct unwinder *u, pid_t pid, const struct map_list *maps,
 		       const struct unwind_regs *regs, const struct unwind_stack *stack,
 		       uint64_t *frames, enum profile_stack_end *end)
 {
+	u->last_short = false;
 	if (u->mode == UNWIND_FP)
 		return unwind_fp(u, pid, maps, regs, stack, frames, end);
 	return unwind_dwarf(u, pid, maps, regs, stack, frames, end);

@@ -64,10 +64,11 @@ void unwinder_free(struct unwinder *u);
  * pid): forget what was built from the old ones. */
 void unwinder_forget(struct unwinder *u, pid_t pid);
 
-/* How many times a mapped file was left out of a process's modules
- * because no descriptor could be kept open for it (procfs_keep_fd), even
- * after closing every other process's: its frames are unknown. */
-uint64_t unwinder_files_refused(const struct unwinder *u);
+/* Did the last unwind_thread's stack end at a mapped file left out of its
+ * process's modules because no descriptor could be kept open for it
+ * (procfs_keep_fd), even after closing every other process's?  Its
+ * frames beyond are unknown.  Only dwarf: fp's chain needs no file. */
+bool unwinder_last_short_of_files(const struct unwinder *u);
 
 /* Unwind one thread of pid, whose mappings are maps: the callers of the
  * PC in regs, innermost first, each the address inside its call

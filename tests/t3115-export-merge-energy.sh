@@ -4,15 +4,17 @@
 # from text (deterministic: no recorder, no load): ranks 0 and 1 on host
 # nodea, whose node meter counts rank 0 (20 W in one code for the first
 # second, 5 W in another for the next) plus rank 1 (10 W): 45 J; ranks 2
-# and 3 on nodeb, 30 W + 15 W: 90 J.  Each profile reads its node's meter
+# and 3 on nodeb, 30 W + 15 W: 90 J (rank 3 runs half of each ms, at
+# rank 2's power per CPU second).  Each profile reads its node's meter
 # whole at its own sample times (rank 1 0.5 ms after rank 0, rank 3 0.3 ms
 # after rank 2), as the ranks of a host each record the node.
 #
 # The merge divides each rank's readings with the other ranks of its host
 # as --node-peer profiles and writes each thread's part as a per-thread
-# counter, energy-package-0-uJ: per rank it must equal that rank's own
-# --node-peer export, per host the node's energy once (not once per rank),
-# and a host's ranks must not take the other host's ranks as peers.
+# counter, energy-package-0-uJ: per rank it must give what the meter was
+# told that rank draws (25, 20, 60, 30 J), as the rank's own --node-peer
+# export must, per host the node's energy once (not once per rank), and a
+# host's ranks must not take the other host's ranks as peers.
 # Then two ranks recorded with -g on t2130's fake node meter: the same per
 # rank, the node once within t2130's 5%, energy per rank and function in
 # perf report.
@@ -20,11 +22,12 @@
 
 PROFILE=$BUILD/sampler-profile
 
-# rank_profile HOST RANK PID OFFSET_NS WORKLOAD NODE OUT: OUT.prof, the
-# rank's profile: one busy thread sampled every 1 ms for 2 s, the node
-# meter's energy since the previous sample in each sample (package-0, uJ).
+# rank_profile HOST RANK PID OFFSET_NS WORKLOAD NODE OUT [CPU]: OUT.prof,
+# the rank's profile: one thread sampled every 1 ms for 2 s, running CPU
+# of each ms (default 1: busy), the node meter's energy since the
+# previous sample in each sample (package-0, uJ).
 rank_profile() {
-	awk -v host=$1 -v rank=$2 -v pid=$3 -v off=$4 -v mine=$5 -v node=$6 -v n=2000 '
+	awk -v host=$1 -v rank=$2 -v pid=$3 -v off=$4 -v mine=$5 -v node=$6 -v n=2000 -v share=${8:-1} '
 	# the node meter: J counted from 0 to t s
 	function meter(t) {
 		if (node == "b")
@@ -44,9 +47,9 @@ rank_profile() {
 			pc = mine == "hot" ? (t < half * 1e9 ? "0x401000" : "0x402000") : mine
 			printf "sample time=%.0f nthreads=1 values=%.3f\n", t,
 				(meter(t / 1e9) - meter((t - dt) / 1e9)) * 1e6
-			printf "ts tid=%d pid=%d pc=%s cpu=%.0f dcpu=%.0f\n", pid, pid, pc, (j + 1) * dt, dt
+			printf "ts tid=%d pid=%d pc=%s cpu=%.0f dcpu=%.0f\n", pid, pid, pc, (j + 1) * dt * share, dt * share
 		}
-		printf "exit tid=%d pid=%d time=%.0f whole=1 cpu=%.0f\n", pid, pid, t0 + n * dt, n * dt
+		printf "exit tid=%d pid=%d time=%.0f whole=1 cpu=%.0f\n", pid, pid, t0 + n * dt, n * dt * share
 		printf "stats wall=%.0f latency=0 samples=%d thread_samples=%d missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals=0\n", n * dt, n, n
 	}' >$7.txt &&
 	"$PROFILE" build $7.prof <$7.txt
@@ -61,6 +64,18 @@ csv_energy() {
 		END { for (r in s) printf "%d %.3f\n", r, s[r] }' | sort -n
 }
 
+# TRUTH: what the node meters were told each rank draws (uJ), per rank.
+TRUTH="0 25000000
+1 20000000
+2 60000000
+3 30000000"
+
+# near_truth RANK UJ WHAT: UJ within 5% of the rank's truth.
+near_truth() {
+	t=$(echo "$TRUTH" | awk -v r=$1 '$1 == r { print $2 }') &&
+	expect_near "$t" "$2" "$(awk -v t="$t" 'BEGIN { print 0.05 * t }')" "$3"
+}
+
 # rank_of FILE RANK: the second field of FILE's line for RANK.
 rank_of() {
 	awk -v r=$2 '$1 == r { print $2 }' "$1"
@@ -70,7 +85,7 @@ test_expect_success 'setup: two hosts, two ranks each, every rank reads its node
 	rank_profile nodea 0 100 0 hot a r0 &&
 	rank_profile nodea 1 200 500000 0x403000 a r1 &&
 	rank_profile nodeb 2 100 0 0x404000 b r2 &&
-	rank_profile nodeb 3 300 300000 0x405000 b r3 &&
+	rank_profile nodeb 3 300 300000 0x405000 b r3 0.5 &&
 	for r in 0 1 2 3; do
 		"$EXPORT" --info r$r.prof >r$r.info &&
 		expect_grep "package-0 (rapl, energy, per sample): total" r$r.info || return 1
@@ -90,15 +105,15 @@ test_expect_success 'the merge keeps the energy: a per-thread count per channel,
 		"$(awk "{ s += \$NF } END { print s }" m.folded)" 4 "folded energy total (uJ)"
 '
 
-test_expect_success 'per rank: the energy of its own --node-peer export' '
+test_expect_success 'per rank: what its meter was told, merged and in its own --node-peer export' '
 	for p in "0 1" "1 0" "2 3" "3 2"; do
 		set -- $p &&
 		"$EXPORT" --format csv --node-peer r$2.prof -o own$1.csv r$1.prof &&
 		own=$(csv_energy own$1.csv package-0 | awk "{ print \$2 }") &&
 		got=$(rank_of merged $1) &&
 		echo "rank $1: merged $got uJ, own --node-peer export $own uJ" &&
-		# the merge rounds each thread'"'"'s running sum to 1 uJ
-		expect_near "$own" "$got" 1 "rank $1 energy (uJ)" || return 1
+		near_truth $1 "$got" "rank $1 energy, merged (uJ)" &&
+		near_truth $1 "$own" "rank $1 energy, its own export (uJ)" || return 1
 	done
 '
 
@@ -112,22 +127,17 @@ test_expect_success 'per host: the node meter once, not once per rank' '
 	expect_near 90000000 "$b" 450000 "nodeb energy, 0.5% (uJ)"
 '
 
-test_expect_success 'each host divides its own meter: nodea merged alone gives the same' '
+test_expect_success 'each host divides its own meter: nodea merged alone, its truth' '
 	"$EXPORT" --format csv -o a.csv r0.prof r1.prof &&
 	csv_energy a.csv energy-package-0-uJ >alone &&
 	cat alone &&
 	expect_eq 2 "$(wc -l <alone)" "ranks with energy" &&
 	for r in 0 1; do
-		expect_near "$(rank_of alone $r)" "$(rank_of merged $r)" 1 "rank $r energy (uJ)" || return 1
+		near_truth $r "$(rank_of alone $r)" "rank $r energy (uJ)" || return 1
 	done
 '
 
-test_expect_success 'the node divided by modelled power: rank 0 hot, truth 25 J and 20 J within 5%' '
-	expect_near 25000000 "$(rank_of merged 0)" 1250000 "rank 0 energy (uJ)" &&
-	expect_near 20000000 "$(rank_of merged 1)" 1000000 "rank 1 energy (uJ)"
-'
-
-test_expect_success PERF 'perf report --sort comm: energy samples per rank, as each rank'"'"'s own export' '
+test_expect_success PERF 'perf report --sort comm: energy samples per rank, as the meter was told' '
 	"$EXPORT" -o m.data r0.prof r1.prof r2.prof r3.prof &&
 	perf report -i m.data --stdio --sort comm -F comm,period >report.txt 2>report.err &&
 	expect_empty "$(cat report.err)" "perf report stderr" &&
@@ -135,14 +145,8 @@ test_expect_success PERF 'perf report --sort comm: energy samples per rank, as e
 		report.txt >perf-ranks &&
 	cat perf-ranks &&
 	expect_eq 4 "$(wc -l <perf-ranks)" "ranks in the energy event" &&
-	for p in "0 1" "1 0" "2 3" "3 2"; do
-		set -- $p &&
-		"$EXPORT" --node-peer r$2.prof -o own$1.data r$1.prof &&
-		perf report -i own$1.data --stdio --sort comm -F comm,period >own$1.txt 2>/dev/null &&
-		own=$(awk "/^# Samples:/ { ev = \$NF } ev == \"'"'"'energy-package-0-uJ'"'"'\" && /^  phases / { print \$2 }" own$1.txt) &&
-		got=$(rank_of perf-ranks $1) &&
-		echo "rank $1: merged perf.data $got uJ, own --node-peer perf.data $own uJ" &&
-		expect_near "$own" "$got" 1 "rank $1 energy in perf report (uJ)" || return 1
+	for r in 0 1 2 3; do
+		near_truth $r "$(rank_of perf-ranks $r)" "rank $r energy in perf report (uJ)" || return 1
 	done
 '
 
@@ -163,12 +167,15 @@ test_expect_success 'what the merge cannot divide is left out with one warning l
 # Recorded ranks, as t2130 records them: two ranks of examples/phases with
 # -g on one fake RAPL package (1 ms updates) that counts both (real maps,
 # the ranks' one binary at two addresses, call stacks, a loaded machine).
+# Each rank is held to the energy its workload says it drew (phases'
+# truth line), within 15% (t2130: a rank's functions within 20% at worst;
+# 29 Nov, load 26: +2.6% and -2.7%).
 . "$ROOT/tests/pmu/pmu-lib.sh"
 . "$ROOT/tests/pmu/energy-lib.sh"
 no_rank_env
 start_rapl state.0 state.1
 
-test_expect_success 'two recorded ranks of one node (-g): each its --node-peer export, the node once' '
+test_expect_success 'two recorded ranks of one node (-g): each what it drew, the node once' '
 	RUNS=1 &&
 	record_ranks rec 1000 5 20 rapl -g &&
 	node=$(cat rec.1.0.truth rec.1.1.truth |
@@ -177,12 +184,11 @@ test_expect_success 'two recorded ranks of one node (-g): each its --node-peer e
 	csv_energy rec.csv energy-package-0-uJ >rec.ranks &&
 	cat rec.ranks &&
 	expect_eq 2 "$(wc -l <rec.ranks)" "ranks with energy" &&
-	for p in "0 1" "1 0"; do
-		set -- $p &&
-		"$EXPORT" --format csv --node-peer rec.1.$2.prof -o rown$1.csv rec.1.$1.prof &&
-		own=$(csv_energy rown$1.csv package-0 | awk "{ print \$2 }") &&
-		echo "rank $1: merged $(rank_of rec.ranks $1) uJ, own --node-peer export $own uJ" &&
-		expect_near "$own" "$(rank_of rec.ranks $1)" 1 "rank $1 energy (uJ)" || return 1
+	for r in 0 1; do
+		truth=$(awk "{ for (i = 2; i <= NF; i++) { split(\$i, kv, \"=\"); s += kv[2] } } END { printf \"%.0f\", s * 1e6 }" rec.1.$r.truth) &&
+		echo "rank $r: merged $(rank_of rec.ranks $r) uJ, its workload drew $truth uJ" &&
+		expect_near "$truth" "$(rank_of rec.ranks $r)" "$(awk -v t="$truth" "BEGIN { print 0.15 * t }")" \
+			"rank $r energy (uJ)" || return 1
 	done &&
 	got=$(awk "{ s += \$2 } END { printf \"%.0f\", s }" rec.ranks) &&
 	echo "ranks $got uJ, node truth $node uJ" &&

@@ -45,6 +45,40 @@ test_expect_success '--max-size: refused with one line naming it, nothing left' 
 	expect_eq "sampler-export: error: --max-size 12Q: not a size (a number of bytes, with K, M or G; 0: no limit)" "$(cat err)"
 '
 
+# 20,000 samples of one 100-frame stack: a profile bzip2 packs into a few
+# hundred bytes, perf.data into tens of MB (issue 44 #10: 324 bytes made
+# 52.8 MB, unannounced).
+test_expect_success 'a profile that expands a lot: the export says so first, within 25%' '
+	{
+		echo "format name=native compressed=0 stacks=1"
+		echo "host hostname=h os_release=6.1 os_version=v arch=x86_64 cpu_desc=c cpu_id=i nr_cpus_online=2 nr_cpus_avail=2 total_mem_kb=1000 sampler_version=0.1.0 cmdline=s realtime_ns=1763790000123456789 monotonic_ns=100000000000 start_ns=100000000000 target_hz=100"
+		echo "process pid=500 ppid=0 time=100000000000"
+		echo "exec pid=500 time=100000000000 comm=app argv=./app"
+		echo "thread tid=500 pid=500 time=100000000000"
+		echo "map pid=500 time=100000000000 start=0x0 len=0x10000000 pgoff=0x0 dev=08:01 inode=1 prot=r-x path=$SAMPLER"
+		awk "BEGIN { st = \"0x1000\"; for (i = 1; i < 100; i++) st = st sprintf(\",0x%x\", 4096 + i * 16)
+			for (n = 1; n <= 20000; n++)
+				printf \"sample time=%.0f nthreads=1 values=\nts tid=500 pc=0x2000 cpu=%.0f stack=%s stack_end=complete\n\", 100010000000 + n * 10000000, n * 1000000, st }"
+		echo "stats wall=1000000 latency=1000 samples=1 thread_samples=1 missed=0 missing=0 signals=0 threads=1 processes=1 exit=0 totals= hold=500"
+	} | "$BUILD/sampler-profile" build deep.prof &&
+	bzip2 -9 deep.prof &&
+	expect_le 2000 "$(stat -c %s deep.prof.bz2)" "bzip2 profile bytes" &&
+	"$EXPORT" -o deep.data --max-size 0 deep.prof.bz2 2>err &&
+	size=$(stat -c %s deep.data) &&
+	expect_ge 20000000 "$size" "perf.data bytes" &&
+	expect_eq 1 "$(grep -c "^sampler-export: warning: deep.prof.bz2: about .* MB of perf output to write (20000 samples, 100.0 frames each, from a profile of [0-9]* bytes); --max-size SIZE bounds it$" err)" \
+		"warnings with the estimate and the option" &&
+	said=$(sed -n "s/.* about \([0-9.]*\) MB .*/\1/p" err) &&
+	expect_near "$size" "$(awk -v m="$said" "BEGIN { print m * 1e6 }")" "$((size / 4))" \
+		"the estimate against the bytes written" &&
+	run_status "$EXPORT" -o cut.data --max-size 1M deep.prof.bz2 2>err &&
+	expect_eq 1 "$rc" "status under --max-size 1M" &&
+	expect_grep "^sampler-export: warning: deep.prof.bz2: about .* (now 1048576 bytes)$" err &&
+	expect_grep "^sampler-export: error: cannot write cut.data: it would pass the --max-size" err &&
+	"$EXPORT" -o small.data many.prof 2>err &&
+	expect_no_grep "output to write" err
+'
+
 test_expect_success NOBODY_CAN_READ '--control on a FIFO the user may not read: permissions, not mkfifo' '
 	mkfifo -m 600 ctl &&
 	run_status as_nobody "$SAMPLER" --control ctl -o /dev/null -- true 2>err &&

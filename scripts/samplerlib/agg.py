@@ -28,7 +28,8 @@ import hashlib
 import json
 import math
 import os
-from typing import Sequence
+import copy
+from typing import Callable, Sequence
 
 from . import VERSION, fileio, tools
 from .cli import SamplerError
@@ -210,6 +211,14 @@ def group(
             for i, v in enumerate(acc):
                 g[i] += v
     return groups, labels
+
+
+def select(run: RunAgg, keep: Callable[[RunAgg, Key], bool]) -> RunAgg:
+    """run with only the (pid, tid, dso, symbol) keys keep accepts: the
+    report's filters (filters.py), applied before any grouping."""
+    out = copy.copy(run)
+    out.keys = {k: v for k, v in run.keys.items() if keep(run, k)}
+    return out
 
 
 def totals(run: RunAgg) -> list[float]:

@@ -3,7 +3,7 @@
 import os
 from typing import Sequence
 
-from . import agg, callpaths, callread, callrows, cli, job, metrics, runagg, stats, table
+from . import agg, callpaths, callread, callrows, cli, filters, job, metrics, runagg, stats, table
 from .escape import display_lines
 
 PROG = "sampler-report"
@@ -62,18 +62,23 @@ def parse_args(argv):
         default=None,
         metavar="KIND[,KIND]",
         help="group by function (default), dso, thread or process; rank, host or profile "
-        "(the profiles of a job); or one of each, e.g. rank,function",
+        "(the profiles of a job); or one of each, e.g. rank,function; or process or "
+        "thread, then function or dso, e.g. process,function",
     )
+    filters.add_options(p)
     tree = p.add_mutually_exclusive_group()
     tree.add_argument("--tree", action="store_true", help="call tree (profiles recorded with -g)")
     tree.add_argument("--callers", metavar="FUNC", help="the call paths that lead to FUNC")
     tree.add_argument("--callees", metavar="FUNC", help="what FUNC calls, merged over its calls")
     p.add_argument(
         "--min-share",
+        "--percent-limit",
+        dest="min_share",
         type=cli.percent,
         default=None,
         metavar="PCT",
-        help="hide rows whose sample, CPU-time and energy shares are all below PCT %%",
+        help="hide rows whose sample, CPU-time and energy shares are all below PCT %% "
+        "(--percent-limit: perf's name; the report says how many it hid)",
     )
     p.add_argument("--top", type=cli.positive_int, metavar="N", help="show only the first N rows")
     cli.add_weight_option(p, "the rows' order")
@@ -109,17 +114,24 @@ def parse_args(argv):
     if args.by is None:  # the default: by function, or the tree as it is
         tree = args.tree or args.callers is not None or args.callees is not None
         args.by = (None, None) if tree else by_kinds("function")
-    args.job_by, args.row_by = args.by
+    args.job_by, args.row_by = args.by[:2]
+    args.split_by = args.by[2] if len(args.by) > 2 else None
     args.by = ",".join(k for k in args.by if k)
+    args.hidden = 0
     if args.sort is None:
         args.sort = args.weight
     return args
 
 
+SPLIT_KINDS = ("process", "thread")  # --by process,function: a flat profile of each
+
+
 def by_kinds(text):
-    """--by: (job kind or None, row kind or None)."""
+    """--by: (job kind or None, row kind or None[, process or thread])."""
     job_by = row_by = None
     parts = text.split(",")
+    if len(parts) == 2 and parts[0] in SPLIT_KINDS and parts[1] in ("function", "dso"):
+        return None, parts[1], parts[0]
     for k in parts:
         if k in job.JOB_KINDS and job_by is None:
             job_by = k
@@ -131,7 +143,8 @@ def by_kinds(text):
         if len(parts) <= 2:
             return job_by, row_by
     raise cli.argparse.ArgumentTypeError(
-        "%r: give one of %s, or one of %s, or one of each (e.g. rank,function)"
+        "%r: give one of %s, or one of %s, or one of each (e.g. rank,function), "
+        "or process or thread then function or dso (e.g. process,function)"
         % (text, ", ".join(agg.BY_KINDS), ", ".join(job.JOB_KINDS))
     )
 
@@ -167,9 +180,23 @@ def _sortable(v):
 
 
 def filter_rows(rows, args, runs):
+    """The rows --min-share (--percent-limit) and --top keep; args.hidden
+    counts those the share limit hid."""
     shares = ["share", "cpu_share"] + [c + "_share" for c in runs[0].channel_names()]
     kept = [r for r in rows if max(r[s] for s in shares) >= (args.min_share or 0.0)]
+    args.hidden += len(rows) - len(kept)
     return kept[: args.top] if args.top else kept
+
+
+def filter_lines(args):
+    """The header lines of the filters and the share limit."""
+    lines = [args.filtered] if args.filtered else []
+    if args.hidden:
+        lines.append(
+            "# %d rows below %g%% hidden (--percent-limit, --min-share)"
+            % (args.hidden, args.min_share)
+        )
+    return "".join(line + "\n" for line in lines)
 
 
 def fields_of(runs, by, several):
@@ -284,7 +311,7 @@ def header_lines(runs, args):
         "# share intervals: %g%% (Wilson for samples, ratio estimator for energy)"
         % (100 * args.confidence)
     )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + filter_lines(args)
 
 
 def report_job(args, runs):
@@ -375,9 +402,58 @@ def meta(args, first, **extra):
         "by": args.by,
         "confidence": args.confidence,
         "channels": first.energy + first.readings + first.counters,
+        "filters": filters.describe(args) or None,
+        "hidden_rows": args.hidden,
     }
     doc.update(extra)
     return doc
+
+
+def split_groups(run, by):
+    """(label, run of one process or thread), in order of first appearance."""
+    seen = {}
+    for pid, tid, _, _ in run.keys:
+        k = (pid,) if by == "process" else (pid, tid)
+        if k not in seen:
+            name = run.comm(pid) if by == "process" else run.thread_comm(pid, tid)
+            seen[k] = "%s %s" % (k[-1], name)
+    return [
+        (label, agg.select(run, lambda r, key, k=k: tuple(key[: len(k)]) == k))
+        for k, label in seen.items()
+    ]
+
+
+def report_split(args, runs):
+    """--by process,function (thread,dso ...): each process's (thread's)
+    own flat profile, one after the other, shares of that process."""
+    if job.is_job(runs):
+        runs = [job.combine(runs)]
+    if len(runs) > 1:
+        raise cli.SamplerError(
+            "--by %s takes one profile (or the profiles of one job)" % args.by
+        )
+    rows = []
+    for label, run in split_groups(runs[0], args.split_by):
+        part = metrics.rows([run], args.row_by, args.confidence, args.addresses)
+        for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
+            r["group"] = label
+            rows.append(r)
+    fields = ["group"] + fields_of(runs, args.row_by, False)
+    table.emit(
+        args,
+        fields,
+        rows,
+        lambda: meta(args, runs[0]),
+        lambda: header_lines(runs, args)
+        + "# shares within each %s\n" % args.split_by
+        + table.text(
+            [("group", args.split_by, "%s")]
+            + text_columns(runs, args.row_by, False, args.confidence),
+            rows,
+            args=args,
+        ),
+    )
+    return 0
 
 
 def report_cross(args, runs):
@@ -417,6 +493,10 @@ def run(argv: Sequence[str]) -> int:
             print(display_lines(energy.text(p, cli.export_args(args))), end="")
         return 0
     if args.tree or args.callers is not None or args.callees is not None:
+        if filters.active(args):
+            raise cli.SamplerError(
+                "--tree, --callers and --callees take no %s" % filters.describe(args)
+            )
         return run_tree(args)
     runs = [
         agg.load(p, PROG, use_cache=not args.no_cache, extra_args=cli.export_args(args))
@@ -424,6 +504,9 @@ def run(argv: Sequence[str]) -> int:
     ]
     agg.check_same_channels(runs)
     runs = job.load_split(runs, PROG, not args.no_cache, cli.export_args(args))
+    runs, args.filtered = filters.apply(runs, args)
+    if args.split_by:
+        return report_split(args, runs)
     if args.job_by and args.row_by:
         return report_cross(args, runs)
     if args.job_by:

@@ -36,9 +36,10 @@ def _kind(mode: int) -> str | None:
     return None
 
 
-def check_readable(path: str) -> None:
-    """One clear error line unless path is a readable profile-like input:
-    a non-empty regular file or a pipe ("-" is standard input)."""
+def check_readable(path: str, what: str = "profile") -> None:
+    """One clear error line unless path is a readable input: a non-empty
+    regular file or a pipe ("-" is standard input).  what names the kind
+    of file expected there ("profile", "meter CSV"), for the advice."""
     if path == "-":
         return
     try:
@@ -50,11 +51,11 @@ def check_readable(path: str) -> None:
             "%s: cannot access: %s (check the path and its permissions)" % (path, e.strerror)
         )
     if stat.S_ISDIR(st.st_mode):
-        raise SamplerError("%s: is a directory (give a profile file)" % path)
+        raise SamplerError("%s: is a directory (give a %s file)" % (path, what))
     kind = _kind(st.st_mode)
     if kind:
         raise SamplerError(
-            "%s: is %s, not a profile (give a profile file or a pipe)" % (path, kind)
+            "%s: is %s, not a %s (give a %s file or a pipe)" % (path, kind, what, what)
         )
     if not os.access(path, os.R_OK):
         raise SamplerError("%s: permission denied (make it readable)" % path)
@@ -131,10 +132,10 @@ def head_bytes(path: str, n: int = 64) -> bytes:
         return out[:n]
 
 
-def open_bytes_in(path: str) -> IO[bytes]:
-    """Open a file, plain or bzip2, for reading bytes (decompressed in
-    bounded steps)."""
-    check_readable(path)
+def open_bytes_in(path: str, what: str = "profile") -> IO[bytes]:
+    """Open a file (a what: check_readable), plain or bzip2, for reading
+    bytes (decompressed in bounded steps)."""
+    check_readable(path, what)
     with open(path, "rb") as f:
         magic = f.read(3)
     if magic == BZ2_MAGIC:
@@ -142,11 +143,11 @@ def open_bytes_in(path: str) -> IO[bytes]:
     return open(path, "rb")
 
 
-def open_text_in(path: str) -> io.TextIOWrapper:
-    """Open a text file, plain or bzip2, for reading (any byte is kept:
-    undecodable ones as surrogate escapes)."""
+def open_text_in(path: str, what: str = "profile") -> io.TextIOWrapper:
+    """Open a text file (a what), plain or bzip2, for reading (any byte is
+    kept: undecodable ones as surrogate escapes)."""
     return io.TextIOWrapper(
-        open_bytes_in(path), encoding="utf-8", errors="surrogateescape", newline=""
+        open_bytes_in(path, what), encoding="utf-8", errors="surrogateescape", newline=""
     )
 
 
@@ -165,6 +166,10 @@ def new_file_beside(path: str) -> tuple[BinaryIO, str]:
 
 
 def cannot_write(path: str, e: OSError) -> SamplerError:
+    """The one line for an output that could not be written (the C tools'
+    words where they have the same case)."""
+    if e.errno == errno.EISDIR:
+        return SamplerError("cannot write %s: it is a directory (give a file name)" % path)
     if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         fix = "free space on its file system or write elsewhere"
     else:

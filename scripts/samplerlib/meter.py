@@ -22,7 +22,7 @@ class Table:
         self.header: list[str] | None = None
         self.rows: list[list[str]] = []  # lists of stripped strings
         self.lines: list[int] = []  # source line number of each row
-        with fileio.open_text_in(path) as f:
+        with fileio.open_text_in(path, "meter CSV") as f:
             self._read(f)
         if not self.rows:
             raise SamplerError(

@@ -14,7 +14,7 @@ import re
 import subprocess
 from typing import IO, Dict, Iterable, Iterator, Tuple, Union
 
-from . import tools
+from . import fileio, tools
 from .escape import escape_text, to_bytes, to_text
 from .cli import SamplerError
 
@@ -135,9 +135,7 @@ class Builder:
             os.replace(self.tmp, self.out)
         except OSError as e:
             self._remove()
-            raise SamplerError(
-                "cannot write %s: %s (check the directory is writable)" % (self.out, e.strerror)
-            )
+            raise fileio.cannot_write(self.out, e)
 
     def abort(self) -> None:
         try:

@@ -157,7 +157,6 @@ class ProfileText:
         self.cpu = {}
         self.samples = 0
         self.thread_samples = 0
-        exe, _, pie = app_info
         self.lines.append(
             format_line(
                 "host",
@@ -194,13 +193,23 @@ class ProfileText:
                     ],
                 )
             )
+        self.threads = set()
+        self.pid_of = {}  # tid -> pid, for the threads of add_process's processes
+        self.nprocesses = 0
+        self.add_process(pid, comm)
+
+    def add_process(self, pid, comm, tids=()):
+        """A process running the test program, whose threads are tids."""
+        self.nprocesses += 1
+        for tid in tids:
+            self.pid_of[tid] = pid
+        exe, _, pie = self.app
         self.lines.append(format_line("process", [("pid", pid), ("ppid", 0), ("time", START)]))
         self.lines.append(
             format_line(
                 "exec", [("pid", pid), ("time", START), ("comm", comm), ("argv", "./app 10")]
             )
         )
-        self.threads = set()
         maps, _ = elfmap.binary_maps(str(exe), BASE if pie else 0)
         for m in maps:
             self.lines.append(
@@ -227,8 +236,9 @@ class ProfileText:
         for th in threads:
             if th[0] not in self.threads:
                 self.threads.add(th[0])
+                pid = self.pid_of.get(th[0], self.pid)
                 self.lines.append(
-                    format_line("thread", [("tid", th[0]), ("pid", self.pid), ("time", self.time)])
+                    format_line("thread", [("tid", th[0]), ("pid", pid), ("time", self.time)])
                 )
         vals = ",".join("nan" if v is None else repr(float(v)) for v in values)
         self.lines.append(
@@ -239,9 +249,10 @@ class ProfileText:
             counters = th[3] if len(th) > 3 else ()
             self.cpu[tid] = self.cpu.get(tid, 0) + dcpu
             cnt = ",".join(str(c) for c in counters)
+            pid, pc = self.pid_of.get(tid, self.pid), pc_in(self.app, func, self.samples + k)
             self.lines.append(
                 "ts tid=%d pid=%d pc=0x%x cpu=%d counters=%s\n"
-                % (tid, self.pid, pc_in(self.app, func, self.samples + k), self.cpu[tid], cnt)
+                % (tid, pid, pc, self.cpu[tid], cnt)
             )
             self.thread_samples += 1
 
@@ -257,7 +268,7 @@ class ProfileText:
                 ("missing", 0),
                 ("signals", 0),
                 ("threads", len(self.threads)),
-                ("processes", 1),
+                ("processes", self.nprocesses),
                 ("exit", 0),
                 ("totals", ",".join("0" for _ in self.channels)),
             ],

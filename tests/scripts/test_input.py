@@ -375,6 +375,36 @@ def test_devices_and_empty_pipes_are_named(tmp_path):
     assert "the pipe gave no data" in line
 
 
+def test_a_directory_is_named_with_the_file_it_stands_for(split_prof, tmp_path):
+    """A directory where a file belongs: the error names that argument and
+    the kind of file it wants (issue 44: a timeline given as a directory
+    was told to be a profile; -o DIR said "check the directory exists")."""
+    d = tmp_path / "d"
+    (d / "x.svg").mkdir(parents=True)
+    timeline = tmp_path / "t.csv"
+    timeline.write_text("time,power\n0,1\n1000,1\n")
+    cases = [
+        ("sampler-report", [d], "%s: is a directory (give a profile file)" % d),
+        ("sampler-report", ["-o", d, split_prof], "cannot write %s: it is a directory" % d),
+        ("sampler-plot", ["-o", d / "x.svg", split_prof], "write %s: it is a dir" % (d / "x.svg")),
+        ("sampler-compare", [split_prof, d], "%s: is a directory (give a profile file)" % d),
+        (
+            "sampler-import",
+            ["--merge", d, split_prof, "-o", tmp_path / "m.prof"],
+            "%s: is a directory (give a meter CSV file)" % d,
+        ),
+        (
+            "sampler-import",
+            ["--merge", timeline, "--time", "relative", split_prof, "-o", d],
+            "cannot write %s: it is a directory (give a file name)" % d,
+        ),
+    ]
+    for prog, argv, want in cases:
+        line = one_error(run(prog, *argv, ok=False), prog)
+        assert want in line, (prog, argv, line)
+    assert sorted(os.listdir(d)) == ["x.svg"]  # no temporary left in it
+
+
 def peak_rss_kb(*argv):
     """Run argv; (its exit status, stderr, its peak RSS in KB)."""
     code = (

@@ -337,3 +337,91 @@ def test_by_thread_names_a_renamed_thread_by_its_last_name(tmp_path):
     # two runs line up by the threads' names too
     doc2 = report_json("--by", "thread", "--no-cache", prof, prof)
     assert sorted(r["name"].split("#")[0] for r in doc2["rows"]) == names
+
+
+@pytest.fixture
+def two_processes(app, tmp_path):
+    """app (pid 100): thread 100 runs f20 20 and f50 50 samples, thread 101
+    f30 30; other (pid 200), thread 201: f20 40, f30 60.  200 thread-samples
+    of 1 ms CPU each, one per sample."""
+    from conftest import ProfileText
+
+    need("sampler-profile", "sampler-export")
+    p = ProfileText(app, pid=100, comm="app")
+    p.add_process(200, "other", tids=(201,))
+    plan = [
+        (100, "f20", 20),
+        (100, "f50", 50),
+        (101, "f30", 30),
+        (201, "f20", 40),
+        (201, "f30", 60),
+    ]
+    for tid, func, n in plan:
+        for _ in range(n):
+            p.sample([(tid, func, 1_000_000)])
+    return p.build(tmp_path / "two.prof")
+
+
+def shares(doc):
+    return {r["name"]: (r["samples"], round(r["share"], 6)) for r in doc["rows"]}
+
+
+def test_perf_filters_keep_what_they_name(two_processes):
+    """--comm, --pid, --tid, --symbols, --dso (comma lists, as perf report):
+    the rows, samples and shares of what they keep, against the counts the
+    profile was built with."""
+    prof = two_processes
+    assert shares(report_json("--comm", "other", prof)) == {"f30": (60, 60.0), "f20": (40, 40.0)}
+    assert shares(report_json("--pid", "100", prof)) == {
+        "f50": (50, 50.0),
+        "f30": (30, 30.0),
+        "f20": (20, 20.0),
+    }
+    assert shares(report_json("--tid", "101,201", prof)) == {
+        "f30": (90, round(100 * 90 / 130, 6)),
+        "f20": (40, round(100 * 40 / 130, 6)),
+    }
+    doc = report_json("--symbols", "f20,f50", "--comm", "app,nosuch", prof)
+    assert shares(doc) == {
+        "f50": (50, round(100 * 50 / 70, 6)),
+        "f20": (20, round(100 * 20 / 70, 6)),
+    }
+    assert doc["filters"] == "--comm app,nosuch --symbols f20,f50"
+    assert shares(report_json("--dso", "app", "--by", "process", prof)) == {
+        "100 app": (100, 50.0),
+        "200 other": (100, 50.0),
+    }
+    text = run("sampler-report", "--comm", "other", prof).stdout
+    assert "# --comm other: 100 of 200 thread-samples kept (50.00%); shares are of those" in text
+    line = run("sampler-report", "--dso", "libc.so.6", prof, ok=False)
+    assert line.returncode == 1 and "no thread-sample passes --dso libc.so.6" in line.stderr
+
+
+def test_percent_limit_hides_rows_and_says_how_many(two_processes):
+    """--percent-limit (perf's name for --min-share): rows below it hidden
+    and counted, in the text and the JSON."""
+    prof = two_processes
+    doc = report_json("--pid", "100", "--percent-limit", "25", prof)
+    assert shares(doc) == {"f50": (50, 50.0), "f30": (30, 30.0)}
+    assert doc["hidden_rows"] == 1
+    text = run("sampler-report", "--min-share", "35", prof).stdout
+    assert "# 2 rows below 35% hidden (--percent-limit, --min-share)" in text
+    assert shares(report_json("--min-share", "35", prof)) == {"f30": (90, 45.0)}
+
+
+def test_by_process_function_gives_each_its_own_profile(two_processes):
+    """--by process,function and thread,function: each process's (thread's)
+    functions, shares of that process (thread)."""
+    prof = two_processes
+    doc = report_json("--by", "process,function", prof)
+    got = {(r["group"], r["name"]): (r["samples"], r["share"]) for r in doc["rows"]}
+    assert got == {
+        ("100 app", "f50"): (50, 50.0),
+        ("100 app", "f30"): (30, 30.0),
+        ("100 app", "f20"): (20, 20.0),
+        ("200 other", "f30"): (60, 60.0),
+        ("200 other", "f20"): (40, 40.0),
+    }
+    doc = report_json("--by", "thread,function", "--comm", "app", prof)
+    got = {(r["group"], r["name"]): r["samples"] for r in doc["rows"]}
+    assert got == {("100 app", "f50"): 50, ("100 app", "f20"): 20, ("101 app", "f30"): 30}
