@@ -46,7 +46,7 @@ struct options {
 	size_t npmu;
 	bool debug;
 	bool stop_all;
-	bool carry_preempted;
+	enum engine_carry carry;
 	bool no_cpu_clock;
 	enum engine_precise precise;
 	int tracers;
@@ -114,10 +114,12 @@ static void usage(FILE *out)
 		"      --stop-all        stop every thread at every sample; by default a thread\n"
 		"                        that has not run since the previous sample is not\n"
 		"                        stopped (its PC and CPU time cannot have changed)\n"
-		"      --carry-preempted  do not stop threads that wait for a CPU either: take\n"
-		"                        their PC from the kernel's sample at their switch out\n"
-		"                        (many busy threads; needs root, CAP_PERFMON or\n"
-		"                        perf_event_paranoid <= 1; see docs/SCALING.md)\n"
+		"      --carry-preempted[=auto|always|never]  do not stop threads that wait\n"
+		"                        for a CPU either: take their PC from the kernel's\n"
+		"                        sample at their switch out (needs root, CAP_PERFMON\n"
+		"                        or perf_event_paranoid <= 1); auto (the default):\n"
+		"                        when other tasks waited for a CPU at the start\n"
+		"                        (docs/SCALING.md)\n"
 		"      --no-cpu-clock    charge a thread's CPU time to where the samples find\n"
 		"                        it, not to where the kernel's samples of its own CPU\n"
 		"                        clock found it running (the default: README.md)\n"
@@ -226,7 +228,7 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 		{ "idle", no_argument, NULL, OPT_IDLE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "stop-all", no_argument, NULL, OPT_STOP_ALL },
-		{ "carry-preempted", no_argument, NULL, OPT_CARRY_PREEMPTED },
+		{ "carry-preempted", optional_argument, NULL, OPT_CARRY_PREEMPTED },
 		{ "no-cpu-clock", no_argument, NULL, OPT_NO_CPU_CLOCK },
 		{ "precise-stops", required_argument, NULL, OPT_PRECISE },
 		{ "delay", required_argument, NULL, OPT_DELAY },
@@ -327,7 +329,15 @@ static int parse_options(struct options *opt, int argc, char **argv, struct erro
 			opt->no_cpu_clock = true;
 			break;
 		case OPT_CARRY_PREEMPTED:
-			opt->carry_preempted = true;
+			if (!optarg || !strcmp(optarg, "always"))
+				opt->carry = CARRY_ALWAYS;
+			else if (!strcmp(optarg, "auto"))
+				opt->carry = CARRY_AUTO;
+			else if (!strcmp(optarg, "never"))
+				opt->carry = CARRY_NEVER;
+			else
+				return error_set(err, "bad --carry-preempted '%s' (use auto, always or never)",
+						 optarg);
 			break;
 		case OPT_PRECISE:
 			if (!strcmp(optarg, "auto"))
@@ -512,7 +522,7 @@ static int run(struct context *ctx)
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
 		/* a stack needs the thread's registers: no thread is carried */
 		.stop_every = ctx->opt.stop_all,
-		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
+		.carry = ctx->opt.carry,
 		.precise = ctx->opt.precise,
 		.tracers = ctx->opt.tracers,
 		.check_carried = getenv("SAMPLER_TEST_CHECK_CARRIED") != NULL,
