@@ -468,18 +468,25 @@ static bool realtime(void)
 }
 
 /* --carry-preempted auto: carry the threads that wait for a CPU when other
- * tasks waited for one at the start.  There, a thread interrupted while
- * it waits reaches its stop only once it gets a CPU, and every thread
+ * tasks waited for one before the start (PSI), or as many tasks as CPUs
+ * run now (the target will wait beside them; two busy loops on 2 idle CPUs
+ * make no pressure until it starts).  There, a thread interrupted while it
+ * waits reaches its stop only once it gets a CPU, and every thread
  * already stopped waits with it (two busy loops beside 1 busy thread:
  * held 2,017 us per sample, 75% of the time; carried, 11 us, 1%). */
 static bool carry_preempted(struct engine *e, const struct engine_config *cfg)
 {
+	int runnable;
+
 	if (cfg->stop_every || cfg->carry == CARRY_NEVER)
 		return false;
 	if (cfg->carry == CARRY_ALWAYS)
 		return true;
 	e->stats.carry_busy_share = host_cpu_busy_share();
-	e->stats.carry_auto = e->stats.carry_busy_share >= PRECISE_BUSY_SHARE;
+	runnable = host_runnable_tasks();
+	e->stats.carry_runnable = runnable > 0 ? runnable - 1 : 0;	/* not this one */
+	e->stats.carry_auto = e->stats.carry_busy_share >= PRECISE_BUSY_SHARE ||
+			      e->stats.carry_runnable >= e->stats.ncpus;
 	return e->stats.carry_auto;
 }
 
@@ -497,13 +504,13 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->cfg.root_pid = cfg->root;
 	e->cfg.follow_cpu = cfg->follow_cpu;
 	e->cfg.stop_every = cfg->stop_every;
-	e->cfg.carry_preempted = e->stats.carry_on = carry_preempted(e, cfg);
 	e->cfg.clock_period_ns = cfg->clock_period_ns;
 	e->cfg.precise = cfg->precise;
 	e->cfg.check_carried = cfg->check_carried;
 	e->out.writer = cfg->writer;
 	e->loop.cpu = -1;
 	e->stats.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	e->cfg.carry_preempted = e->stats.carry_on = carry_preempted(e, cfg);
 	tasks_init(&e->tasks, e->cfg.pmus->nthread);
 	idmap_init(&e->tree.orphans, sizeof(pid_t));
 	if (!e->cfg.period_ns)

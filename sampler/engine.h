@@ -95,6 +95,7 @@ struct engine_stats {
 	bool carry_on;			/* threads that wait for a CPU carried (asked, or auto) */
 	bool carry_refused;		/* ...but the kernel refused the event */
 	double carry_busy_share;	/* auto: tasks waited for a CPU this share at the start */
+	int carry_runnable;		/* auto: other tasks runnable at the start */
 	bool carry_auto;		/* ...so auto carried the threads that waited for one */
 	double cpu_wait_share;		/* of the run, tasks waited for a CPU (PSI), or -1 */
 	uint64_t clock_refused;		/* threads whose clock samples the kernel refused */

@@ -58,6 +58,21 @@ double host_cpu_busy_share(void)
 	return pct >= 0 && pct <= 100 ? pct / 100 : -1;
 }
 
+int host_runnable_tasks(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+	int n = -1;
+
+	if (!f)
+		return -1;
+	while (n < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, "procs_running ", 14) == 0)
+			n = atoi(line + 14);
+	fclose(f);
+	return n;
+}
+
 /* Copy, truncating to size (uname fields may be longer than ours). */
 static void copy_str(char *dst, size_t size, const char *src)
 {

@@ -199,12 +199,21 @@ static void warn_held(const char *prog, const struct summary_run *run,
 
 static void say_carry(const char *prog, const struct engine_stats *st)
 {
-	if (st->carry_auto && !st->carry_refused &&
-	    (double)st->carried_waiting >= CARRY_SAY_SHARE * (double)st->profile.thread_samples)
-		fprintf(stderr, "%s: %" PRIu64 " thread-samples of threads that waited for a CPU carried, "
-			"not stopped: other tasks waited for a CPU %.0f%% of the 10 s before the start "
-			"(--carry-preempted auto; =never stops them)\n", prog, st->carried_waiting,
-			100 * st->carry_busy_share);
+	char why[128];
+
+	if (!st->carry_auto || st->carry_refused ||
+	    (double)st->carried_waiting < CARRY_SAY_SHARE * (double)st->profile.thread_samples)
+		return;
+	if (st->carry_busy_share >= 0)
+		snprintf(why, sizeof(why), "other tasks waited for a CPU %.0f%% of the 10 s before the "
+			 "start, %d ran on the %d CPUs", 100 * st->carry_busy_share, st->carry_runnable,
+			 st->ncpus);
+	else
+		snprintf(why, sizeof(why), "%d other tasks ran on the %d CPUs at the start",
+			 st->carry_runnable, st->ncpus);
+	fprintf(stderr, "%s: %" PRIu64 " thread-samples of threads that waited for a CPU carried, "
+		"not stopped: %s (--carry-preempted auto; =never stops them)\n", prog,
+		st->carried_waiting, why);
 }
 
 /* A source that stops answering or disappears mid-run does not stop the run

@@ -13,21 +13,30 @@
 
 CHECK="$BUILD/tests/summary-check"
 
-# with_psi AVG10 CMD...: run CMD with /proc/pressure/cpu saying some task
-# waited AVG10% of the last 10 s (and all of the time since: its total
-# grows with the clock)
-with_psi() {
-	avg=$1
-	shift
+# with_load AVG10 RUNNING CMD...: run CMD with /proc/pressure/cpu saying
+# some task waited AVG10% of the last 10 s (and all of the time since:
+# its total grows with the clock), and /proc/stat that RUNNING tasks are
+# runnable (the sampler among them)
+with_load() {
+	avg=$1 running=$2
+	shift 2
 	rm -f psi
 	mkfifo psi || return 1
+	echo "procs_running $running" >stat
 	(while :; do echo "some avg10=$avg avg60=$avg avg300=$avg total=$(date +%s%6N)" >psi; done) \
 		>/dev/null 2>&1 &
 	psi_writer=$!
-	unshare -m sh -c "mount --bind psi /proc/pressure/cpu && exec \"\$0\" \"\$@\"" "$@"
+	unshare -m sh -c "mount --bind psi /proc/pressure/cpu && mount --bind stat /proc/stat && exec \"\$0\" \"\$@\"" "$@"
 	rc=$?
 	kill $psi_writer
 	return $rc
+}
+
+# with_psi AVG10 CMD...: the same, the sampler alone runnable
+with_psi() {
+	avg1=$1
+	shift
+	with_load "$avg1" 1 "$@"
 }
 
 # stops DEBUG: threads stopped per sample
@@ -52,6 +61,16 @@ test_expect_success UNSHARE,PLAIN_BUILD 'a busy machine: only the threads on a C
 	dump busy.prof &&
 	expect_eq 4 "$(stat_of busy.prof.txt threads)" "threads seen" &&
 	expect_empty "$(check_snapshots busy.prof.txt)" "samples that miss a live thread"
+'
+
+# Two busy loops on 2 idle CPUs make no CPU pressure until the target
+# joins them: as many tasks runnable as CPUs count as busy too.
+test_expect_success UNSHARE,PLAIN_BUILD 'as many other tasks runnable as CPUs: carried, said in one line' '
+	test -r /proc/pressure/cpu || { echo "no /proc/pressure/cpu: the kernel does not say"; exit 0; }
+	with_load 0.00 "$(($(nproc) + 1))" "$SAMPLER" -d -f 1000 -o run.prof -- "$EXAMPLES/work" 4 25 >out 2>run.err &&
+	expect_le "$(nproc)" "$(stops run.err)" "threads stopped per sample (at most one per CPU)" &&
+	expect_eq 1 "$(grep -c "carried, not stopped: other tasks waited for a CPU 0% of the 10 s before the start, $(nproc) ran on the $(nproc) CPUs" run.err)" \
+		"lines saying auto carried them, and why"
 '
 
 test_expect_success UNSHARE,PLAIN_BUILD 'a quiet machine: threads that wait for a CPU are stopped, nothing said' '
