@@ -73,6 +73,16 @@ test_expect_success UNSHARE,PLAIN_BUILD 'as many other tasks runnable as CPUs: c
 		"lines saying auto carried them, and why"
 '
 
+# With call stacks the carried profiles lean most (node -g under load:
+# 68.5% of the CPU on stacks rooted at _start, 75.1% stopped): auto keeps
+# stopping them there.
+test_expect_success UNSHARE,PLAIN_BUILD 'a busy machine, call stacks (-g): threads that wait for a CPU are stopped' '
+	test -r /proc/pressure/cpu || { echo "no /proc/pressure/cpu: the kernel does not say"; exit 0; }
+	with_psi 90.00 "$SAMPLER" -d -g -f 1000 -o g.prof -- "$EXAMPLES/work" 4 10 >out 2>g.err &&
+	expect_grep "^sampler: threads waiting for a CPU: stopped, 0 thread-samples of them carried" g.err &&
+	expect_no_grep "carried, not stopped" g.err
+'
+
 test_expect_success UNSHARE,PLAIN_BUILD 'a quiet machine: threads that wait for a CPU are stopped, nothing said' '
 	test -r /proc/pressure/cpu || { echo "no /proc/pressure/cpu: the kernel does not say"; exit 0; }
 	with_psi 0.00 "$SAMPLER" -d -f 1000 -o quiet.prof -- "$EXAMPLES/work" 4 25 >out 2>quiet.err &&
