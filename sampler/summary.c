@@ -10,7 +10,11 @@
  * threads, and only fewer threads or a longer period help.  Samples late
  * though the stops were short: a sampler that used half a CPU or more
  * (--tracers spinning, say) was the load itself, and says so; else the
- * load came from elsewhere.
+ * load came from elsewhere.  Where other tasks waited for a CPU (the
+ * kernel's CPU pressure over the run) and the target was held 10% of the
+ * time or more, the contention is named instead, rate kept or not: a
+ * stopped thread that waits for a CPU reaches its stop only once it gets
+ * one, and carrying it (--carry-preempted) is the fix.
  */
 #include "summary.h"
 
