@@ -482,9 +482,8 @@ static bool carry_preempted(struct engine *e, const struct engine_config *cfg)
 		return false;
 	if (cfg->carry == CARRY_ALWAYS)
 		return true;
-	/* not with call stacks: there its profiles lean most (calltree -g,
-	 * CPU-weighted paths up to 7 points; node -g under load, 68.5% of
-	 * the CPU on stacks rooted at _start against 75.1% stopped) */
+	/* not with call stacks: there its profiles leaned most (calltree -g
+	 * under load, CPU-weighted paths up to 7 points off; docs/SCALING.md) */
 	if (cfg->stacks)
 		return false;
 	e->stats.carry_busy_share = host_cpu_busy_share();

@@ -73,9 +73,8 @@ test_expect_success UNSHARE,PLAIN_BUILD 'as many other tasks runnable as CPUs: c
 		"lines saying auto carried them, and why"
 '
 
-# With call stacks the carried profiles lean most (node -g under load:
-# 68.5% of the CPU on stacks rooted at _start, 75.1% stopped): auto keeps
-# stopping them there.
+# With call stacks the carried profiles leaned most (calltree -g under
+# load: CPU-weighted paths up to 7 points off): auto keeps stopping them.
 test_expect_success UNSHARE,PLAIN_BUILD 'a busy machine, call stacks (-g): threads that wait for a CPU are stopped' '
 	test -r /proc/pressure/cpu || { echo "no /proc/pressure/cpu: the kernel does not say"; exit 0; }
 	with_psi 90.00 "$SAMPLER" -d -g -f 1000 -o g.prof -- "$EXAMPLES/work" 4 10 >out 2>g.err &&
