@@ -112,7 +112,7 @@ static int option_arg(struct parser *p, const struct parseopt *o, const char *at
 		      bool is_long, const char **arg)
 {
 	*arg = attached;
-	if (attached || !o->argh)
+	if (attached || !o->argh || (o->flags & PARSEOPT_ATTACHED))
 		return 0;
 	*arg = next_arg(p, o, is_long);
 	return *arg || (o->flags & PARSEOPT_OPTARG) ? 0 : -1;
@@ -283,10 +283,12 @@ static int entry_left(const struct parseopt *o, char *buf, size_t size)
 {
 	if (o->kind == PARSEOPT_TEXT)
 		return snprintf(buf, size, "  %s", o->argh);
-	return snprintf(buf, size, "  %c%c%s%s%s%s%s", o->short_name ? '-' : ' ',
+	return snprintf(buf, size, "  %c%c%s%s%s%s%s%s", o->short_name ? '-' : ' ',
 			o->short_name ? o->short_name : ' ',
 			o->short_name && o->long_name ? ", " : o->long_name ? "  " : "", o->long_name ? "--" : "",
-			o->long_name ? o->long_name : "", o->argh ? " " : "", o->argh ? o->argh : "");
+			o->long_name ? o->long_name : "",
+			!o->argh ? "" : o->flags & PARSEOPT_ATTACHED ? "[=" : " ",
+			o->argh ? o->argh : "", o->argh && o->flags & PARSEOPT_ATTACHED ? "]" : "");
 }
 
 static void usage_entry(const struct parseopt *o, FILE *out)

@@ -42,6 +42,9 @@ enum parseopt_kind {
 				 * --x=V), else the next one unless it
 				 * starts with '-', else NULL */
 #define PARSEOPT_HIDDEN	2u	/* not in --help */
+#define PARSEOPT_ATTACHED 8u	/* the argument is optional and only ever
+				 * attached (--x=V), as getopt's
+				 * optional_argument: --x alone takes none */
 #define PARSEOPT_KEEP	4u	/* also left with the arguments (for a command
 				 * that hands them on: PARSEOPT_KEEP_UNKNOWN) */
 

@@ -344,10 +344,24 @@ static uint64_t own_cpu_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Of the time since t0, the share in which some task waited for a CPU
+ * (PSI; "some" waited at most all the time), or -1 where unknown. */
+static double cpu_wait_share(long long wait0_us, uint64_t t0)
+{
+	long long wait_us = host_cpu_wait_us();
+	uint64_t ns = host_now_ns() - t0;
+
+	if (wait0_us < 0 || wait_us < wait0_us || !ns)
+		return -1;
+	return fmin(1.0, (double)(wait_us - wait0_us) * 1e3 / (double)ns);
+}
+
 void engine_run(struct engine *e)
 {
 	uint64_t period = e->cfg.period_ns, slot = 1;
 	uint64_t cpu0 = own_cpu_ns(CLOCK_PROCESS_CPUTIME_ID), thread0 = own_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	long long wait0 = host_cpu_wait_us();
+	uint64_t t0 = host_now_ns();
 
 	e->loop.enabled = !e->cfg.window;
 	if (e->cfg.precise == PRECISE_ALWAYS)
@@ -402,6 +416,7 @@ void engine_run(struct engine *e)
 	e->loop.preempt = NULL;
 	e->stats.own_cpu_ns = own_cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	e->stats.engine_cpu_ns = own_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - thread0;
+	e->stats.cpu_wait_share = cpu_wait_share(wait0, t0);
 }
 
 /* ---- set-up and results ------------------------------------------------ */
@@ -452,6 +467,33 @@ static bool realtime(void)
 	return policy == SCHED_FIFO || policy == SCHED_RR;
 }
 
+/* --carry-preempted auto: carry the threads that wait for a CPU when other
+ * tasks waited for one before the start (PSI), or as many tasks as CPUs
+ * run now (the target will wait beside them; two busy loops on 2 idle CPUs
+ * make no pressure until it starts).  There, a thread interrupted while it
+ * waits reaches its stop only once it gets a CPU, and every thread
+ * already stopped waits with it (two busy loops beside 1 busy thread:
+ * held 2,017 us per sample, 75% of the time; carried, 11 us, 1%). */
+static bool carry_preempted(struct engine *e, const struct engine_config *cfg)
+{
+	int runnable;
+
+	if (cfg->stop_every || cfg->carry == CARRY_NEVER)
+		return false;
+	if (cfg->carry == CARRY_ALWAYS)
+		return true;
+	/* not with call stacks: there its profiles leaned most (calltree -g
+	 * under load, CPU-weighted paths up to 7 points off; docs/SCALING.md) */
+	if (cfg->stacks)
+		return false;
+	e->stats.carry_busy_share = host_cpu_busy_share();
+	runnable = host_runnable_tasks();
+	e->stats.carry_runnable = runnable > 0 ? runnable - 1 : 0;	/* not this one */
+	e->stats.carry_auto = e->stats.carry_busy_share >= PRECISE_BUSY_SHARE ||
+			      e->stats.carry_runnable >= e->stats.ncpus;
+	return e->stats.carry_auto;
+}
+
 static int engine_start(struct engine *e, const struct engine_config *cfg, struct error *err)
 {
 	struct process *p;
@@ -466,13 +508,13 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	e->cfg.root_pid = cfg->root;
 	e->cfg.follow_cpu = cfg->follow_cpu;
 	e->cfg.stop_every = cfg->stop_every;
-	e->cfg.carry_preempted = cfg->carry_preempted;
 	e->cfg.clock_period_ns = cfg->clock_period_ns;
 	e->cfg.precise = cfg->precise;
 	e->cfg.check_carried = cfg->check_carried;
 	e->out.writer = cfg->writer;
 	e->loop.cpu = -1;
 	e->stats.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	e->cfg.carry_preempted = e->stats.carry_on = carry_preempted(e, cfg);
 	tasks_init(&e->tasks, e->cfg.pmus->nthread);
 	idmap_init(&e->tree.orphans, sizeof(pid_t));
 	if (!e->cfg.period_ns)

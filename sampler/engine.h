@@ -36,6 +36,9 @@ struct engine;
 /* --precise-stops: preemptors (preempt.h) always, never, or once stops of
  * running threads land at system calls' returns (engine.c). */
 enum engine_precise { PRECISE_AUTO, PRECISE_ALWAYS, PRECISE_NEVER };
+/* --carry-preempted: carry the threads that wait for a CPU always, never,
+ * or when the machine is busy at the start (engine.c). */
+enum engine_carry { CARRY_AUTO, CARRY_ALWAYS, CARRY_NEVER };
 
 struct engine_config {
 	pid_t root;			/* the target, held in its exec stop */
@@ -45,7 +48,7 @@ struct engine_config {
 	struct profile_writer *writer;	/* NULL: nothing is written */
 	bool follow_cpu;		/* keep the sampler on its target's CPU */
 	bool stop_every;		/* --stop-all: stop also threads that did not run */
-	bool carry_preempted;		/* --carry-preempted: nor those that wait for a CPU */
+	enum engine_carry carry;	/* --carry-preempted: nor those that wait for a CPU */
 	enum engine_precise precise;	/* --precise-stops: when to use preempt.h */
 	bool check_carried;		/* SAMPLER_TEST_CHECK_CARRIED: stop carried threads too */
 	/* --pid/--tid: the threads seized (running), instead of root; the
@@ -72,6 +75,7 @@ struct engine_stats {
 	uint64_t stuck_samples;		/* samples that left out a thread which did not stop in 1 s */
 	uint64_t stops;			/* threads stopped for samples */
 	uint64_t carried;		/* thread-samples taken without a stop (quiet.h) */
+	uint64_t carried_waiting;	/* of them, of threads preempted (waiting for a CPU) */
 	uint64_t carried_checked, carried_wrong; /* check_carried: PCs checked, differing */
 	uint64_t pmu_read_ns;		/* of latency_ns: reading the per-sample channels */
 	int tracers;			/* tracing threads */
@@ -88,7 +92,12 @@ struct engine_stats {
 	uint64_t cpu_unread_fds;	/* ...of them for want of a file descriptor */
 	uint64_t stacks, stacks_short;	/* -g: thread-samples' stacks, cut for want of descriptors */
 	bool pmu_failed;		/* a plug-in failed: pmu_err says how (the first failure) */
-	bool carry_refused;		/* --carry-preempted asked, the kernel refused the event */
+	bool carry_on;			/* threads that wait for a CPU carried (asked, or auto) */
+	bool carry_refused;		/* ...but the kernel refused the event */
+	double carry_busy_share;	/* auto: tasks waited for a CPU this share at the start */
+	int carry_runnable;		/* auto: other tasks runnable at the start */
+	bool carry_auto;		/* ...so auto carried the threads that waited for one */
+	double cpu_wait_share;		/* of the run, tasks waited for a CPU (PSI), or -1 */
 	uint64_t clock_refused;		/* threads whose clock samples the kernel refused */
 	int clock_errno;		/* ...the first refusal's errno */
 	uint64_t clock_lost;		/* thread-samples whose clock samples were lost (ring full) */

@@ -62,7 +62,7 @@ struct task *add_thread(struct engine *e, pid_t tid, struct process *p,
 	if (!e->cfg.stop_every)
 		quiet_open(&t->quiet, tid, e->cfg.carry_preempted);
 	if (e->cfg.carry_preempted && !quiet_samples_registers(&t->quiet))
-		e->stats.carry_refused = true;
+		e->stats.carry_refused = true;	/* (auto: said with the held time) */
 	return t;
 }
 

@@ -21,22 +21,56 @@ uint64_t host_now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
-long long host_cpu_wait_us(void)
+/* The "some" line of /proc/pressure/cpu into line, or -1. */
+static int cpu_pressure_some(char *line, size_t size)
 {
 	FILE *f = fopen("/proc/pressure/cpu", "re");
-	long long total = -1;
-	char line[256];
+	int found = -1;
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		const char *t = strstr(line, " total=");
-
-		if (strncmp(line, "some ", 5) == 0 && t)
-			total = strtoll(t + 7, NULL, 10);
-	}
+	while (found < 0 && fgets(line, (int)size, f))
+		if (strncmp(line, "some ", 5) == 0)
+			found = 0;
 	fclose(f);
-	return total;
+	return found;
+}
+
+long long host_cpu_wait_us(void)
+{
+	char line[256];
+	const char *t;
+
+	if (cpu_pressure_some(line, sizeof(line)) < 0 || !(t = strstr(line, " total=")))
+		return -1;
+	return strtoll(t + 7, NULL, 10);
+}
+
+double host_cpu_busy_share(void)
+{
+	char line[256];
+	const char *a;
+	double pct;
+
+	if (cpu_pressure_some(line, sizeof(line)) < 0 || !(a = strstr(line, " avg10=")))
+		return -1;
+	pct = strtod(a + 7, NULL);
+	return pct >= 0 && pct <= 100 ? pct / 100 : -1;
+}
+
+int host_runnable_tasks(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+	int n = -1;
+
+	if (!f)
+		return -1;
+	while (n < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, "procs_running ", 14) == 0)
+			n = atoi(line + 14);
+	fclose(f);
+	return n;
 }
 
 /* Copy, truncating to size (uname fields may be longer than ours). */

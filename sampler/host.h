@@ -15,5 +15,11 @@ uint64_t host_now_ns(void);
  * has waited for a CPU, since boot (/proc/pressure/cpu, "some" total),
  * or -1 where the kernel does not say (no PSI). */
 long long host_cpu_wait_us(void);
+/* The share of the last 10 s in which some runnable task waited for a CPU
+ * (/proc/pressure/cpu, "some" avg10, 0 to 1), or -1 where unknown. */
+double host_cpu_busy_share(void);
+/* Tasks runnable now (/proc/stat procs_running, the caller included),
+ * or -1 where unknown. */
+int host_runnable_tasks(void);
 
 #endif

@@ -46,7 +46,7 @@ struct options {
 	size_t npmu;
 	bool debug;
 	bool stop_all;
-	bool carry_preempted;
+	enum engine_carry carry;
 	bool no_cpu_clock;
 	enum engine_precise precise;
 	int tracers;
@@ -195,6 +195,23 @@ static int opt_nice(const struct parseopt *o, const char *arg, void *ctx, struct
 	return tune_parse_nice(arg, &((struct options *)ctx)->tune.nice, err);
 }
 
+static int opt_carry(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
+{
+	static const char *const names[] = {
+		[CARRY_AUTO] = "auto", [CARRY_ALWAYS] = "always", [CARRY_NEVER] = "never",
+	};
+
+	(void)o;
+	if (!arg)
+		arg = "always";
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i] && strcmp(arg, names[i]) == 0) {
+			((struct options *)ctx)->carry = (enum engine_carry)i;
+			return 0;
+		}
+	return error_set(err, "bad --carry-preempted '%s' (use auto, always or never)", arg);
+}
+
 static int opt_precise(const struct parseopt *o, const char *arg, void *ctx, struct error *err)
 {
 	static const char *const names[] = {
@@ -279,11 +296,14 @@ static const struct parseopt sampler_opts[] = {
 		 "stop every thread at every sample; by default a thread\n"
 		 "that has not run since the previous sample is not\n"
 		 "stopped (its PC and CPU time cannot have changed)"),
-	OPT_BOOL(0, "carry-preempted", struct options, carry_preempted, true,
-		 "do not stop threads that wait for a CPU either: take\n"
-		 "their PC from the kernel's sample at their switch out\n"
-		 "(many busy threads; needs root, CAP_PERFMON or\n"
-		 "perf_event_paranoid <= 1; see docs/SCALING.md)"),
+	{ .kind = PARSEOPT_CALL, .long_name = "carry-preempted", .argh = "auto|always|never",
+	  .fn = opt_carry, .flags = PARSEOPT_ATTACHED,
+	  .help = "do not stop threads that wait\n"
+		  "for a CPU either: take their PC from the kernel's\n"
+		  "sample at their switch out (needs root, CAP_PERFMON\n"
+		  "or perf_event_paranoid <= 1); auto (the default):\n"
+		  "when other tasks waited for a CPU at the start\n"
+		  "(docs/SCALING.md); alone: always" },
 	OPT_BOOL(0, "no-cpu-clock", struct options, no_cpu_clock, true,
 		 "charge a thread's CPU time to where the samples find\n"
 		 "it, not to where the kernel's samples of its own CPU\n"
@@ -495,7 +515,7 @@ static int run(struct context *ctx)
 		.follow_cpu = tune_follows_target(&ctx->opt.tune),
 		/* a stack needs the thread's registers: no thread is carried */
 		.stop_every = ctx->opt.stop_all,
-		.carry_preempted = ctx->opt.carry_preempted && !ctx->opt.stop_all,
+		.carry = ctx->opt.carry,
 		.precise = ctx->opt.precise,
 		.tracers = ctx->opt.tracers,
 		.check_carried = getenv("SAMPLER_TEST_CHECK_CARRIED") != NULL,

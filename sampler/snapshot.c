@@ -130,6 +130,7 @@ static bool carry(struct engine *e, struct task *t)
 	t->pc = pc;
 	t->cpu_ns = cpu;
 	t->carried_waiting = quiet_runnable(&t->quiet);
+	e->stats.carried_waiting += t->carried_waiting;
 	if (look != QUIET_SAME) {
 		/* read with its CPU time: it may run again before the snapshot */
 		uint64_t values[PROFILE_MAX_CHANNELS];

@@ -2,6 +2,10 @@
  * run described on the command line, as the engine would have measured it:
  *
  *   summary-check HZ WALL_S SAMPLES STOP_US OWN_CPU_S TRACERS NCPUS REALTIME
+ *                 [CPU_WAIT_SHARE [CARRY]]
+ *
+ * CPU_WAIT_SHARE: of the run, some task waited for a CPU (PSI, 0 to 1;
+ * default unknown); CARRY: off (default), on or refused (--carry-preempted).
  *
  * Every sample stopped one running thread; the warnings go to stderr.  A
  * run's measured figures depend on the machine; this fixes them, so that
@@ -21,8 +25,8 @@ int main(int argc, char **argv)
 	struct summary_run run = { .info = &info, .tune = &tune, .tuned = &tuned };
 	double wall_s;
 
-	if (argc != 9) {
-		fprintf(stderr, "usage: summary-check HZ WALL_S SAMPLES STOP_US OWN_CPU_S TRACERS NCPUS REALTIME\n");
+	if (argc < 9 || argc > 11) {
+		fprintf(stderr, "usage: summary-check HZ WALL_S SAMPLES STOP_US OWN_CPU_S TRACERS NCPUS REALTIME [CPU_WAIT_SHARE [CARRY]]\n");
 		return 2;
 	}
 	memset(&info, 0, sizeof(info));
@@ -42,6 +46,9 @@ int main(int argc, char **argv)
 	st.tracers = atoi(argv[6]);
 	st.ncpus = atoi(argv[7]);
 	tuned.realtime = atoi(argv[8]);
+	st.cpu_wait_share = argc > 9 ? atof(argv[9]) : -1;
+	st.carry_on = argc > 10 && strcmp(argv[10], "off") != 0;
+	st.carry_refused = argc > 10 && strcmp(argv[10], "refused") == 0;
 	summary_print("sampler", &run, &st);
 	return 0;
 }
