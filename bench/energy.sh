@@ -171,7 +171,7 @@ ranks() {
 	"rapl 10000 0.5" "rapl 10000 2" "rapl 10000 5" "rapl 1000 5 -g" "ranks 1000 5" \
 	"scpi:500:10 1000 2" "scpi:500:10 1000 5" "scpi:500:10 1000 20" \
 	"scpi:100:20 1000 5" "scpi:100:20 1000 5 10" "scpi:1000:2 1000 5" \
-	"scpi:500:10:poll 1000 5" "scpi:100:20:poll 1000 5"
+	"scpi:500:10:poll 1000 5" "scpi:100:20:poll 1000 5" "scpi:1000:2:poll 1000 5"
 echo "| meter | Hz | phase ms | rule | pairs | mean abs error | worst | coverage | delta's coverage |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for spec; do

@@ -10,9 +10,14 @@
  * after the one before counted a whole period, and a loaded run came out
  * 1.7% over.)  A reading that stays the same longer than one and a half
  * periods (the median of the last spacings of updates) was updated again
- * unseen: its whole periods are counted then.  Until three spacings are
- * seen, and for a reading that never changes, each reading counts from
- * its poll to the next.
+ * unseen: its whole periods are counted then, and a change after it
+ * stands for the last period only, the reading before it for the time
+ * until then.
+ * (Leaving that time to the change counted it at the new power: with 0 W
+ * answered again and again while the target was held stopped, a loaded
+ * run of a 1 kHz meter came out 30-40% over, t2125's simulation 9%.)
+ * Until three spacings are seen, and for a reading that never changes,
+ * each reading counts from its poll to the next.
  *
  * A poll more than one and a half periods after the one before (the
  * poller got no CPU) may have missed updates: its reading counts for the
@@ -169,6 +174,10 @@ long long power_count_feed(struct power_count *c, double watts, long long t_ns)
 		if (c->change_ns)
 			add_spacing(c, t_ns - c->change_ns);
 		c->change_ns = t_ns;
+		/* after a reading that stayed the same over periods, the
+		 * new one stands for the last period only */
+		if (c->nspacing >= MIN_SPACINGS && t_ns - c->counted_ns > c->period_ns * 3 / 2)
+			count_until(c, t_ns - c->period_ns);
 		c->watts = watts;
 		count_until(c, t_ns);
 	} else if (c->nspacing < MIN_SPACINGS) {

@@ -70,6 +70,7 @@
 #include "plausible.h"
 #include "powercount.h"
 #include "scpi.h"
+#include "scpicheck.h"
 #include "scpilink.h"
 
 #include <errno.h>
@@ -106,11 +107,6 @@
 /* Reads and answers seen before a meter is judged slower than the samples */
 #define SCPI_PACE_READS 50
 #define SCPI_PACE_ANSWERS 3
-
-struct meter_reading {
-	double value;
-	long long t_ns;		/* CLOCK_MONOTONIC, when it came; 0: never */
-};
 
 struct scpi {
 	struct scpi_link *link;	/* the connection (scpilink.h) */
@@ -762,96 +758,10 @@ static int scpi_init(void **state, const char *args, struct error *err)
 
 #define CHECK_NS 1000000000LL	/* how long the meter is watched */
 
-struct check_figures {
-	size_t good, zero, changes, rises;
-	double min, max;
-	long long spacing_ns;	/* median time between changes; 0: none seen */
-};
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* What the answers say: how many, their range, how often they change,
- * and whether each change is a rise (a count). */
-static int check_figure(const struct scpi *scpi, struct check_figures *f, struct error *err)
-{
-	long long *spacing = calloc(scpi->ntrace + 1, sizeof(*spacing));
-	const struct meter_reading *prev = NULL;
-
-	if (!spacing)
-		return error_set(err, "scpi: out of memory");
-	*f = (struct check_figures){ .min = INFINITY, .max = -INFINITY };
-	for (size_t i = 0; i < scpi->ntrace; i++) {
-		const struct meter_reading *r = &scpi->trace[i];
-
-		if (isnan(r->value))
-			continue;
-		f->good++;
-		f->zero += r->value == 0;
-		f->min = fmin(f->min, r->value);
-		f->max = fmax(f->max, r->value);
-		if (prev && r->value != prev->value) {
-			f->rises += r->value > prev->value;
-			spacing[f->changes++] = r->t_ns - prev->t_ns;
-		}
-		if (!prev || r->value != prev->value)
-			prev = r;
-	}
-	qsort(spacing, f->changes, sizeof(*spacing), cmp_ll);
-	f->spacing_ns = f->changes ? spacing[f->changes / 2] : 0;
-	free(spacing);
-	return 0;
-}
-
-/* The kind of meter the readings look like, against the unit given. */
-static void print_kind(const struct scpi *scpi, const struct check_figures *f, FILE *out)
-{
-	int counts = f->changes >= 2 && f->rises == f->changes;
-
-	if (counts)
-		fprintf(out, "  looks like: an energy meter (its readings only grow)%s\n",
-			scpi->integrating ? "" : "; record it with unit=J and the query of its energy count");
-	else if (f->changes)
-		fprintf(out, "  looks like: a power meter (its readings go up and down)%s\n",
-			scpi->integrating ? "; an energy count never goes down: drop unit=J (poll_hz= counts power as energy)" : "");
-	else
-		fprintf(out, "  looks like: a steady reading (no change in a second: a steady load, or a meter that updates seldom)\n");
-}
-
 /* The unit of the meter's answers (poll_hz= records them as J). */
 static const char *answer_unit(const struct scpi *scpi)
 {
 	return scpi->integrating ? "J" : scpi->poll_hz ? "W" : scpi->channel.unit;
-}
-
-static void print_check(const struct scpi *scpi, const struct check_figures *f, FILE *out)
-{
-	const char *unit = answer_unit(scpi);
-
-	fprintf(out, "scpi: meter at %s, query '%.*s', unit %s\n", scpi_link_address(scpi->link),
-		(int)scpi->query_len - 1, scpi->query, unit);
-	fprintf(out, "  answers: %zu in 1 s (one every %.2f ms), %zu missing; an answer takes %.2f ms\n",
-		f->good, 1000.0 / (double)f->good, scpi->ntrace - f->good,
-		scpi->answers ? (double)scpi->answer_ns_sum / (double)scpi->answers * 1e-6 : 0.0);
-	if (f->spacing_ns)
-		fprintf(out, "  updates: every %.2f ms (median of %zu changes)%s\n",
-			(double)f->spacing_ns * 1e-6, f->changes,
-			scpi->channel.has_update ? "" : "; update_ms= declares it");
-	else
-		fprintf(out, "  updates: none seen in 1 s\n");
-	if (scpi->channel.has_update)
-		fprintf(out, "  update: %g ms (declared)\n", scpi->channel.update_ms);
-	if (scpi->channel.has_delay)
-		fprintf(out, "  delay: %g ms (declared%s)\n", scpi->channel.delay_ms,
-			scpi->poll_hz ? ", plus half a poll period" : "");
-	else
-		fprintf(out, "  delay: not declared (the estimate fits it; delay_ms= from the meter's manual gives it)\n");
-	fprintf(out, "  range: %g to %g %s\n", f->min, f->max, unit);
-	print_kind(scpi, f, out);
 }
 
 /* Watch the meter for a second, as a run's poller would ask it, and say
@@ -860,8 +770,15 @@ static int scpi_check(void *state, FILE *out, struct error *err)
 {
 	struct scpi *scpi = state;
 	struct timespec wait = { CHECK_NS / 1000000000LL, CHECK_NS % 1000000000LL };
-	struct check_figures f = { 0 };
 	char query[sizeof(scpi->query)];
+	struct scpi_check_setup setup = {
+		.address = scpi_link_address(scpi->link), .query = query,
+		.unit = answer_unit(scpi), .integrating = scpi->integrating,
+		.timeout_ms = scpi->timeout_ms,
+		.has_update = scpi->channel.has_update, .update_ms = scpi->channel.update_ms,
+		.has_delay = scpi->channel.has_delay, .delay_ms = scpi->channel.delay_ms,
+		.delay_plus_poll = scpi->poll_hz != 0,
+	};
 
 	scpi->trace_max = (size_t)(CHECK_NS / poll_period_ns(scpi)) + 16;
 	scpi->trace = calloc(scpi->trace_max, sizeof(*scpi->trace));
@@ -874,17 +791,10 @@ static int scpi_check(void *state, FILE *out, struct error *err)
 	atomic_store(&scpi->stop, true);
 	pthread_join(scpi->poller, NULL);
 	scpi->poller_started = 0;
-	if (check_figure(scpi, &f, err) < 0)
-		return -1;
 	snprintf(query, sizeof(query), "%.*s", (int)scpi->query_len - 1, scpi->query);
-	if (f.good == 0)
-		return error_set(err, "scpi: meter at %s gave no reading in 1 s: it answered the first '%s' and then nothing, or no number (a run would record nothing: check the meter, query= and timeout_ms=, now %d ms)",
-				 scpi_link_address(scpi->link), query, scpi->timeout_ms);
-	if (f.zero == f.good)
-		return error_set(err, "scpi: meter at %s answered 0 to all %zu queries '%s' in 1 s: it measures nothing (a run would record 0 %s throughout: check that the load draws its power through the meter, and the meter's input and range)",
-				 scpi_link_address(scpi->link), f.good, query, answer_unit(scpi));
-	print_check(scpi, &f, out);
-	return 0;
+	if (scpi->answers)
+		setup.answer_ms = (double)scpi->answer_ns_sum / (double)scpi->answers * 1e-6;
+	return scpi_check_answers(scpi->trace, scpi->ntrace, &setup, out, err);
 }
 
 static void scpi_refused(void *state, struct channel_refused *out)

@@ -1,7 +1,7 @@
 /* powercount-check - scpi poll_hz='s count (pmu/powercount.h) against a
  * simulated power meter whose energy is known.
  *
- *   powercount-check SEEDS HOLDS [SECONDS]
+ *   powercount-check SEEDS HOLDS [SECONDS] [STOPPED]
  *
  * Per seed: a workload runs t2120's phases (13, 28 and 8 W in turn, 5 to
  * 15 ms each) for SECONDS (1.2); a meter updates every 2 ms with the mean
@@ -10,7 +10,10 @@
  * poller is held back 50-100 ms (it got no CPU), at random, each hold in
  * a slice of the run of its own (HOLDS up to SECONDS x 4).  The count's
  * takes are added up and compared with what the meter drew over the same
- * time.  Prints per seed "seed=S error=PCT unseen_ms=MS held_ms=MS" and
+ * time.  STOPPED 1: the workload is held stopped (0 W) 2 to 6 ms after
+ * each phase, which lasts 1 to 3 ms (a target the sampler holds stopped
+ * most of the time, under load): the meter answers 0 W again and again,
+ * the same reading over several periods.  Prints per seed "seed=S error=PCT unseen_ms=MS held_ms=MS" and
  * then "mean=PCT worst=PCT" (absolute errors of the totals).
  */
 #include <math.h>
@@ -67,7 +70,8 @@ static double reading_at(long long t_ns)
 }
 
 /* One run: the relative error of the count's total; its unseen time. */
-static double run(unsigned seed, int holds, double seconds, double *unseen_ms, double *held_ms)
+static double run(unsigned seed, int holds, double seconds, int stopped, double *unseen_ms,
+		  double *held_ms)
 {
 	static const double watts[] = { 13, 28, 8 };
 	long long end_ns = (long long)(seconds * NS_PER_S), t = 0, hold_at[MAX_HOLDS];
@@ -78,8 +82,13 @@ static double run(unsigned seed, int holds, double seconds, double *unseen_ms, d
 	rng_state = 0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed * 0x2545F4914F6CDD1Dull);
 	nphases = 0;
 	for (long long at = 0; at < end_ns + METER_DELAY_NS && nphases < MAX_PHASES; nphases++) {
-		phases[nphases] = (struct phase){ at, watts[nphases % 3] };
-		at += (long long)(uniform(5, 15) * 1e6);
+		if (stopped && nphases % 2) {
+			phases[nphases] = (struct phase){ at, 0 };
+			at += (long long)(uniform(2, 6) * 1e6);
+			continue;
+		}
+		phases[nphases] = (struct phase){ at, watts[(stopped ? nphases / 2 : nphases) % 3] };
+		at += (long long)(stopped ? uniform(1, 3) * 1e6 : uniform(5, 15) * 1e6);
 	}
 	*held_ms = 0;
 	for (int i = 0; i < holds; i++) {	/* each in a slice of its own */
@@ -119,15 +128,17 @@ int main(int argc, char **argv)
 	unsigned seeds = argc > 1 ? (unsigned)atoi(argv[1]) : 20;
 	int holds = argc > 2 ? atoi(argv[2]) : 0;
 	double seconds = argc > 3 ? atof(argv[3]) : 1.2, sum = 0, worst = 0;
+	int stopped = argc > 4 ? atoi(argv[4]) : 0;
 
 	if (seeds < 1 || holds < 0 || holds > MAX_HOLDS || !(seconds >= 0.5 && seconds <= 60) ||
-	    holds > seconds * 4) {
-		fprintf(stderr, "usage: powercount-check SEEDS HOLDS [SECONDS] (HOLDS 0 to %d and to SECONDS x 4, SECONDS 0.5 to 60)\n",
+	    holds > seconds * 4 || (stopped != 0 && stopped != 1)) {
+		fprintf(stderr, "usage: powercount-check SEEDS HOLDS [SECONDS] [STOPPED] (HOLDS 0 to %d and to SECONDS x 4, SECONDS 0.5 to 60, STOPPED 0 or 1)\n",
 			MAX_HOLDS);
 		return 2;
 	}
 	for (unsigned seed = 1; seed <= seeds; seed++) {
-		double unseen_ms, held_ms, error = run(seed, holds, seconds, &unseen_ms, &held_ms);
+		double unseen_ms, held_ms, error = run(seed, holds, seconds, stopped,
+						      &unseen_ms, &held_ms);
 
 		printf("seed=%u error=%.3f unseen_ms=%.1f held_ms=%.1f\n", seed, 100 * error, unseen_ms,
 		       held_ms);
