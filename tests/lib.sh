@@ -311,6 +311,14 @@ without_tip() {
 	grep -v "^# (Tip:" "$1"
 }
 
+# but_load_notes FILE: FILE without the lines a loaded machine rightly
+# adds to the sampler's stderr: its rate warning, the target held while
+# tasks waited for a CPU, and what the autos chose there (t1090, t1310,
+# t1320 test those lines themselves).
+but_load_notes() {
+	grep -v "^sampler: warning: sampled at \|^sampler: warning: the target was held stopped \|^sampler: precise stops left off: \|^sampler: [0-9]* thread-samples of threads that waited for a CPU carried" "$1" || true
+}
+
 # wait_exec PID PROGRAM: until process PID runs PROGRAM (at most 20 s).  A
 # process started with & is a copy of the shell until it has exec'd: a
 # signal sent before then reaches the shell, not the program.

@@ -83,16 +83,14 @@ field_values() {
 	}' "$1"
 }
 
-# but_rate_warning FILE: FILE without the sampler's rate warning, which a
-# loaded machine may rightly cause (t1090 tests the warning itself), nor
-# the lines saying what auto chose there (t1310, t1320 test them).
+# but_rate_warning FILE: FILE without what a loaded machine adds (lib.sh).
 but_rate_warning() {
-	grep -v "^sampler: warning: sampled at \|^sampler: warning: the target was held stopped \|^sampler: precise stops left off: \|^sampler: [0-9]* thread-samples of threads that waited for a CPU carried" "$1" || true
+	but_load_notes "$1"
 }
 
 # one_error_line FILE: the file holds exactly one line, a "sampler: error:".
 one_error_line() {
-	expect_eq 1 "$(wc -l <"$1")" "stderr lines" &&
+	expect_eq 1 "$(but_load_notes "$1" | wc -l)" "stderr lines" &&
 	expect_grep '^sampler: error: ' "$1"
 }
 
