@@ -26,7 +26,7 @@ DEB_PACKAGES := gcc g++ make libbz2-dev libpfm4-dev libsensors-dev libelf-dev li
 	linux-perf python3 python3-matplotlib python3-pytest clang libclang-rt-14-dev \
 	valgrind util-linux libc6-dbg python3-numpy python3-setuptools python3-pip python3-venv \
 	python3-pyflakes flake8 openmpi-bin libopenmpi-dev libiberty-dev chromium chromium-driver python3-pyte \
-	python3-selenium libncurses-dev python3-mypy \
+	python3-selenium libncurses-dev python3-mypy python3-mpi4py \
 	zlib1g-dev golang-go
 
 # Objects shared by every program.

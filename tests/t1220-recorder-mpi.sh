@@ -94,7 +94,7 @@ test_expect_success 'sampler-report --by rank: shares and imbalance as the ranks
 	imb=$(echo "$line" | sed "s/.*CPU time \([0-9.]*\).*/\1/") &&
 	expect_near "$(imbalance truth)" "$imb" 0.1 "imbalance in the header ($line)" &&
 	expect_grep "slowest: rank 3 " rank.txt &&
-	expect_grep "^# job [0-9]*: 4 profiles, ranks 0,1,2,3, on 1 host ($host)" rank.txt
+	expect_grep "^# job [0-9]*: 4 profiles, ranks 0-3, on 1 host ($host)" rank.txt
 '
 
 test_expect_success 'sampler-export merges the ranks into one profile: distinct pids, comm app[rank N]' '

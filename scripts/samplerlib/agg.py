@@ -144,11 +144,14 @@ def _ordinals(run: RunAgg) -> tuple[dict[int, int], dict[tuple[int, int], int]]:
     appearance; they name threads and processes across runs."""
     procs: dict[int, int] = {}
     threads: dict[tuple[int, int], int] = {}
+    per_comm: dict[str, int] = {}  # processes so far of each name
+    per_pid: dict[int, int] = {}  # threads so far of each process
     for pid, tid, _, _ in run.keys:
         if pid not in procs:
-            procs[pid] = sum(1 for p in procs if run.comm(p) == run.comm(pid)) + 1
+            comm = run.comm(pid)
+            procs[pid] = per_comm[comm] = per_comm.get(comm, 0) + 1
         if (pid, tid) not in threads:
-            threads[(pid, tid)] = sum(1 for (p, _) in threads if p == pid) + 1
+            threads[(pid, tid)] = per_pid[pid] = per_pid.get(pid, 0) + 1
     return procs, threads
 
 

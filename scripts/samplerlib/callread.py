@@ -6,6 +6,7 @@ are read, so that no stack's frames are held as a list of names.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from .callpaths import Builder, Node
@@ -75,6 +76,20 @@ def _graft(b: Builder, top: Node, frames: _Frames, fnode: int, memo: dict[Any, N
 def load(
     paths: str | Sequence[str], prog: str, by: str | None = None, extra_args: Sequence[str] = ()
 ) -> tuple[Node, list[dict[str, str]]]:
+    """load_job's tree, over this machine's CPUs."""
+    got = load_job(paths, prog, by, extra_args)
+    assert got is not None
+    return got
+
+
+def load_job(
+    paths: str | Sequence[str],
+    prog: str,
+    by: str | None = None,
+    extra_args: Sequence[str] = (),
+    jobs: int | None = None,
+    mpi: bool = False,
+) -> tuple[Node, list[dict[str, str]]] | None:
     """The tree of call paths of one profile recorded with -g, or of
     several (a job): (root, energy channels).  Each stack starts with its
     process's name (as the folded export's do); with by ("rank", "host" or
@@ -82,33 +97,113 @@ def load(
     first.  A node's sums are those of callpaths' module doc: samples (the
     `sample` rows), cpu (s; the `exit` rows' tails too, so that totals are
     the profile's), and per energy or power channel its name (J, by the
-    exporter's rule of attribution)."""
-    from . import job
+    exporter's rule of attribution).  Several profiles are read in
+    parallel (reduce: jobs processes, or the processes of an MPI program,
+    whose ranks but 0 get None)."""
+    from . import job, reduce
 
     if isinstance(paths, str):
         paths = [paths]
+    peers = job.node_peers(paths, extra_args)  # (a job: its hosts' nodes divided once)
+    read = functools.partial(_read_part, prog=prog, by=by, extra_args=extra_args, peers=peers)
+    part = reduce.map_reduce(read, _join_parts, paths, jobs=jobs, mpi=mpi)
+    if part is None:
+        return None
+    return part.tree(), part.channels
+
+
+class _Part:
+    """The call paths of some profiles, as a table of nodes in the order
+    they were made (a parent before its children): parent index, name and
+    self sums; what the processes reading a job's profiles send each other.
+    Joining two is linear in their nodes, whatever the depth of a stack."""
+
+    def __init__(
+        self,
+        channels: list[dict[str, str]],
+        first: str,
+        parent: list[int],
+        name: list[str],
+        sums: list[dict[str, float]],
+    ) -> None:
+        self.channels, self.first = channels, first
+        self.parent, self.name, self.sums = parent, name, sums
+
+    @classmethod
+    def of(cls, b: Builder, channels: list[dict[str, str]], first: str) -> _Part:
+        index = {id(n): i for i, n in enumerate(b.nodes)}
+        parent = [-1] + [index[id(n.parent)] for n in b.nodes[1:]]
+        part = cls(channels, first, parent, [n.name for n in b.nodes], [n.self_ for n in b.nodes])
+        b.finish()  # (the cyclic collector back on)
+        return part
+
+    def add(self, other: _Part) -> _Part:
+        _same_channels(self.channels, self.first, other.channels, other.first)
+        kids = {(p, n): i for i, (p, n) in enumerate(zip(self.parent, self.name))}
+        where = [0] * len(other.parent)
+        for i in range(1, len(other.parent)):
+            key = (where[other.parent[i]], other.name[i])
+            j = kids.get(key)
+            if j is None:
+                j = kids[key] = len(self.parent)
+                self.parent.append(key[0])
+                self.name.append(key[1])
+                self.sums.append({})
+            where[i] = j
+            mine = self.sums[j]
+            for k, v in other.sums[i].items():
+                mine[k] = mine.get(k, 0.0) + v
+        return self
+
+    def tree(self) -> Node:
+        b = Builder()
+        nodes = [b.root]
+        for i in range(1, len(self.parent)):
+            node = b.child(nodes[self.parent[i]], self.name[i])
+            node.self_.update(self.sums[i])
+            nodes.append(node)
+        return b.finish()
+
+
+def _join_parts(a: _Part, b: _Part) -> _Part:
+    return a.add(b)
+
+
+def _same_channels(
+    mine: list[dict[str, str]], my_path: str, got: list[dict[str, str]], path: str
+) -> None:
+    if [c["name"] for c in got] != [c["name"] for c in mine]:
+        raise SamplerError(
+            "%s: its energy channels (%s) differ from %s's (%s); give profiles "
+            "recorded with the same plug-ins"
+            % (
+                path,
+                ", ".join(c["name"] for c in got) or "none",
+                my_path,
+                ", ".join(c["name"] for c in mine) or "none",
+            )
+        )
+
+
+def _read_part(
+    chunk: Sequence[str],
+    prog: str,
+    by: str | None,
+    extra_args: Sequence[str],
+    peers: dict[str, list[str]],
+) -> _Part:
+    """The call paths of the profiles of chunk, one after the other."""
     b = Builder()
     channels = None
-    peers = job.node_peers(paths, extra_args)  # (a job: its hosts' nodes divided once)
-    for path in paths:
+    for path in chunk:
         args = list(extra_args)
         for q in peers.get(path, []):
             args += ["--node-peer", q]
         got = _load_one(b, path, prog, by, args)
         if channels is None:
             channels = got
-        elif [c["name"] for c in got] != [c["name"] for c in channels]:
-            raise SamplerError(
-                "%s: its energy channels (%s) differ from %s's (%s); give profiles "
-                "recorded with the same plug-ins"
-                % (
-                    path,
-                    ", ".join(c["name"] for c in got) or "none",
-                    paths[0],
-                    ", ".join(c["name"] for c in channels) or "none",
-                )
-            )
-    return b.finish(), channels or []
+        _same_channels(channels, chunk[0], got, path)
+    return _Part.of(b, channels or [], chunk[0])
 
 
 def _load_one(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
@@ -22,6 +23,20 @@ PACKAGES = {"numpy": "python3-numpy"}
 
 class SamplerError(Exception):
     """An error the user can act on; the message is the whole line."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (catch_term); a BaseException, as KeyboardInterrupt."""
+
+
+def _on_term(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def catch_term() -> None:
+    """SIGTERM raises Terminated, as SIGINT raises KeyboardInterrupt: the
+    exporter and the workers are stopped on the way out (run_main)."""
+    signal.signal(signal.SIGTERM, _on_term)
 
 
 class Parser(argparse.ArgumentParser):
@@ -73,6 +88,7 @@ def add_cache_option(p: argparse.ArgumentParser) -> None:
 
 def run_main(prog: str, main: Callable[[Sequence[str]], int | None]) -> int:
     """Run main(argv) and turn every failure into one error line."""
+    catch_term()
     try:
         status = main(sys.argv[1:])
         try:
@@ -90,6 +106,11 @@ def run_main(prog: str, main: Callable[[Sequence[str]], int | None]) -> int:
         return 1
     except KeyboardInterrupt:
         return _fail(prog, "interrupted")
+    except Terminated:
+        _fail(prog, "terminated")
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # the status of a process SIGTERM ended
+        return 128 + signal.SIGTERM
     except MemoryError:
         return _fail(prog, "out of memory (use a smaller profile or --by dso)")
     except OSError as e:

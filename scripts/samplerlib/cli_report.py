@@ -1,9 +1,12 @@
 """sampler-report - flat profile of one or several sampler profiles."""
 
+import functools
+import operator
 import os
 from typing import Sequence
 
-from . import agg, callpaths, callread, callrows, cli, filters, job, metrics, runagg, stats, table
+from . import (agg, callpaths, callread, callrows, cli, filters, job, metrics, reduce,
+               runagg, stats, table)
 from .escape import display_lines
 
 PROG = "sampler-report"
@@ -103,6 +106,25 @@ def parse_args(argv):
         "intervals without an update, and the expected bias (docs/ENERGY.md)",
     )
     cli.add_table_options(p)
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=cli.positive_int,
+        default=None,
+        metavar="N",
+        help="read the profiles in N processes (default: one per CPU)",
+    )
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="one process of an MPI program (mpirun -np K sampler-report --mpi ...; "
+        "the default under mpirun): each reads its share of the profiles, rank 0 prints",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="the profiles of a job one line each in the header (default: the job's summary)",
+    )
     p.add_argument(
         "--confidence",
         type=cli.confidence,
@@ -276,7 +298,8 @@ def text_columns(runs, by, several, confidence):
 
 def header_lines(runs, args):
     lines = []
-    for run in runs:
+    each = args.verbose or not job.is_job(runs)  # a job: its summary, not a list
+    for run in runs if each else ():
         st = run.stats
         wall = (
             "wall %.3f s" % (float(st["wall"]) * 1e-9)
@@ -300,6 +323,15 @@ def header_lines(runs, args):
             )
     if job.is_job(runs):
         lines += job.header_lines(runs)
+        refused: dict[str, int] = {}
+        for run in runs if not each else ():
+            for name, n in run.refused.items():
+                refused[name] = refused.get(name, 0) + n
+        for name, n in sorted(refused.items()):
+            lines.append(
+                "# %s: %d meter readings refused over the job, not counted (docs/PLUGINS.md; "
+                "--verbose: by profile)" % (name, n)
+            )
     if job.is_job(runs) and args.row_by:
         within = ""
         if args.job_by:
@@ -357,9 +389,17 @@ def run_tree(args):
         raise cli.SamplerError(
             "--tree, --callers and --callees take --by rank, host or profile only"
         )
-    root, channels = callread.load(
-        args.profiles, PROG, by=args.job_by, extra_args=cli.export_args(args)
+    got = callread.load_job(
+        args.profiles,
+        PROG,
+        by=args.job_by,
+        extra_args=cli.export_args(args),
+        jobs=args.jobs,
+        mpi=args.mpi,
     )
+    if got is None:  # an MPI process but rank 0: its part is sent
+        return 0
+    root, channels = got
     key = tree_sort_key(args.sort, channels)
     if args.callers is not None:
         root, what = callpaths.callers(root, args.callers), "callers of " + args.callers
@@ -484,8 +524,13 @@ def report_cross(args, runs):
     return 0
 
 
+def _load_runs(paths, use_cache, extra_args):
+    return [agg.load(p, PROG, use_cache=use_cache, extra_args=extra_args) for p in paths]
+
+
 def run(argv: Sequence[str]) -> int:
     args = parse_args(argv)
+    args.mpi = args.mpi or reduce.under_mpirun()
     if args.accuracy:
         from . import energy
 
@@ -498,10 +543,12 @@ def run(argv: Sequence[str]) -> int:
                 "--tree, --callers and --callees take no %s" % filters.describe(args)
             )
         return run_tree(args)
-    runs = [
-        agg.load(p, PROG, use_cache=not args.no_cache, extra_args=cli.export_args(args))
-        for p in args.profiles
-    ]
+    read = functools.partial(
+        _load_runs, use_cache=not args.no_cache, extra_args=tuple(cli.export_args(args))
+    )
+    runs = reduce.map_reduce(read, operator.add, args.profiles, jobs=args.jobs, mpi=args.mpi)
+    if runs is None:  # an MPI process but rank 0: its part is sent
+        return 0
     agg.check_same_channels(runs)
     runs = job.load_split(runs, PROG, not args.no_cache, cli.export_args(args))
     runs, args.filtered = filters.apply(runs, args)

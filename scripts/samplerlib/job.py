@@ -195,21 +195,86 @@ def imbalance(runs: Sequence[RunAgg]) -> dict[str, Any]:
     return res
 
 
+def _ranges(numbers: Sequence[int]) -> str:
+    """Sorted integers as ranges: 0-3,7,9-10."""
+    out: list[str] = []
+    last = -2
+    for n in numbers:
+        if out and n == last + 1:
+            out[-1] = "%s-%d" % (out[-1].split("-")[0], n)
+        else:
+            out.append(str(n))
+        last = n
+    return ",".join(out)
+
+
+def _few(names: Sequence[str], most: int = 4) -> str:
+    if len(names) <= most:
+        return ",".join(names)
+    return "%s and %d more" % (",".join(names[:most]), len(names) - most)
+
+
+def function_cpu(run: RunAgg) -> dict[tuple[str, str], float]:
+    """CPU time (s) per function of one profile (a stripped library's
+    addresses one function, as the report's rows)."""
+    out: dict[tuple[str, str], float] = {}
+    for (_, _, dso, symbol), acc in run.keys.items():
+        if agg.is_address(symbol):
+            symbol = agg.dso_frame(dso)
+        out[(dso, symbol)] = out.get((dso, symbol), 0.0) + acc[runagg.CPU]
+    return out
+
+
+def distance(part: dict[Any, float], whole: dict[Any, float]) -> float:
+    """Total variation distance (%) of two profiles' CPU-time shares per
+    function: the share of CPU time that would have to move to another
+    function to make one the other; 0 alike, 100 nothing in common."""
+    a, b = sum(part.values()), sum(whole.values())
+    if a <= 0 or b <= 0:
+        return 100.0 if a != b else 0.0
+    keys = set(part) | set(whole)
+    return 50.0 * sum(abs(part.get(k, 0.0) / a - whole.get(k, 0.0) / b) for k in keys)
+
+
+def outliers(runs: Sequence[RunAgg], count: int = 5) -> list[tuple[str, float]]:
+    """The count profiles whose CPU time per function differs most from
+    the job's: [(rank label, distance %)], largest first."""
+    each = [function_cpu(r) for r in runs]
+    whole: dict[Any, float] = {}
+    for fc in each:
+        for k, v in fc.items():
+            whole[k] = whole.get(k, 0.0) + v
+    dist = [(distance(fc, whole), group_key(r, "rank")) for fc, r in zip(each, runs)]
+    dist.sort(key=lambda d: (-d[0], d[1][0]))
+    return [(label, d) for d, (_, label) in dist[:count]]
+
+
 def header_lines(runs: Sequence[RunAgg]) -> list[str]:
+    """The job in at most 6 lines, however many ranks: job, ranks, hosts,
+    totals, energy rule, load imbalance and the ranks that stand out."""
     ranks = sorted(r for r in (rank_of(x) for x in runs) if r is not None)
     hosts = sorted({host_of(r) for r in runs})
     jobs = sorted({r.host.get("job_id", "") for r in runs} - {""})
     lines = [
         "# job %s: %d profiles, ranks %s, on %d host%s (%s)"
         % (
-            ",".join(jobs) or "?",
+            _few(jobs) or "?",
             len(runs),
-            ",".join(str(r) for r in ranks),
+            _ranges(ranks),
             len(hosts),
             "" if len(hosts) == 1 else "s",
-            ",".join(hosts),
+            _few(hosts),
         )
     ]
+    per = per_run(runs)
+    total = "# total: %d samples, %d thread-samples, %.3f s of CPU time" % (
+        sum(r.samples for r in runs),
+        sum(v["samples"] for v in per),
+        sum(v["cpu_s"] for v in per),
+    )
+    for ch in runs[0].energy:
+        total += ", %s %.3f J" % (ch["name"], sum(v["split"].get(ch["name"], 0.0) for v in per))
+    lines.append(total)
     if runs[0].energy and all(r.node_split for r in runs):
         lines.append(
             "# energy: each host's node energy divided among the threads of all its ranks "
@@ -226,6 +291,10 @@ def header_lines(runs: Sequence[RunAgg]) -> list[str]:
         text += ", %s energy %.2f" % (imb["energy_channel"], imb["energy"])
     text += "; slowest: %s (%.3f s of CPU time)" % (imb["slowest"], imb["slowest_cpu_s"])
     lines.append(text)
+    lines.append(
+        "# most unlike the job (CPU time per function, total variation distance): "
+        + ", ".join("%s %.1f%%" % (label, d) for label, d in outliers(runs))
+    )
     return lines
 
 

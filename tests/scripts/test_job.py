@@ -2,10 +2,26 @@
 the like in sampler-report, a job per side in sampler-compare."""
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
-from conftest import ENERGY, ProfileText, interleave, need, report_json, rows_by_name, run
+from conftest import (
+    BIN,
+    ENERGY,
+    SCRIPTS,
+    ProfileText,
+    interleave,
+    need,
+    report_json,
+    rows_by_name,
+    run,
+)
 
 
 def ranked(app, out, rank, job, counts, energy_uj=0, host="node1"):
@@ -141,3 +157,153 @@ def svg_texts_of(path):
 
     root = ET.parse(path).getroot()
     return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+@pytest.fixture
+def job12(app, tmp_path):
+    """Twelve ranks on three hosts: ten alike (f20 and f50, 100 samples
+    each), rank 7 only f30 (200 samples), rank 11 f20 300 and f50 100."""
+    need("sampler-profile", "sampler-export")
+    paths = []
+    for r in range(12):
+        counts = {"f20": 100, "f50": 100}
+        if r == 7:
+            counts = {"f30": 200}
+        elif r == 11:
+            counts = {"f20": 300, "f50": 100}
+        host = "node%d" % (r % 3)
+        paths.append(ranked(app, tmp_path / ("app.%d.prof" % r), r, "9", counts, host=host))
+    return paths
+
+
+def test_job_header_is_a_summary(job12):
+    """However many ranks, the header is the job's: its ranks, hosts,
+    totals, imbalance and the ranks most unlike it with their distance
+    (total variation of the CPU-time shares per function); --verbose
+    lists the profiles too."""
+    text = run("sampler-report", "--by", "rank", *job12).stdout
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    assert len(head) <= 10, head
+    assert not any(str(p) in line for p in job12 for line in head), head
+    assert head[0] == "# job 9: 12 profiles, ranks 0-11, on 3 hosts (node0,node1,node2)"
+    # 11 ranks of 200 samples, one of 400, 1 ms of CPU time each
+    assert "# total: 2600 samples, 2600 thread-samples, 2.600 s of CPU time" in head
+    # the job: f20 1300, f50 1100, f30 200 ms of 2600
+    whole = {"f20": 1300 / 2600, "f50": 1100 / 2600, "f30": 200 / 2600}
+    d7 = 50 * (whole["f20"] + whole["f50"] + 1 - whole["f30"])
+    d11 = 50 * (abs(0.75 - whole["f20"]) + abs(0.25 - whole["f50"]) + whole["f30"])
+    d0 = 50 * (abs(0.5 - whole["f20"]) + abs(0.5 - whole["f50"]) + whole["f30"])
+    line = [x for x in head if x.startswith("# most unlike the job")]
+    assert len(line) == 1
+    assert line[0].endswith(
+        "rank 7 %.1f%%, rank 11 %.1f%%, rank 0 %.1f%%, rank 1 %.1f%%, rank 2 %.1f%%"
+        % (d7, d11, d0, d0, d0)
+    ), line
+    assert "slowest: rank 11 (0.400 s" in text
+    verbose = run("sampler-report", "--by", "rank", "--verbose", *job12).stdout
+    assert sum(1 for p in job12 if "# %s: " % p in verbose) == 12
+
+
+def test_parallel_reading_gives_the_numbers_of_one_process(job12):
+    """--jobs 2 (the profiles read by two processes, the parts joined)
+    gives what one process gives, to the last digit, and the numbers are
+    the profiles' (f20: 1300 samples of 1 ms)."""
+    for view in (["--by", "rank"], ["--by", "function"]):
+        one = report_json("--jobs", "1", "--min-share", "0", *view, *job12)
+        two = report_json("--jobs", "2", "--min-share", "0", *view, *job12)
+        assert one["rows"] == two["rows"], view
+    f20 = rows_by_name(report_json("--jobs", "2", *job12))["f20"]
+    assert f20["samples"] == 1300 and f20["cpu_s"] == pytest.approx(1.3)
+
+
+def deep_ranks(tmp_path, count, samples):
+    """count -g profiles of ranks 0.. (tests/scripts/deepstacks.py): rank r
+    has 2 + r % 3 leaves of samples thread-samples each, 6 frames deep."""
+    need("sampler-profile")
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed (deepstacks.py builds its program)")
+    deep = os.path.join(os.path.dirname(__file__), "deepstacks.py")
+    paths = []
+    for r in range(count):
+        out = str(tmp_path / ("deep.%d.prof" % r))
+        os.makedirs(tmp_path / ("deep%d" % (2 + r % 3)), exist_ok=True)
+        subprocess.run(
+            [sys.executable, deep, "--bin", BIN, "--rank", str(r), "--samples", str(samples)]
+            + ["--dir", str(tmp_path / ("deep%d" % (2 + r % 3))), out, "6", str(2 + r % 3)],
+            check=True,
+            capture_output=True,
+        )
+        paths.append(out)
+    return paths
+
+
+def test_parallel_tree_gives_the_numbers_of_one_process(tmp_path):
+    """--tree --by rank in two processes: the tree of one, and each rank's
+    frame holds its own samples."""
+    paths = deep_ranks(tmp_path, 7, 2)
+    one = report_json("--jobs", "1", "--tree", "--by", "rank", "--min-share", "0", *paths)
+    two = report_json("--jobs", "2", "--tree", "--by", "rank", "--min-share", "0", *paths)
+    assert one["rows"] == two["rows"]
+    frames = {r["name"]: r["samples"] for r in two["rows"] if r["name"].startswith("rank ")}
+    assert frames == {"rank %d" % r: 2 * (2 + r % 3) for r in range(7)}
+
+
+def mpirun_argv(np_):
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun is not installed (make deps: openmpi-bin)")
+    probe = subprocess.run([sys.executable, "-c", "import mpi4py"], capture_output=True)
+    if probe.returncode:
+        pytest.skip("mpi4py is not installed (make deps: python3-mpi4py)")
+    return ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(np_)]
+
+
+def test_mpi_reduction_gives_the_numbers_of_one_process(job12, tmp_path):
+    """mpirun -np 2 sampler-report: each process reads half the profiles,
+    rank 0 joins the parts and prints; the same rows as one process."""
+    argv = mpirun_argv(2) + [sys.executable, os.path.join(SCRIPTS, "sampler-report")]
+    deep = deep_ranks(tmp_path, 5, 2)
+    for view, paths in (
+        (["--by", "rank"], job12),
+        (["--by", "function"], job12),
+        (["--tree", "--by", "rank"], deep),
+    ):
+        one = report_json("--jobs", "1", "--min-share", "0", *view, *paths)
+        assert one["rows"]
+        proc = subprocess.run(
+            argv + ["--json", "--min-share", "0"] + view + [str(p) for p in paths],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["rows"] == one["rows"], view
+
+
+def test_sigterm_stops_a_big_report(app, tmp_path):
+    """SIGTERM in the middle of a report of many profiles read by worker
+    processes: the report ends (status: killed by SIGTERM) and leaves no
+    worker or exporter behind."""
+    need("sampler-export")
+    paths = deep_ranks(tmp_path, 2, 20000)
+    paths = [paths[i % 2] for i in range(40)]
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(SCRIPTS, "sampler-report"), "--jobs", "2", "--no-cache"]
+        + ["--tree", "--by", "rank"] + [str(p) for p in paths],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(1.5)  # the workers and their exporters at work
+    assert proc.poll() is None, "the report ended before the signal (make it bigger)"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)  # (generous: a loaded machine)
+    assert proc.returncode == -signal.SIGTERM, err
+    assert b"terminated" in err and not out
+    for _ in range(100):  # what the session still holds: nothing, soon
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("processes of the report outlived it")
