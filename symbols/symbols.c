@@ -53,6 +53,7 @@ struct symbolizer {
 	bool demangle;			/* C++ and Rust names readable (demangle.h) */
 	bool inlines;			/* inlined frames shown (inlines.h) */
 	int64_t wall_offset_ns;		/* profile clock to wall clock, 0: not known */
+	bool no_jit_maps;		/* the ids are no pids: no /tmp/perf-PID.map */
 	const char *prog;		/* named in warnings */
 };
 
@@ -319,9 +320,15 @@ static const struct mapping *find_mapping(const struct process_maps *pm, uint64_
 	return NULL;
 }
 
+void symbolizer_set_jit_maps(struct symbolizer *s, bool on)
+{
+	s->no_jit_maps = !on;
+}
+
 /* A PC in no file mapping: JIT code, named by the JIT's perf map if it
  * wrote one.  The file is the recorded process's: a merge's ids (profile
- * i's pid p is i << 22 | p) keep the pid in their low 22 bits. */
+ * i's pid p is i << 22 | p) keep the pid in their low 22 bits (a merge
+ * of more profiles numbers its ids: symbolizer_set_jit_maps). */
 static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint32_t pid,
 		       uint64_t pc, const char **dso, const char **symbol)
 {
@@ -332,7 +339,8 @@ static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint
 				 (uint64_t)((int64_t)pm->start_ns + s->wall_offset_ns) : 0;
 
 		pm->jit_tried = true;
-		pm->jit = perf_map_load(pid & ((1u << 22) - 1), start, s->prog);
+		if (!s->no_jit_maps)
+			pm->jit = perf_map_load(pid & ((1u << 22) - 1), start, s->prog);
 	}
 	name = pm->jit ? perf_map_lookup(pm->jit, pc) : NULL;
 	if (name) {
