@@ -46,6 +46,7 @@ struct pc_cache_entry {
 
 struct symbolizer {
 	struct dso *dsos;
+	struct idmap dso_by_path;	/* idmap_key_of_string(path) -> struct dso * */
 	struct idmap processes;		/* pid -> struct process_maps */
 	uint64_t generation;		/* bumped on every map change */
 	struct pc_cache_entry *cache;
@@ -73,6 +74,7 @@ struct symbolizer *symbolizer_new(const char *prog)
 	s->demangle = true;
 	s->inlines = true;
 	idmap_init(&s->processes, sizeof(struct process_maps));
+	idmap_init(&s->dso_by_path, sizeof(struct dso *));
 	return s;
 }
 
@@ -94,6 +96,7 @@ void symbolizer_free(struct symbolizer *s)
 		perf_map_free(pm->jit);
 	}
 	idmap_free(&s->processes);
+	idmap_free(&s->dso_by_path);
 	free(s->cache);
 	free(s->symcache_dir);
 	free(s);
@@ -116,16 +119,21 @@ void symbolizer_set_demangle(struct symbolizer *s, bool on)
 	s->generation++;	/* names cached by pc change */
 }
 
-/* One dso per file recorded: a path rebuilt during the run names two. */
+/* One dso per file recorded: a path rebuilt during the run names two.
+ * Found by its path's hash: a loop of 200,000 commands, each its own
+ * binary, made a list walk of every dso per map (quadratic). */
 static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 {
 	struct dso_stamp stamp = { m->file_size, m->file_mtime_ns };
 	size_t idlen = m->build_id_len <= BUILD_ID_MAX ? m->build_id_len : 0;
-	struct dso *d;
+	struct dso **head, *d;
 
 	if (idlen)	/* the build ID says which file it is */
 		stamp = (struct dso_stamp){ 0 };
-	for (d = s->dsos; d; d = d->next)
+	head = idmap_get(&s->dso_by_path, idmap_key_of_string(m->path), NULL);
+	if (!head)
+		return NULL;
+	for (d = *head; d; d = d->same_key)
 		if (strcmp(d->path, m->path) == 0 && d->build_id_len == idlen &&
 		    memcmp(d->build_id, m->build_id, idlen) == 0 &&
 		    d->stamp.size == stamp.size && d->stamp.mtime_ns == stamp.mtime_ns)
@@ -135,6 +143,8 @@ static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 		return NULL;
 	d->next = s->dsos;
 	s->dsos = d;
+	d->same_key = *head;
+	*head = d;
 	return d;
 }
 
