@@ -47,6 +47,17 @@ void *idmap_get(struct idmap *m, uint32_t id, bool *created);
 /* Forget id (nothing when absent).  Returns whether it was there. */
 bool idmap_remove(struct idmap *m, uint32_t id);
 
+/* A key for a string (FNV-1a): a table of chains of things by name, each
+ * chain compared by the name itself (two names may have one key). */
+static inline uint32_t idmap_key_of_string(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 /* Iterate in no particular order: start with *pos = 0; returns the next
  * value (its id in *id, if given) or NULL at the end.  The table must not
  * change during the iteration. */

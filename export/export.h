@@ -37,6 +37,7 @@ struct export_options {
 	uint32_t nmeters;
 	const char *peers[ENERGY_MAX_PEERS];	/* --node-peer (attribution.h) */
 	uint32_t npeers;
+	bool ids_without_pids;		/* a merge of many profiles: no JIT maps by pid */
 };
 
 /* The program a warning names: opt->prog, else sampler-export. */

@@ -67,6 +67,7 @@ struct perf_dso {
 	unsigned char build_id[PROFILE_BUILD_ID_MAX];
 	size_t build_id_len;
 	struct perf_dso *next;
+	struct perf_dso *same_key;	/* the writer's next dso of its path's key */
 };
 
 /* Everything the feature writers read. */

@@ -345,6 +345,7 @@ static int merge_inputs(char *const *paths, size_t n, struct export_options *opt
 	if (merge_profiles(paths, n, merge_tmp, opt, err) < 0)
 		return -1;
 	opt->input = merge_tmp;
+	opt->ids_without_pids = n > MERGE_ID_RANGES;
 	return 0;
 }
 

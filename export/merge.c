@@ -1,9 +1,11 @@
 /* merge.c - several profiles into one (see merge.h).
  *
- * A k-way merge by time over open readers: each holds one record ahead, the
- * earliest is rewritten (ids, names, clock) and written, and its reader
- * moves on.  Memory: one record per input, one sample's threads, and the
- * cumulative values of each live thread.
+ * A k-way merge by time over open readers: each holds one record ahead, a
+ * heap keyed by that record's time gives the earliest (log n per record,
+ * so 10,000 ranks cost no more per record than 10), which is rewritten
+ * (ids, names, clock) and written, and its reader moves on.  Memory: one
+ * reader and record per input, one sample's threads, and the cumulative
+ * values of each live thread.
  *
  * Sampling windows (--pid, --delay, --duration, --control) belong to one
  * input, but the format's windows hold for the whole profile.  So the
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "../common/grow.h"
@@ -44,6 +47,8 @@
 #include "../profile/profile.h"
 
 #define PID_BITS 22		/* Linux pid_max is at most 2^22 */
+#define ID_MAX 0x7fffffffu	/* perf reads ids as signed: above is negative */
+#define FD_SPARE 32		/* descriptors kept for the output, libraries, DSOs */
 
 struct input {
 	struct profile_reader *r;
@@ -53,7 +58,8 @@ struct input {
 	bool have;		/* rec holds the next record */
 	bool done;
 	int64_t shift;		/* add to its times: the first profile's clock */
-	uint32_t base;		/* its ids: base | id */
+	uint32_t base;		/* its ids: base | id (up to MERGE_ID_RANGES inputs) */
+	struct idmap ids;	/* ... else its id -> merged id, numbered in order */
 	bool off;		/* its last window record switched sampling off */
 	/* its energy rows (microjoules), from the estimator: */
 	uint32_t nen;		/* its energy and power channels */
@@ -66,9 +72,19 @@ struct input {
 	size_t index;		/* samples merged so far */
 };
 
+/* An input in the heap, by the time of its next record, ties by index. */
+struct heap_entry {
+	uint64_t t;
+	size_t i;
+};
+
 struct merge {
 	struct input *in;
 	size_t n;
+	struct heap_entry *heap;	/* the inputs that have a record, earliest on top */
+	size_t nheap;
+	bool renumber;		/* more inputs than id ranges: ids numbered in order */
+	uint32_t last_id;	/* ... the last given */
 	struct profile_writer *w;
 	struct profile_thread_sample *ts;
 	size_t ts_cap;
@@ -163,9 +179,75 @@ static uint64_t shifted(const struct input *in, uint64_t t)
 	return (uint64_t)((int64_t)t + in->shift);
 }
 
-static uint32_t id_of(const struct input *in, uint32_t id)
+/* Make *id (of input in) the merged one: base | id, or beyond
+ * MERGE_ID_RANGES inputs the next free number, the same for each use. */
+static int map_id(struct merge *m, struct input *in, uint32_t *id, struct error *err)
 {
-	return id ? in->base | id : 0;
+	uint32_t *to;
+	bool created;
+
+	if (!*id)
+		return 0;
+	if (!m->renumber) {
+		*id |= in->base;
+		return 0;
+	}
+	to = idmap_get(&in->ids, *id, &created);
+	if (!to)
+		return error_set(err, "out of memory for the ids of %s", in->path);
+	if (created) {
+		if (m->last_id >= ID_MAX)
+			return error_set(err, "cannot merge %s: the profiles hold more than %u threads",
+					 in->path, ID_MAX);
+		*to = ++m->last_id;
+	}
+	*id = *to;
+	return 0;
+}
+
+/* The ids of a record's task: tid then pid (either may be NULL). */
+static int map_ids(struct merge *m, struct input *in, uint32_t *tid, uint32_t *pid,
+		   struct error *err)
+{
+	if (tid && map_id(m, in, tid, err) < 0)
+		return -1;
+	return pid ? map_id(m, in, pid, err) : 0;
+}
+
+static bool heap_before(const struct heap_entry *a, const struct heap_entry *b)
+{
+	return a->t < b->t || (a->t == b->t && a->i < b->i);
+}
+
+/* Put input i, which holds a record, in the heap (room for every input). */
+static void heap_push(struct merge *m, size_t i)
+{
+	struct heap_entry e = { shifted(&m->in[i], record_time(&m->in[i].rec)), i };
+	size_t at = m->nheap++;
+
+	while (at && heap_before(&e, &m->heap[(at - 1) / 2])) {
+		m->heap[at] = m->heap[(at - 1) / 2];
+		at = (at - 1) / 2;
+	}
+	m->heap[at] = e;
+}
+
+/* Take the top off the heap and sift the last entry down from there. */
+static void heap_pop(struct merge *m)
+{
+	struct heap_entry e = m->heap[--m->nheap];
+	size_t at = 0, child;
+
+	while ((child = 2 * at + 1) < m->nheap) {
+		if (child + 1 < m->nheap && heap_before(&m->heap[child + 1], &m->heap[child]))
+			child++;
+		if (!heap_before(&m->heap[child], &e))
+			break;
+		m->heap[at] = m->heap[child];
+		at = child;
+	}
+	if (m->nheap)
+		m->heap[at] = e;
 }
 
 /* "comm[rank R]", the name cut so that the rank always shows. */
@@ -226,8 +308,8 @@ static int sum_deltas(struct merge *m, uint32_t tid, uint64_t cpu_delta, const u
 static int write_exit(struct merge *m, struct input *in, struct profile_exit *e,
 		      struct error *err)
 {
-	e->tid = id_of(in, e->tid);
-	e->pid = id_of(in, e->pid);
+	if (map_ids(m, in, &e->tid, &e->pid, err) < 0)
+		return -1;
 	e->time_ns = shifted(in, e->time_ns);
 	if (e->final && sum_deltas(m, e->tid, e->cpu_delta_ns, e->counter_deltas, NULL,
 				   &e->cpu_ns, e->counters, err) < 0)
@@ -356,8 +438,8 @@ static int write_sample(struct merge *m, struct input *in, struct profile_sample
 		m->ts[i].counters = m->counters + (size_t)i * per;
 		if (expand_stack(m, in, &m->ts[i], &used, err) < 0)
 			return -1;
-		m->ts[i].tid = id_of(in, s->threads[i].tid);
-		m->ts[i].pid = id_of(in, s->threads[i].pid);
+		if (map_ids(m, in, &m->ts[i].tid, &m->ts[i].pid, err) < 0)
+			return -1;
 		if (sum_deltas(m, m->ts[i].tid, s->threads[i].cpu_delta_ns,
 			       s->threads[i].counter_deltas,
 			       m->nenergy ? m->shares + (size_t)i * m->nenergy : NULL,
@@ -386,27 +468,29 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 
 	switch (rec->type) {
 	case PROFILE_REC_PROCESS:
-		rec->process.pid = id_of(in, rec->process.pid);
-		rec->process.ppid = id_of(in, rec->process.ppid);
+		if (map_ids(m, in, &rec->process.pid, &rec->process.ppid, err) < 0)
+			return -1;
 		rec->process.time_ns = shifted(in, rec->process.time_ns);
 		if (rec->process.start_ns)	/* (one before the clock's start: none) */
 			rec->process.start_ns = (int64_t)rec->process.start_ns + in->shift > 0 ?
 						shifted(in, rec->process.start_ns) : 0;
 		return profile_write_process(m->w, &rec->process, err);
 	case PROFILE_REC_EXEC:
-		rec->exec.pid = id_of(in, rec->exec.pid);
+		if (map_ids(m, in, NULL, &rec->exec.pid, err) < 0)
+			return -1;
 		rec->exec.time_ns = shifted(in, rec->exec.time_ns);
 		rename_comm(in, i, rec->exec.comm);
 		return profile_write_exec(m->w, &rec->exec, err);
 	case PROFILE_REC_THREAD:
-		rec->thread.tid = id_of(in, rec->thread.tid);
-		rec->thread.pid = id_of(in, rec->thread.pid);
+		if (map_ids(m, in, &rec->thread.tid, &rec->thread.pid, err) < 0)
+			return -1;
 		rec->thread.time_ns = shifted(in, rec->thread.time_ns);
 		return profile_write_thread(m->w, &rec->thread, err);
 	case PROFILE_REC_EXIT:
 		return write_exit(m, in, &rec->exit, err);
 	case PROFILE_REC_MAP:
-		rec->map.pid = id_of(in, rec->map.pid);
+		if (map_ids(m, in, NULL, &rec->map.pid, err) < 0)
+			return -1;
 		rec->map.time_ns = shifted(in, rec->map.time_ns);
 		return profile_write_map(m->w, &rec->map, err);
 	case PROFILE_REC_SAMPLE:
@@ -415,8 +499,8 @@ static int write_record(struct merge *m, size_t i, struct error *err)
 		return write_window(m, in, &rec->window, err);
 	case PROFILE_REC_NAME:
 		/* a thread's own name keeps the rank too (perf COMM per thread) */
-		rec->name.tid = id_of(in, rec->name.tid);
-		rec->name.pid = id_of(in, rec->name.pid);
+		if (map_ids(m, in, &rec->name.tid, &rec->name.pid, err) < 0)
+			return -1;
 		rec->name.time_ns = shifted(in, rec->name.time_ns);
 		rename_comm(in, i, rec->name.name);
 		return profile_write_name(m->w, &rec->name, err);
@@ -474,6 +558,25 @@ differ:
 			 a->path, b->path);
 }
 
+/* Every input is open at once: raise the soft limit of descriptors to
+ * the hard one if need be, and say so when even that is too few. */
+static int room_for_inputs(size_t n, struct error *err)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY ||
+	    n + FD_SPARE <= lim.rlim_cur)
+		return 0;
+	if (lim.rlim_max == RLIM_INFINITY || n + FD_SPARE < lim.rlim_max)
+		lim.rlim_cur = n + FD_SPARE;
+	else
+		lim.rlim_cur = lim.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &lim) == 0 && n + FD_SPARE <= lim.rlim_cur)
+		return 0;
+	return error_set(err, "cannot merge %zu profiles: at most %llu files may be open (raise the limit: ulimit -n %zu)",
+			 n, (unsigned long long)lim.rlim_max, n + FD_SPARE);
+}
+
 static int open_inputs(struct merge *m, char *const *paths, struct error *err)
 {
 	for (size_t i = 0; i < m->n; i++) {
@@ -484,7 +587,7 @@ static int open_inputs(struct merge *m, char *const *paths, struct error *err)
 		if (!in->r)
 			return -1;
 		in->info = profile_reader_info(in->r);
-		in->base = (uint32_t)i << PID_BITS;
+		in->base = m->renumber ? 0 : (uint32_t)i << PID_BITS;
 		in->shift = clock_offset(in->info) - clock_offset(m->in[0].info);
 		if (i && same_counters(&m->in[0], in, err) < 0)
 			return -1;
@@ -678,28 +781,20 @@ static int run_merge(struct merge *m, const char *out, struct error *err)
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (!m->w)
 		return -1;
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		if (advance(m, &m->in[i], err) < 0)
 			goto out_abandon;
-	for (;;) {
-		size_t best = m->n;
-		uint64_t best_t = 0;
+		if (m->in[i].have)
+			heap_push(m, i);
+	}
+	while (m->nheap) {
+		size_t best = m->heap[0].i;
 
-		for (size_t i = 0; i < m->n; i++) {
-			uint64_t t;
-
-			if (!m->in[i].have)
-				continue;
-			t = shifted(&m->in[i], record_time(&m->in[i].rec));
-			if (best == m->n || t < best_t) {
-				best = i;
-				best_t = t;
-			}
-		}
-		if (best == m->n)
-			break;
+		heap_pop(m);
 		if (write_record(m, best, err) < 0 || advance(m, &m->in[best], err) < 0)
 			goto out_abandon;
+		if (m->in[best].have)
+			heap_push(m, best);
 	}
 	return profile_writer_finish(m->w, &m->stats, NULL, err);
 
@@ -714,19 +809,29 @@ int merge_profiles(char *const *paths, size_t n, const char *out,
 	struct merge m = { .n = n };
 	int ret = -1;
 
-	if (n > MERGE_MAX_INPUTS)
-		return error_set(err, "%zu profiles are more than the %d one merge takes", n,
-				 MERGE_MAX_INPUTS);
+	m.renumber = n > MERGE_ID_RANGES;
 	m.in = calloc(n, sizeof(*m.in));
-	if (!m.in)
-		return error_set(err, "out of memory");
+	m.heap = calloc(n, sizeof(*m.heap));
+	if (!m.in || !m.heap) {
+		free(m.in);
+		free(m.heap);
+		return error_set(err, "out of memory for %zu profiles", n);
+	}
+	for (size_t i = 0; i < n; i++)
+		idmap_init(&m.in[i].ids, sizeof(uint32_t));
+	if (room_for_inputs(n, err) < 0)
+		goto out;
 	if (open_inputs(&m, paths, err) == 0 && divide_energy(&m, opt, err) == 0)
 		ret = run_merge(&m, out, err);	/* the writer is gone either way */
 	drop_energy(&m);
-	for (size_t i = 0; i < n; i++)
+out:
+	for (size_t i = 0; i < n; i++) {
 		if (m.in[i].r)
 			profile_reader_close(m.in[i].r);
+		idmap_free(&m.in[i].ids);
+	}
 	free(m.in);
+	free(m.heap);
 	free(m.ts);
 	free(m.frames);
 	free(m.clock);

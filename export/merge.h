@@ -8,13 +8,17 @@
 #include "../common/error.h"
 #include "export.h"
 
-/* Most profiles one merge takes: each gets its own range of process ids. */
-#define MERGE_MAX_INPUTS 256
+/* Up to this many profiles, each gets its own range of process ids (the
+ * pid kept in their low 22 bits, below perf's negative ids). */
+#define MERGE_ID_RANGES 512
 
 /* Write to out (a native profile) the records of paths[0..n-1] in time
  * order, on the first profile's clock (the others moved by their realtime
- * anchors), from the earliest profile's start.  Process and thread ids are made distinct (profile i's pid p
- * becomes i << 22 | p) and every process and thread name gets its rank,
+ * anchors), from the earliest profile's start: a k-way merge over every
+ * input open at once (the soft limit of open files raised to the hard one
+ * if need be).  Process and thread ids are made distinct (profile i's pid p
+ * becomes i << 22 | p; beyond MERGE_ID_RANGES profiles, ids are numbered
+ * 1, 2, ... as they come) and every process and thread name gets its rank,
  * as "app[rank 2]" (or "[#i]" without one).  Per-thread counters are
  * kept.  Per-sample energy and power channels (node readings that the
  * ranks of a host share) are divided first, each input's rows getting

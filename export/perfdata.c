@@ -273,11 +273,15 @@ static int on_thread_exit(struct perf_writer *w, const struct stack_tree *stacks
 static int note_dso(struct perf_writer *w, const char *path, const struct profile_map *m,
 		    struct error *err)
 {
-	struct perf_dso *d;
+	struct perf_dso **head, *d;
 
 	if (path[0] == '[' || (path[0] == '/' && path[1] == '/'))
 		return 0;	/* [vdso], //anon: no file to read a build-id from */
-	for (d = w->dsos; d; d = d->next)
+	/* by its path's key: a list walk per map was quadratic in binaries */
+	head = idmap_get(&w->dso_by_path, idmap_key_of_string(path), NULL);
+	if (!head)
+		return error_set(err, "out of memory for the DSO list (free some memory)");
+	for (d = *head; d; d = d->same_key)
 		if (strcmp(d->path, path) == 0 && d->build_id_len == m->build_id_len &&
 		    memcmp(d->build_id, m->build_id, m->build_id_len) == 0)
 			return 0;
@@ -290,6 +294,8 @@ static int note_dso(struct perf_writer *w, const char *path, const struct profil
 	memcpy(d->build_id, m->build_id, d->build_id_len);
 	d->next = w->dsos;
 	w->dsos = d;
+	d->same_key = *head;
+	*head = d;
 	if (w->pipe) {	/* pipe mode: build-ids go as records, before their maps */
 		struct feat_buf b = { 0 };
 
@@ -570,6 +576,7 @@ static void perf_free(struct perf_writer *w)
 	}
 	idmap_free(&w->processes);
 	idmap_free(&w->threads);
+	idmap_free(&w->dso_by_path);
 	outfile_abandon(w->file);	/* after an error: the target stays as it was */
 	free(w->out.buf);
 	free(w->shares);
@@ -593,6 +600,7 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 	w->info = info;
 	idmap_init(&w->processes, sizeof(struct process_state));
 	idmap_init(&w->threads, sizeof(struct thread_state));
+	idmap_init(&w->dso_by_path, sizeof(struct perf_dso *));
 	if (perf_build_events(w, opt, err) < 0 || build_estimate(w, opt, err) < 0) {
 		perf_free(w);
 		return NULL;

@@ -54,6 +54,7 @@ struct perf_writer {
 	struct idmap processes;		/* pid -> process_state */
 	struct idmap threads;		/* tid -> thread_state */
 	struct perf_dso *dsos;
+	struct idmap dso_by_path;	/* idmap_key_of_string(path) -> struct perf_dso * */
 	uint64_t last_time;		/* records never go back in time */
 	uint64_t prev_sample_ns;
 	bool windows;			/* a window record came: it starts the wall time */

@@ -289,6 +289,7 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 		symbolizer_set_demangle(r->symbols, !opt->no_demangle);
 		symbolizer_set_inlines(r->symbols, !opt->no_inline);
 		symbolizer_set_clock(r->symbols, info->host.realtime_ns, info->host.monotonic_ns);
+		symbolizer_set_jit_maps(r->symbols, !opt->ids_without_pids);
 	}
 	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
 		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,

@@ -46,6 +46,7 @@ struct dso {
 	char **name_chunks;
 	size_t nname_chunks, name_chunks_cap, chunk_used;
 	struct dso *next;
+	struct dso *same_key;		/* the symbolizer's next dso of its path's key */
 };
 
 /* A dso for path as recorded with build ID id (idlen over BUILD_ID_MAX:

@@ -46,6 +46,7 @@ struct pc_cache_entry {
 
 struct symbolizer {
 	struct dso *dsos;
+	struct idmap dso_by_path;	/* idmap_key_of_string(path) -> struct dso * */
 	struct idmap processes;		/* pid -> struct process_maps */
 	uint64_t generation;		/* bumped on every map change */
 	struct pc_cache_entry *cache;
@@ -53,6 +54,7 @@ struct symbolizer {
 	bool demangle;			/* C++ and Rust names readable (demangle.h) */
 	bool inlines;			/* inlined frames shown (inlines.h) */
 	int64_t wall_offset_ns;		/* profile clock to wall clock, 0: not known */
+	bool no_jit_maps;		/* the ids are no pids: no /tmp/perf-PID.map */
 	const char *prog;		/* named in warnings */
 };
 
@@ -72,6 +74,7 @@ struct symbolizer *symbolizer_new(const char *prog)
 	s->demangle = true;
 	s->inlines = true;
 	idmap_init(&s->processes, sizeof(struct process_maps));
+	idmap_init(&s->dso_by_path, sizeof(struct dso *));
 	return s;
 }
 
@@ -93,6 +96,7 @@ void symbolizer_free(struct symbolizer *s)
 		perf_map_free(pm->jit);
 	}
 	idmap_free(&s->processes);
+	idmap_free(&s->dso_by_path);
 	free(s->cache);
 	free(s->symcache_dir);
 	free(s);
@@ -115,16 +119,21 @@ void symbolizer_set_demangle(struct symbolizer *s, bool on)
 	s->generation++;	/* names cached by pc change */
 }
 
-/* One dso per file recorded: a path rebuilt during the run names two. */
+/* One dso per file recorded: a path rebuilt during the run names two.
+ * Found by its path's hash: a loop of 200,000 commands, each its own
+ * binary, made a list walk of every dso per map (quadratic). */
 static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 {
 	struct dso_stamp stamp = { m->file_size, m->file_mtime_ns };
 	size_t idlen = m->build_id_len <= BUILD_ID_MAX ? m->build_id_len : 0;
-	struct dso *d;
+	struct dso **head, *d;
 
 	if (idlen)	/* the build ID says which file it is */
 		stamp = (struct dso_stamp){ 0 };
-	for (d = s->dsos; d; d = d->next)
+	head = idmap_get(&s->dso_by_path, idmap_key_of_string(m->path), NULL);
+	if (!head)
+		return NULL;
+	for (d = *head; d; d = d->same_key)
 		if (strcmp(d->path, m->path) == 0 && d->build_id_len == idlen &&
 		    memcmp(d->build_id, m->build_id, idlen) == 0 &&
 		    d->stamp.size == stamp.size && d->stamp.mtime_ns == stamp.mtime_ns)
@@ -134,6 +143,8 @@ static struct dso *dso_find(struct symbolizer *s, const struct profile_map *m)
 		return NULL;
 	d->next = s->dsos;
 	s->dsos = d;
+	d->same_key = *head;
+	*head = d;
 	return d;
 }
 
@@ -319,9 +330,15 @@ static const struct mapping *find_mapping(const struct process_maps *pm, uint64_
 	return NULL;
 }
 
+void symbolizer_set_jit_maps(struct symbolizer *s, bool on)
+{
+	s->no_jit_maps = !on;
+}
+
 /* A PC in no file mapping: JIT code, named by the JIT's perf map if it
  * wrote one.  The file is the recorded process's: a merge's ids (profile
- * i's pid p is i << 22 | p) keep the pid in their low 22 bits. */
+ * i's pid p is i << 22 | p) keep the pid in their low 22 bits (a merge
+ * of more profiles numbers its ids: symbolizer_set_jit_maps). */
 static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint32_t pid,
 		       uint64_t pc, const char **dso, const char **symbol)
 {
@@ -332,7 +349,8 @@ static void jit_symbol(const struct symbolizer *s, struct process_maps *pm, uint
 				 (uint64_t)((int64_t)pm->start_ns + s->wall_offset_ns) : 0;
 
 		pm->jit_tried = true;
-		pm->jit = perf_map_load(pid & ((1u << 22) - 1), start, s->prog);
+		if (!s->no_jit_maps)
+			pm->jit = perf_map_load(pid & ((1u << 22) - 1), start, s->prog);
 	}
 	name = pm->jit ? perf_map_lookup(pm->jit, pc) : NULL;
 	if (name) {

@@ -47,6 +47,10 @@ int symbolizer_add_process(struct symbolizer *s, const struct profile_process *p
  * to compare a process's start with a file's mtime. */
 void symbolizer_set_clock(struct symbolizer *s, uint64_t realtime_ns, uint64_t monotonic_ns);
 
+/* Read JIT runtimes' /tmp/perf-PID.map files (the default) or not: the
+ * ids of a merge of more than MERGE_ID_RANGES profiles hold no pid. */
+void symbolizer_set_jit_maps(struct symbolizer *s, bool on);
+
 /* Resolve pc in process pid.  *dso is the map's path or SYMBOL_UNKNOWN;
  * *symbol the function, "0x<address>" when no symbol covers it (the
  * address in the file, pc - map start + pgoff, as perf prints it), or

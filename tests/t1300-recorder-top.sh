@@ -185,6 +185,35 @@ test_expect_success '--input --by process: one row, the CPU time of the whole pr
 	expect_near "$(awk "\$1 == \"total\" { print \$4 }" report)" "$(tables proc.out total)" 0.002 "CPU s"
 '
 
+# Issue 45: top --input on a 200,000-process profile ran 769 s ignoring
+# SIGTERM and SIGINT (the view waited for the reader to read it all).  Here
+# 20,000 processes, then a pipe that stays open: only the signal ends it.
+test_expect_success '--input: SIGTERM ends the view of a big stream, status 143' '
+	"$BUILD/sampler-profile" dump kept >kept.txt &&
+	$PY "$FAKES/many-processes.py" kept.txt 20000 | "$BUILD/sampler-profile" build many.prof &&
+	mkfifo many.fifo &&
+	{ { cat many.prof; exec sleep 120; } >many.fifo & } &&
+	feeder=$! &&
+	test_when_finished "kill $feeder 2>/dev/null || true" &&
+	{ $SAMPLER top --stdio -r 0.2 --input many.fifo >many.out 2>many.err & } &&
+	top=$! &&
+	for i in $(seq 300); do
+		grep -q "^\$" many.out && break	# a whole table
+		sleep 0.1
+	done &&
+	expect_grep "^ *[0-9.]*%.* p[0-9]*\$" many.out &&
+	kill -TERM $top &&
+	for i in $(seq 300); do	# until it is gone or a zombie (kill -0 holds for one)
+		test "$(awk "{ print \$3 }" /proc/$top/stat 2>/dev/null)" = R ||
+		test "$(awk "{ print \$3 }" /proc/$top/stat 2>/dev/null)" = S || break
+		sleep 0.1
+	done &&
+	expect_empty "$(awk "\$3 != \"Z\"" /proc/$top/stat 2>/dev/null)" "the view, 30 s after SIGTERM" &&
+	run_status wait $top &&
+	expect_eq 143 "$rc" "exit status (128 + SIGTERM)" &&
+	expect_empty "$(cat many.err)" "stderr"
+'
+
 test_expect_success 'bad view options: one error line each' '
 	run_status $SAMPLER top --sort watts -- true 2>err &&
 	expect_eq 125 $rc "exit status" &&

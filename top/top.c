@@ -299,7 +299,9 @@ static void *read_stream(void *arg)
 	}
 	job->opened = true;
 	__atomic_store_n(&job->run->table, &job->table, __ATOMIC_RELEASE);
-	for (;;) {
+	/* until the end, or the view quits (q, a signal): a profile of hours
+	 * is not read to its end first */
+	while (!job->run->quit) {
 		rc = profile_read_next(r, &rec, &err);
 		if (rc <= 0)
 			break;
@@ -562,6 +564,14 @@ int top_main(int argc, char **argv, top_record_fn record)
 	 * one, sampler.1) */
 	if (recorder && !run.ended)
 		kill(recorder, top_signal_got() ? top_signal_got() : SIGINT);
+	/* --input ended by a signal: the reader stops at its next record, but
+	 * may wait for one on a pipe for ever; the process ends without it
+	 * (and the -o copy, as far as it came, without its tee) */
+	if (o.input && top_signal_got() && !run.ended) {
+		reader_started = teeing = job.opened = false;
+		job.keep = NULL;
+		fd = -1;
+	}
 	if (reader_started)
 		pthread_join(reader, NULL);
 	if (teeing)
@@ -570,6 +580,8 @@ int top_main(int argc, char **argv, top_record_fn record)
 		close(fd);
 	if (recorder)
 		status = wait_status(recorder);
+	else if (top_signal_got())
+		status = 128 + top_signal_got();	/* --input ended by a signal, as a shell reports it */
 	copy_held(held);
 	if (job.keep && outfile_close(job.keep, &err) < 0) {
 		error_print(TOP_PROG, &err);
