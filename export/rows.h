@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../energy/attribution.h"
+#include "../energy/energy.h"
 #include "export.h"
 #include "../common/idmap.h"
 #include "stackfmt.h"
@@ -49,8 +49,7 @@ struct rows {
 	struct profile_stats stats;	/* the last stats record */
 	size_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
-	bool estimated;			/* estimate holds the trapezoid rule's energy */
-	struct energy_estimate estimate;
+	struct energy_source *energy;	/* the rows' energy (the export loop's) */
 	size_t sample_index;		/* samples seen so far */
 	bool collect;			/* collect the processes as they come */
 	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */
@@ -87,9 +86,10 @@ enum row_cell {
 
 typedef int (*row_fn)(void *arg, const struct row *row, struct error *err);
 
-/* With a symbolizer when opt->symbols.  -1: err set (r is then freed). */
+/* With a symbolizer when opt->symbols; the rows' energy from energy
+ * (energy.h).  -1: err set (r is then freed). */
 int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
-	      struct error *err);
+	      struct energy_source *energy, struct error *err);
 void rows_free(struct rows *r);
 
 /* Take one record of the second pass: each row it makes goes to emit (a
