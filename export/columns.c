@@ -25,7 +25,7 @@
 #include "textout.h"
 #include "../profile/textform.h"
 
-#define COLUMNS_VERSION 3
+#define COLUMNS_VERSION 4	/* 4: power cells hold energy by either rule */
 #define COLUMNS_FRAME_ROWS 65536	/* rows per frame, unless one sample has more */
 #define COLUMNS_FIXED 56		/* bytes before the channel values */
 #define COLUMNS_NO_SYMBOL 0xffffffffu	/* without --symbols */

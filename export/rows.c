@@ -218,8 +218,7 @@ bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch,
 	const struct profile_info *info = r->info;
 	uint32_t ks = 0;
 
-	if (!energy_source_estimated(r->energy) || row->exit || row->clock ||
-	    info->channels[ch].kind != CHANNEL_POWER ||
+	if (row->exit || row->clock || info->channels[ch].kind != CHANNEL_POWER ||
 	    info->channels[ch].scope != CHANNEL_PER_SAMPLE)
 		return false;
 	for (uint32_t i = 0; i < ch; i++)

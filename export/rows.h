@@ -127,9 +127,9 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
  * for an output that may name them at its end.  -1: err set. */
 int rows_write_processes(FILE *f, const struct rows *r, struct error *err);
 
-/* A power channel's energy in a sample row by the trapezoid rule, in the
- * channel's unit times seconds: false without the estimate, for another
- * kind, an exit row or a missing reading. */
+/* A power channel's energy in a sample row by the rule (energy.h), in the
+ * channel's unit times seconds: false for another kind, an exit row or a
+ * missing reading. */
 bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value);
 
 /* A row's model variance of channel ch (energy_estimate_model_var: the
