@@ -18,10 +18,10 @@
 
 static size_t find_prev(const struct est *e, const struct est_sample *p, uint32_t tid, uint32_t j)
 {
-	if (j < p->nthreads && e->rows[p->row0 + j].tid == tid)
+	if (j < p->nthreads && e->in.rows[p->row0 + j].tid == tid)
 		return p->row0 + j;	/* the usual case: the same order */
 	for (uint32_t i = 0; i < p->nthreads; i++)
-		if (e->rows[p->row0 + i].tid == tid)
+		if (e->in.rows[p->row0 + i].tid == tid)
 			return p->row0 + i;
 	return NO_ROW;
 }
@@ -63,9 +63,9 @@ static uint64_t row_func(struct est *e, const struct est_row *row)
 {
 	const char *dso, *sym;
 
-	if (row->prev != NO_ROW && e->rows[row->prev].pc == row->pc)
-		return e->rows[row->prev].func;
-	symbolizer_lookup(e->symbols, row->pid, row->pc, &dso, &sym);
+	if (row->prev != NO_ROW && e->in.rows[row->prev].pc == row->pc)
+		return e->in.rows[row->prev].func;
+	symbolizer_lookup(e->codes.symbols, row->pid, row->pc, &dso, &sym);
 	if (strcmp(dso, SYMBOL_UNKNOWN) == 0)
 		return row->pc | 1ull << 63;
 	return hash_string(hash_string(0xCBF29CE484222325u, dso), sym);
@@ -78,29 +78,29 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 	struct est_sample *es;
 	bool placed = true;
 
-	if (GROW_ARRAY(e->samples, e->samples_cap, e->nsamples + 1) < 0 ||
-	    GROW_ARRAY(e->rows, e->rows_cap, e->nrows + s->nthreads) < 0 ||
-	    GROW_ARRAY(e->values, e->values_cap, (e->nsamples + 1) * e->nsc + 1) < 0)
+	if (GROW_ARRAY(e->in.samples, e->in.samples_cap, e->in.nsamples + 1) < 0 ||
+	    GROW_ARRAY(e->in.rows, e->in.rows_cap, e->in.nrows + s->nthreads) < 0 ||
+	    GROW_ARRAY(e->in.values, e->in.values_cap, (e->in.nsamples + 1) * e->nsc + 1) < 0)
 		return -1;
-	es = &e->samples[e->nsamples];
+	es = &e->in.samples[e->in.nsamples];
 	es->time = since_start(s->time_ns, t0);
 	es->start = prev_ns < s->time_ns ? since_start(prev_ns, t0) : es->time;
-	es->row0 = e->nrows;
+	es->row0 = e->in.nrows;
 	es->nthreads = s->nthreads;
 	es->cpu = es->cpu_max = 0;
 	es->brk = brk;
 	es->run_from = INFINITY;
 	es->run_to = -INFINITY;
 	for (uint32_t j = 0; j < s->nthreads; j++) {
-		struct est_row *row = &e->rows[e->nrows + j];
+		struct est_row *row = &e->in.rows[e->in.nrows + j];
 
 		row->tid = s->threads[j].tid;
 		row->pid = s->threads[j].pid;
 		row->pc = s->threads[j].pc;
 		row->cpu = (double)s->threads[j].cpu_delta_ns * 1e-9;
-		row->sample = e->nsamples;
-		row->prev = brk || !e->nsamples ? NO_ROW :
-			    find_prev(e, &e->samples[e->nsamples - 1], row->tid, j);
+		row->sample = e->in.nsamples;
+		row->prev = brk || !e->in.nsamples ? NO_ROW :
+			    find_prev(e, &e->in.samples[e->in.nsamples - 1], row->tid, j);
 		row->func = row_func(e, row);
 		es->cpu += row->cpu;
 		es->cpu_max = fmax(es->cpu_max, row->cpu);
@@ -109,9 +109,9 @@ static int add_sample(struct est *e, const struct profile_sample *s, uint64_t pr
 	if (!placed || !(es->run_to > es->run_from))
 		es->run_from = NAN;
 	for (uint32_t k = 0; k < e->nsc; k++)
-		e->values[e->nsamples * e->nsc + k] = channel[k] < 0 ? NAN : s->values[channel[k]];
-	e->nrows += s->nthreads;
-	e->nsamples++;
+		e->in.values[e->in.nsamples * e->nsc + k] = channel[k] < 0 ? NAN : s->values[channel[k]];
+	e->in.nrows += s->nthreads;
+	e->in.nsamples++;
 	return 0;
 }
 
@@ -158,8 +158,8 @@ static void measure_runs(const struct est *e, struct meter_model *m)
 {
 	double ran = 0, active = 0, placed = 0, cpu = 0;
 
-	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
+	for (size_t i = 0; i < e->in.nown; i++) {
+		const struct est_sample *s = &e->in.samples[i];
 
 		if (s->brk)
 			continue;
@@ -181,7 +181,7 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	struct profile_record rec;
 	struct profile_reader *r = profile_reader_open(input, err);
 	uint64_t prev = e->info->host.start_ns;
-	size_t first = e->nsamples;
+	size_t first = e->in.nsamples;
 	double hold = 0;
 	bool brk = true;
 	int channel[PROFILE_MAX_CHANNELS];
@@ -206,9 +206,9 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	while (profile_read_next(r, &rec, NULL) > 0) {
 		if (rec.type == PROFILE_REC_STATS && rec.stats.samples)
 			hold = (double)rec.stats.hold_ns * 1e-9 / (double)rec.stats.samples;
-		if ((rec.type == PROFILE_REC_MAP && symbolizer_add_map(e->symbols, &rec.map) < 0) ||
+		if ((rec.type == PROFILE_REC_MAP && symbolizer_add_map(e->codes.symbols, &rec.map) < 0) ||
 		    (rec.type == PROFILE_REC_PROCESS &&
-		     symbolizer_add_process(e->symbols, &rec.process) < 0)) {
+		     symbolizer_add_process(e->codes.symbols, &rec.process) < 0)) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the maps of the energy estimate");
 		}
@@ -216,11 +216,11 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 		    (rec.map.prot & PROT_EXEC)) {
 			struct est_map *m;
 
-			if (GROW_ARRAY(e->maps, e->maps_cap, e->nmaps + 1) < 0) {
+			if (GROW_ARRAY(e->in.maps, e->in.maps_cap, e->in.nmaps + 1) < 0) {
 				profile_reader_close(r);
 				return error_set(err, "out of memory for the energy estimate's maps");
 			}
-			m = &e->maps[e->nmaps++];
+			m = &e->in.maps[e->in.nmaps++];
 			*m = (struct est_map){ rec.map.pid, rec.map.start, rec.map.start + rec.map.len,
 					       rec.map.pgoff,
 					       rec.map.inode * 0x9E3779B97F4A7C15u ^
@@ -232,14 +232,14 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 		}
 		if (rec.type != PROFILE_REC_SAMPLE)
 			continue;
-		if (e->nsamples + e->nrows + rec.sample.nthreads > ESTIMATE_MAX_ITEMS) {
+		if (e->in.nsamples + e->in.nrows + rec.sample.nthreads > ESTIMATE_MAX_ITEMS) {
 			profile_reader_close(r);
 			return 1;
 		}
 		if (add_sample(e, &rec.sample, prev, brk, channel) < 0) {
 			profile_reader_close(r);
 			return error_set(err, "out of memory for the energy estimate of %zu samples",
-					 e->nsamples);
+					 e->in.nsamples);
 		}
 		prev = rec.sample.time_ns;
 		brk = false;
@@ -248,21 +248,21 @@ static int collect(struct est *e, const char *input, bool peer, struct error *er
 	/* The threads are held stopped at their PCs for a while after each
 	 * sample (reading them, the meters): what they run, and the energy
 	 * it takes, comes after that. */
-	for (size_t i = first; i < e->nsamples; i++) {
-		struct est_sample *s = &e->samples[i];
+	for (size_t i = first; i < e->in.nsamples; i++) {
+		struct est_sample *s = &e->in.samples[i];
 
 		s->active = s->start + fmin(hold, fmax(0, s->time - s->start - s->cpu_max));
 		place_run(s);
 	}
-	for (size_t i = first; i < e->nsamples; i++) {
-		struct est_sample *s = &e->samples[i];
-		const struct est_sample *next = i + 1 < e->nsamples ? s + 1 : NULL;
+	for (size_t i = first; i < e->in.nsamples; i++) {
+		struct est_sample *s = &e->in.samples[i];
+		const struct est_sample *next = i + 1 < e->in.nsamples ? s + 1 : NULL;
 
 		s->read = next && !next->brk ? next->active : s->time + hold;
 	}
 	if (!peer)
-		e->nown = e->nsamples;
-	e->lane_end[e->nlanes++] = e->nsamples;
+		e->in.nown = e->in.nsamples;
+	e->in.lane_end[e->in.nlanes++] = e->in.nsamples;
 	return 0;
 }
 
@@ -279,8 +279,8 @@ static int cmp_u64(const void *a, const void *b)
  * PC (with its top bit set, apart from the offsets). */
 static uint64_t est_code(const struct est *e, uint32_t pid, uint64_t pc)
 {
-	for (size_t i = e->nmaps; i-- > 0;) {	/* the latest mapping first */
-		const struct est_map *m = &e->maps[i];
+	for (size_t i = e->in.nmaps; i-- > 0;) {	/* the latest mapping first */
+		const struct est_map *m = &e->in.maps[i];
 
 		if (m->pid == pid && pc >= m->start && pc < m->end)
 			return m->file * 0xBF58476D1CE4E5B9u + (pc - m->start + m->pgoff);
@@ -313,58 +313,58 @@ static long number_values(const uint64_t *vals, size_t n, uint32_t *out)
  * the distinct functions (their runs: runs.c). */
 static int number_keys(struct est *e)
 {
-	uint64_t *vals = malloc((e->nrows + 1) * sizeof(*vals));
-	uint32_t *ids = malloc((e->nrows + 1) * sizeof(*ids));
+	uint64_t *vals = malloc((e->in.nrows + 1) * sizeof(*vals));
+	uint32_t *ids = malloc((e->in.nrows + 1) * sizeof(*ids));
 	long n = -1, nf = -1;
 
 	if (vals && ids) {
-		for (size_t i = 0; i < e->nrows; i++) {
+		for (size_t i = 0; i < e->in.nrows; i++) {
 			/* (a thread keeps its code from one sample to the next) */
-			size_t p = e->rows[i].prev;
+			size_t p = e->in.rows[i].prev;
 
-			e->rows[i].code = p != NO_ROW && e->rows[p].pc == e->rows[i].pc ?
-					  e->rows[p].code :
-					  est_code(e, e->rows[i].pid, e->rows[i].pc);
-			vals[i] = e->rows[i].code;
+			e->in.rows[i].code = p != NO_ROW && e->in.rows[p].pc == e->in.rows[i].pc ?
+					  e->in.rows[p].code :
+					  est_code(e, e->in.rows[i].pid, e->in.rows[i].pc);
+			vals[i] = e->in.rows[i].code;
 		}
-		if ((n = number_values(vals, e->nrows, ids)) >= 0)
-			for (size_t i = 0; i < e->nrows; i++)
-				e->rows[i].key = ids[i];
-		for (size_t i = 0; i < e->nrows; i++)
-			vals[i] = e->rows[i].func;
-		if (n >= 0 && (nf = number_values(vals, e->nrows, ids)) >= 0)
-			for (size_t i = 0; i < e->nrows; i++)
-				e->rows[i].func_id = ids[i];
+		if ((n = number_values(vals, e->in.nrows, ids)) >= 0)
+			for (size_t i = 0; i < e->in.nrows; i++)
+				e->in.rows[i].key = ids[i];
+		for (size_t i = 0; i < e->in.nrows; i++)
+			vals[i] = e->in.rows[i].func;
+		if (n >= 0 && (nf = number_values(vals, e->in.nrows, ids)) >= 0)
+			for (size_t i = 0; i < e->in.nrows; i++)
+				e->in.rows[i].func_id = ids[i];
 	}
 	free(vals);
 	free(ids);
 	if (nf < 0)
 		return -1;
-	e->nfuncs = (uint32_t)nf;
-	e->nkeys = (uint32_t)n;
-	e->power = calloc(n + 1, sizeof(double));
-	e->num = calloc(n + 1, sizeof(double));
-	e->den = calloc(n + 1, sizeof(double));
-	e->fit_next = calloc(n + 1, sizeof(double));
-	return e->power && e->num && e->den && e->fit_next ? 0 : -1;
+	e->codes.nfuncs = (uint32_t)nf;
+	e->codes.nkeys = (uint32_t)n;
+	e->codes.power = calloc(n + 1, sizeof(double));
+	e->codes.num = calloc(n + 1, sizeof(double));
+	e->codes.den = calloc(n + 1, sizeof(double));
+	e->codes.fit_next = calloc(n + 1, sizeof(double));
+	return e->codes.power && e->codes.num && e->codes.den && e->codes.fit_next ? 0 : -1;
 }
 
 /* The per-half sums of a round (spread, residual). */
 static int alloc_halves(struct est *e)
 {
-	e->half_watts = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_energy = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_seconds = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_overlap = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_watts_q = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_energy_q = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_seconds_q = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->half_overlap_q = calloc(2 * e->nsamples + 1, sizeof(double));
-	e->mix_watts = calloc(e->nsamples + 1, sizeof(double));
-	e->mix_overlap = calloc(e->nsamples + 1, sizeof(double));
-	return e->half_watts && e->half_energy && e->half_seconds && e->half_overlap &&
-	       e->half_watts_q && e->half_energy_q && e->half_seconds_q && e->half_overlap_q &&
-	       e->mix_watts && e->mix_overlap ? 0 : -1;
+	e->halves.half_watts = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_energy = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_seconds = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_overlap = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_watts_q = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_energy_q = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_seconds_q = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->halves.half_overlap_q = calloc(2 * e->in.nsamples + 1, sizeof(double));
+	e->mix.mix_watts = calloc(e->in.nsamples + 1, sizeof(double));
+	e->mix.mix_overlap = calloc(e->in.nsamples + 1, sizeof(double));
+	return e->halves.half_watts && e->halves.half_energy && e->halves.half_seconds && e->halves.half_overlap &&
+	       e->halves.half_watts_q && e->halves.half_energy_q && e->halves.half_seconds_q && e->halves.half_overlap_q &&
+	       e->mix.mix_watts && e->mix.mix_overlap ? 0 : -1;
 }
 
 /* The split of each interval between a thread's two PCs, when they
@@ -376,11 +376,11 @@ static int alloc_halves(struct est *e)
  * (docs/ENERGY.md). */
 static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
 {
-	for (size_t r = 0; r < e->nrows; r++) {
-		size_t p = e->rows[r].prev;
-		double a = e->first[r], b = e->second[r], x;
+	for (size_t r = 0; r < e->in.nrows; r++) {
+		size_t p = e->in.rows[r].prev;
+		double a = e->out.first[r], b = e->out.second[r], x;
 
-		if (p == NO_ROW || e->rows[p].pc == e->rows[r].pc || !(a + b > 0))
+		if (p == NO_ROW || e->in.rows[p].pc == e->in.rows[r].pc || !(a + b > 0))
 			continue;
 		x = a * b / (a + b);
 		xfer_var[r * e->nsc + k] = 4.0 / 3.0 * x * x;
@@ -389,29 +389,29 @@ static void transfer_var(const struct est *e, uint32_t k, double *xfer_var)
 
 static void est_free(struct est *e)
 {
-	free(e->samples);
-	free(e->rows);
-	free(e->values);
-	free(e->spans);
-	free(e->power);
-	free(e->num);
-	free(e->den);
-	free(e->fit_next);
-	free(e->half_watts);
-	free(e->half_energy);
-	free(e->half_seconds);
-	free(e->half_overlap);
-	free(e->half_watts_q);
-	free(e->half_energy_q);
-	free(e->half_seconds_q);
-	free(e->half_overlap_q);
-	free(e->mix_watts);
-	free(e->mix_overlap);
-	free(e->func_run);
-	symbolizer_free(e->symbols);
-	free(e->first);
-	free(e->second);
-	free(e->maps);
+	free(e->in.samples);
+	free(e->in.rows);
+	free(e->in.values);
+	free(e->meter.spans);
+	free(e->codes.power);
+	free(e->codes.num);
+	free(e->codes.den);
+	free(e->codes.fit_next);
+	free(e->halves.half_watts);
+	free(e->halves.half_energy);
+	free(e->halves.half_seconds);
+	free(e->halves.half_overlap);
+	free(e->halves.half_watts_q);
+	free(e->halves.half_energy_q);
+	free(e->halves.half_seconds_q);
+	free(e->halves.half_overlap_q);
+	free(e->mix.mix_watts);
+	free(e->mix.mix_overlap);
+	free(e->codes.func_run);
+	symbolizer_free(e->codes.symbols);
+	free(e->out.first);
+	free(e->out.second);
+	free(e->in.maps);
 }
 
 int energy_estimate_build(struct energy_estimate *est, const char *input,
@@ -438,7 +438,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	if (npeers > ENERGY_MAX_PEERS)
 		return error_set(err, "%u --node-peer profiles (at most %d)", npeers,
 				 ENERGY_MAX_PEERS);
-	if (!(e.symbols = symbolizer_new(prog)))
+	if (!(e.codes.symbols = symbolizer_new(prog)))
 		return error_set(err, "out of memory for the energy estimate's symbols");
 	ret = collect(&e, input, false, err);
 	for (uint32_t i = 0; i < npeers && ret == 0; i++)
@@ -455,15 +455,15 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 	ret = -1;
 	if (number_keys(&e) < 0 || shape_changes(&e) < 0 || set_fades(&e) < 0 ||
 	    alloc_halves(&e) < 0 ||
-	    !(est->energy = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
-	    !(est->xfer_var = calloc(e.nrows * e.nsc + 1, sizeof(double))) ||
-	    !(est->prev = malloc((e.nrows + 1) * sizeof(size_t))) ||
-	    !(est->next = malloc((e.nrows + 1) * sizeof(size_t))) ||
-	    !(est->pc = malloc((e.nrows + 1) * sizeof(uint64_t))) ||
-	    !(e.first = malloc((e.nrows + 1) * sizeof(double))) ||
-	    !(e.second = malloc((e.nrows + 1) * sizeof(double))) ||
-	    !(est->row0 = malloc((e.nown + 1) * sizeof(size_t)))) {
-		error_set(err, "out of memory for the energy estimate of %zu samples", e.nsamples);
+	    !(est->energy = calloc(e.in.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->xfer_var = calloc(e.in.nrows * e.nsc + 1, sizeof(double))) ||
+	    !(est->prev = malloc((e.in.nrows + 1) * sizeof(size_t))) ||
+	    !(est->next = malloc((e.in.nrows + 1) * sizeof(size_t))) ||
+	    !(est->pc = malloc((e.in.nrows + 1) * sizeof(uint64_t))) ||
+	    !(e.out.first = malloc((e.in.nrows + 1) * sizeof(double))) ||
+	    !(e.out.second = malloc((e.in.nrows + 1) * sizeof(double))) ||
+	    !(est->row0 = malloc((e.in.nown + 1) * sizeof(size_t)))) {
+		error_set(err, "out of memory for the energy estimate of %zu samples", e.in.nsamples);
 		goto out;
 	}
 	for (uint32_t k = 0; k < e.nsc; k++) {
@@ -476,7 +476,7 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		/* RAPL reads the package's own counter: no delay.  A power
 		 * meter's or an external (scpi) energy meter's, unless given,
 		 * is fitted (on a long profile: 0). */
-		m->delay_measured = isnan(m->delay_s) && e.nsamples <= FIT_DELAY_MAX &&
+		m->delay_measured = isnan(m->delay_s) && e.in.nsamples <= FIT_DELAY_MAX &&
 				    (ch->kind == CHANNEL_POWER || strcmp(ch->source, "scpi") == 0);
 		if (isnan(m->delay_s))
 			m->delay_s = 0;
@@ -484,30 +484,30 @@ int energy_estimate_build(struct energy_estimate *est, const char *input,
 		    (m->delay_measured && fit_delay(&e, k, ch->kind, m) < 0) ||
 		    build_spans(&e, k, ch->kind, m) < 0) {
 			error_set(err, "out of memory for the energy estimate of %zu samples",
-				  e.nsamples);
+				  e.in.nsamples);
 			goto out;
 		}
-		m->node_profiles = e.span_lanes;
+		m->node_profiles = e.meter.span_lanes;
 		measure_long(&e, m);
 		measure_runs(&e, m);
 		fit_powers(&e, k, false);
-		memset(e.first, 0, e.nrows * sizeof(double));
-		memset(e.second, 0, e.nrows * sizeof(double));
-		spread(&e, k, est->energy);
+		memset(e.out.first, 0, e.in.nrows * sizeof(double));
+		memset(e.out.second, 0, e.in.nrows * sizeof(double));
+		spread_energy(&e, k, est->energy);
 		transfer_var(&e, k, est->xfer_var);
 	}
-	for (size_t r = 0; r < e.nrows; r++)
+	for (size_t r = 0; r < e.in.nrows; r++)
 		est->next[r] = NO_ROW;
-	for (size_t r = 0; r < e.nrows; r++) {
-		est->pc[r] = e.rows[r].pc;
-		est->prev[r] = e.rows[r].prev;
-		if (e.rows[r].prev != NO_ROW)
-			est->next[e.rows[r].prev] = r;
+	for (size_t r = 0; r < e.in.nrows; r++) {
+		est->pc[r] = e.in.rows[r].pc;
+		est->prev[r] = e.in.rows[r].prev;
+		if (e.in.rows[r].prev != NO_ROW)
+			est->next[e.in.rows[r].prev] = r;
 	}
-	for (size_t i = 0; i < e.nown; i++)
-		est->row0[i] = e.samples[i].row0;
-	est->row0[e.nown] = e.nown < e.nsamples ? e.samples[e.nown].row0 : e.nrows;
-	est->nsamples = e.nown;
+	for (size_t i = 0; i < e.in.nown; i++)
+		est->row0[i] = e.in.samples[i].row0;
+	est->row0[e.in.nown] = e.in.nown < e.in.nsamples ? e.in.samples[e.in.nown].row0 : e.in.nrows;
+	est->nsamples = e.in.nown;
 	ret = 0;
 out:
 	est_free(&e);

@@ -78,9 +78,9 @@ struct span {
  * profiles of the same host whose threads draw from the node meter that
  * lane 0's readings count (attribution.h), and whose readings of it cut
  * its spans too (nodespans.c). */
-struct est {
-	const struct profile_info *info;
-	uint32_t nsc;
+
+/* What the passes over the profiles read (estimate.c). */
+struct est_input {
 	struct est_sample *samples;
 	size_t nsamples, samples_cap;
 	size_t nown;			/* lane 0's samples: the readings, the output */
@@ -91,36 +91,64 @@ struct est {
 	double *values;			/* [sample * nsc + k]; a peer's: of its channel
 					 * like lane 0's k, NAN where it has none */
 	size_t values_cap;
-	struct span *spans;
-	size_t nspans, spans_cap;
-	uint32_t span_lanes;		/* the lanes whose readings made them */
 	struct est_map *maps;
 	size_t nmaps, maps_cap;
+};
+
+/* The rows' code and functions, and each code's fitted power. */
+struct est_codes {
 	struct symbolizer *symbols;	/* the functions of the rows (runs.c) */
 	uint32_t nkeys, nfuncs;
 	double *func_run;		/* per function: its mean run, in samples (runs.c) */
 	double *power, *num, *den;	/* per key */
 	double *fit_next;		/* per key: a round's new powers (spread.c) */
-	/* per half (2 * nsamples), one round's: its modelled power, and the
-	 * energy and seconds the spans give it (handed to its threads once);
-	 * and its expected time in the span at hand (predicted) */
+};
+
+/* The spans of the channel at hand (metermodel.c, nodespans.c). */
+struct est_spans {
+	struct span *spans;
+	size_t nspans, spans_cap;
+	uint32_t span_lanes;		/* the lanes whose readings made them */
+};
+
+/* per half (2 * nsamples), one round's: its modelled power, and the
+ * energy and seconds the spans give it (handed to its threads once);
+ * and its expected time in the span at hand (predicted) */
+struct est_halves {
 	double *half_watts, *half_energy, *half_seconds, *half_overlap;
 	/* the same for the shape term of the change points (spread.c): the
 	 * expected time moved by a thread's shape, per unit of shape */
 	double *half_watts_q, *half_energy_q, *half_seconds_q, *half_overlap_q;
-	/* per sample, the middle of a long interval (spread.c): its modelled
-	 * power and its expected time in the span at hand; per lane, one
-	 * round's energy the spans give the middles (handed to the lane's
-	 * rows), and the modelled energy of the lane in the meter's spans that
-	 * several lanes meet and the energy they give it (lane_settle) */
+};
+
+/* per sample, the middle of a long interval (spread.c): its modelled
+ * power and its expected time in the span at hand; per lane, one
+ * round's energy the spans give the middles (handed to the lane's
+ * rows), and the modelled energy of the lane in the meter's spans that
+ * several lanes meet and the energy they give it (lane_settle) */
+struct est_mix {
 	double *mix_watts, *mix_overlap;
 	double lane_mix[ENERGY_MAX_PEERS + 1];
 	double lane_model[ENERGY_MAX_PEERS + 1], lane_meter[ENERGY_MAX_PEERS + 1];
 	double shared_energy, shared_model;	/* of the spans several lanes meet */
-	/* the last round: the energy given to each thread's slots of a
-	 * sample's interval, [own row], the first half's (at the thread's
-	 * previous PC) and the second's (at its PC now) */
+};
+
+/* the last round: the energy given to each thread's slots of a
+ * sample's interval, [own row], the first half's (at the thread's
+ * previous PC) and the second's (at its PC now) */
+struct est_out {
 	double *first, *second;
+};
+
+struct est {
+	const struct profile_info *info;
+	uint32_t nsc;
+	struct est_input in;
+	struct est_codes codes;
+	struct est_spans meter;
+	struct est_halves halves;
+	struct est_mix mix;
+	struct est_out out;
 };
 
 /* spread.c: the model of the halves, one round of it, the fit */
@@ -133,15 +161,15 @@ int set_fades(struct est *e);
 void measure_long(const struct est *e, struct meter_model *m);
 /* One round: every span's energy to the halves it overlaps, by modelled
  * power; out (the last round) gets each row's part of channel k. */
-void spread(struct est *e, uint32_t k, double *out);
+void spread_energy(struct est *e, uint32_t k, double *out);
 /* Fit each code's power on the spans (a fixed point, run until it holds,
  * but 20 rounds with node peers); scan: one of the delay search's fits,
  * which compare residuals only (20 rounds). */
 void fit_powers(struct est *e, uint32_t k, bool scan);
 /* qsort's order of doubles, ascending. */
-int cmp_double(const void *a, const void *b);
+int spread_cmp_double(const void *a, const void *b);
 /* How far the spans' energies are from the fitted powers' prediction. */
-double residual(struct est *e, uint32_t k);
+double spread_residual(struct est *e, uint32_t k);
 
 /* runs.c: where in an interval a thread changed function, from how long
  * the function's runs last (each row's shape) */

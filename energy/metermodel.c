@@ -36,11 +36,11 @@
  * then), else when the sample's meters were read. */
 static double reading_time(const struct est *e, size_t i, bool pipelined)
 {
-	const struct est_sample *s = &e->samples[i];
+	const struct est_sample *s = &e->in.samples[i];
 
 	if (!pipelined)
 		return s->read;
-	return i && !s->brk ? e->samples[i - 1].read : s->start;
+	return i && !s->brk ? e->in.samples[i - 1].read : s->start;
 }
 
 /* Whether reading v (after last) shows an update of the meter: 1 yes, 0
@@ -58,7 +58,7 @@ static int shows_update(enum channel_kind kind, double v, double last)
 /* The time from the reading before (or the window's start) to reading i. */
 static double reading_gap(const struct est *e, size_t i, bool pipelined)
 {
-	const struct est_sample *s = &e->samples[i];
+	const struct est_sample *s = &e->in.samples[i];
 
 	return i && !s->brk ? reading_time(e, i, pipelined) - reading_time(e, i - 1, pipelined)
 			    : s->time - s->start;
@@ -73,8 +73,8 @@ static double expected_no_update(const struct est *e, uint32_t k, enum channel_k
 {
 	double n = 0, last = NAN;
 
-	for (size_t i = 0; i < e->nown; i++) {
-		double v = e->values[i * e->nsc + k], L = reading_gap(e, i, pipelined);
+	for (size_t i = 0; i < e->in.nown; i++) {
+		double v = e->in.values[i * e->nsc + k], L = reading_gap(e, i, pipelined);
 
 		if (isnan(v))
 			continue;
@@ -92,10 +92,10 @@ static double missed_updates(const struct est *e, uint32_t k, double T, bool pip
 {
 	double held = 0, missed = 0;
 
-	for (size_t i = 0; i < e->nown; i++) {
+	for (size_t i = 0; i < e->in.nown; i++) {
 		double L = reading_gap(e, i, pipelined);
 
-		if (isnan(e->values[i * e->nsc + k]))
+		if (isnan(e->in.values[i * e->nsc + k]))
 			continue;
 		held += L / T;
 		missed += fmax(0, L / T - 1);
@@ -113,10 +113,10 @@ static double update_bound(const struct est *e, uint32_t k, enum channel_kind ki
 	double last = NAN, since = NAN, *gaps = NULL, bound = INFINITY;
 	size_t n = 0, cap = 0;
 
-	for (size_t i = 0; i < e->nown; i++) {
-		double v = e->values[i * e->nsc + k], q = reading_time(e, i, pipelined);
+	for (size_t i = 0; i < e->in.nown; i++) {
+		double v = e->in.values[i * e->nsc + k], q = reading_time(e, i, pipelined);
 
-		if (!i || e->samples[i].brk)
+		if (!i || e->in.samples[i].brk)
 			last = since = NAN;
 		if (isnan(v))
 			continue;
@@ -133,7 +133,7 @@ static double update_bound(const struct est *e, uint32_t k, enum channel_kind ki
 		last = v;
 	}
 	if (n) {
-		qsort(gaps, n, sizeof(*gaps), cmp_double);
+		qsort(gaps, n, sizeof(*gaps), spread_cmp_double);
 		bound = gaps[n / 50];
 	}
 	free(gaps);
@@ -145,14 +145,14 @@ static double update_bound(const struct est *e, uint32_t k, enum channel_kind ki
  * can tell). */
 static bool steady(const struct est *e, size_t i)
 {
-	const struct est_sample *s = &e->samples[i];
+	const struct est_sample *s = &e->in.samples[i];
 
 	if (!i || s->brk || !(s->cpu > 0))
 		return false;
 	for (uint32_t j = 0; j < s->nthreads; j++) {
-		const struct est_row *r = &e->rows[s->row0 + j];
+		const struct est_row *r = &e->in.rows[s->row0 + j];
 
-		if (r->prev == NO_ROW || e->rows[r->prev].func_id != r->func_id)
+		if (r->prev == NO_ROW || e->in.rows[r->prev].func_id != r->func_id)
 			return false;
 	}
 	return true;
@@ -181,9 +181,9 @@ static double scatter_update(const struct est *e, uint32_t k, double bound, uint
 	double sum = 0;
 
 	*pairs = 0;
-	for (size_t i = 1; i + 1 < e->nown; i++) {
-		double v1 = e->values[i * e->nsc + k], v2 = e->values[(i + 1) * e->nsc + k];
-		double c1 = e->samples[i].cpu, c2 = e->samples[i + 1].cpu, p, a, b, d;
+	for (size_t i = 1; i + 1 < e->in.nown; i++) {
+		double v1 = e->in.values[i * e->nsc + k], v2 = e->in.values[(i + 1) * e->nsc + k];
+		double c1 = e->in.samples[i].cpu, c2 = e->in.samples[i + 1].cpu, p, a, b, d;
 
 		if (!steady(e, i) || !steady(e, i + 1) || !(v1 > 0) || !(v2 > 0))
 			continue;
@@ -214,12 +214,12 @@ static int update_from_scatter(const struct est *e, uint32_t k, enum channel_kin
 	m->update_s = rapl ? RAPL_UPDATE_S : 0;
 	if (kind != CHANNEL_ENERGY || !m->intervals)
 		return 0;
-	if (!(gaps = malloc(e->nown * sizeof(*gaps))))
+	if (!(gaps = malloc(e->in.nown * sizeof(*gaps))))
 		return -1;
-	for (size_t i = 0; i < e->nown; i++)
-		if (!isnan(e->values[i * e->nsc + k]))
+	for (size_t i = 0; i < e->in.nown; i++)
+		if (!isnan(e->in.values[i * e->nsc + k]))
 			gaps[n++] = reading_gap(e, i, false);
-	qsort(gaps, n, sizeof(*gaps), cmp_double);
+	qsort(gaps, n, sizeof(*gaps), spread_cmp_double);
 	bound = gaps[n / 50];
 	free(gaps);
 	T = scatter_update(e, k, bound, &pairs);
@@ -258,13 +258,13 @@ static int measure_update(struct est *e, uint32_t k, const struct channel_desc *
 	 * answer at the sample, and the channel says so: docs/FORMAT.md) */
 	m->pipelined = strcmp(ch->source, "scpi") == 0 && kind == CHANNEL_POWER &&
 		       !ch->reads_latest;
-	for (size_t i = 0; i < e->nown; i++) {
-		double v = e->values[i * e->nsc + k];
+	for (size_t i = 0; i < e->in.nown; i++) {
+		double v = e->in.values[i * e->nsc + k];
 
 		if (isnan(v))
 			continue;
 		m->intervals++;
-		hi += e->samples[i].time - e->samples[i].start;
+		hi += e->in.samples[i].time - e->in.samples[i].start;
 		switch (shows_update(kind, v, last)) {
 		case 0:
 			m->no_update++;
@@ -313,7 +313,7 @@ int measure_meter(struct est *e, uint32_t k, const struct channel_desc *ch,
 static void update_window(const struct est *e, size_t i, const struct meter_model *m,
 			  double *lo, double *hi)
 {
-	const struct est_sample *s = &e->samples[i];
+	const struct est_sample *s = &e->in.samples[i];
 	double interval = s->time - s->start;
 
 	*hi = reading_time(e, i, m->pipelined);
@@ -359,14 +359,14 @@ static int build_power_spans(struct est *e, uint32_t k, const struct meter_model
 	struct span prev = { 0 };
 	bool have = false;
 
-	e->nspans = 0;
-	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
-		double v = e->values[i * e->nsc + k], q, lo, hi, t;
+	e->meter.nspans = 0;
+	for (size_t i = 0; i < e->in.nown; i++) {
+		const struct est_sample *s = &e->in.samples[i];
+		double v = e->in.values[i * e->nsc + k], q, lo, hi, t;
 		struct span sp, gap;
 
 		if (!i || s->brk) {	/* a new window: the last one ends */
-			if (have && close_model(e, &prev, e->samples[i - 1].time) < 0)
+			if (have && close_model(e, &prev, e->in.samples[i - 1].time) < 0)
 				return -1;
 			have = false;
 			last = prev_q = NAN;
@@ -408,7 +408,7 @@ static int build_power_spans(struct est *e, uint32_t k, const struct meter_model
 		last = v;
 		have = true;
 	}
-	if (have && close_model(e, &prev, e->samples[e->nown - 1].time) < 0)
+	if (have && close_model(e, &prev, e->in.samples[e->in.nown - 1].time) < 0)
 		return -1;
 	return 0;
 }
@@ -423,23 +423,23 @@ static int build_power_spans(struct est *e, uint32_t k, const struct meter_model
 int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		       const struct meter_model *m)
 {
-	e->span_lanes = 1;
+	e->meter.span_lanes = 1;
 	if (kind == CHANNEL_POWER && m->update_s > 0)
 		return build_power_spans(e, k, m);
-	if (kind == CHANNEL_ENERGY && e->nlanes > 1) {
+	if (kind == CHANNEL_ENERGY && e->in.nlanes > 1) {
 		int node = build_node_spans(e, k, m);
 
 		if (node <= 0)
 			return node;
 	}
 	/* the previous update: its mean time and its window [prev_lo, prev_hi] */
-	double prev_t = e->nown ? e->samples[0].start - m->delay_s : 0, last = NAN;
+	double prev_t = e->in.nown ? e->in.samples[0].start - m->delay_s : 0, last = NAN;
 	double prev_lo = prev_t, prev_hi = prev_t;
 
-	e->nspans = 0;
-	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
-		double v = e->values[i * e->nsc + k], t, energy, lo, hi;
+	e->meter.nspans = 0;
+	for (size_t i = 0; i < e->in.nown; i++) {
+		const struct est_sample *s = &e->in.samples[i];
+		double v = e->in.values[i * e->nsc + k], t, energy, lo, hi;
 
 		if (i && s->brk)	/* a new window */
 			prev_t = prev_lo = prev_hi = s->start - m->delay_s;
@@ -463,9 +463,9 @@ int build_spans(struct est *e, uint32_t k, enum channel_kind kind,
 		last = v;
 	}
 	/* A power meter's last reading holds until the end, as it did */
-	if (kind == CHANNEL_POWER && !isnan(last) && e->nown &&
-	    e->samples[e->nown - 1].time > prev_t) {
-		double end = e->samples[e->nown - 1].time;
+	if (kind == CHANNEL_POWER && !isnan(last) && e->in.nown &&
+	    e->in.samples[e->in.nown - 1].time > prev_t) {
+		double end = e->in.samples[e->in.nown - 1].time;
 
 		if (add_span(e, prev_lo, prev_hi, fmax(end, prev_hi), fmax(end, prev_hi),
 			     last * (end - prev_t)) < 0)
@@ -482,7 +482,7 @@ static double try_delay(struct est *e, uint32_t k, enum channel_kind kind,
 	if (build_spans(e, k, kind, m) < 0)
 		return -1;
 	fit_powers(e, k, true);
-	return residual(e, k);
+	return spread_residual(e, k);
 }
 
 /* An external meter's delay, not given: the shortest, 1 ms apart up to

@@ -3,4 +3,4 @@
 # sampler-export and sampler top.
 ENERGY_OBJS := $(BUILD)/energy/attribution.o $(BUILD)/energy/estimate.o \
 	$(BUILD)/energy/metermodel.o $(BUILD)/energy/spans.o $(BUILD)/energy/spread.o \
-	$(BUILD)/energy/runs.o $(BUILD)/energy/nodespans.o
+	$(BUILD)/energy/runs.o $(BUILD)/energy/nodespans.o $(BUILD)/energy/source.o

@@ -33,23 +33,23 @@ struct reading {
  * energy outside it: it cannot be chained). */
 static long lane_readings(const struct est *e, uint32_t k, uint32_t l, struct reading *out)
 {
-	size_t from = l ? e->lane_end[l - 1] : 0;
+	size_t from = l ? e->in.lane_end[l - 1] : 0;
 	double count = 0;
 	long n = 0;
 
-	if (from == e->lane_end[l])
+	if (from == e->in.lane_end[l])
 		return 0;
-	out[n++] = (struct reading){ 0, e->samples[from].start };
+	out[n++] = (struct reading){ 0, e->in.samples[from].start };
 
-	for (size_t i = from; i < e->lane_end[l]; i++) {
-		double v = e->values[i * e->nsc + k];
+	for (size_t i = from; i < e->in.lane_end[l]; i++) {
+		double v = e->in.values[i * e->nsc + k];
 
-		if (i > from && e->samples[i].brk)
+		if (i > from && e->in.samples[i].brk)
 			return -1;
 		if (isnan(v))		/* (the next reading covers both) */
 			continue;
 		count += v;
-		out[n++] = (struct reading){ count, e->samples[i].read };
+		out[n++] = (struct reading){ count, e->in.samples[i].read };
 	}
 	return n;
 }
@@ -60,7 +60,7 @@ static int cmp_reading(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return x->count < y->count ? -1 : 1;
-	return cmp_double(&x->time, &y->time);
+	return spread_cmp_double(&x->time, &y->time);
 }
 
 /* The index in own[0..n) (time order) of the reading nearest to t. */
@@ -91,7 +91,7 @@ static bool peer_offset(const struct reading *own, size_t nown, const struct rea
 
 	for (size_t j = 0; j < n; j++)
 		scratch[j] = peer[j].count - own[nearest(own, nown, peer[j].time)].count;
-	qsort(scratch, n, sizeof(*scratch), cmp_double);
+	qsort(scratch, n, sizeof(*scratch), spread_cmp_double);
 	for (size_t j = 0, run; j < n; j += run) {
 		for (run = 1; j + run < n && scratch[j + run] == scratch[j]; run++)
 			;
@@ -116,8 +116,8 @@ static bool peer_offset(const struct reading *own, size_t nown, const struct rea
 static long node_readings(const struct est *e, uint32_t k, struct reading **out,
 			  uint32_t *lanes)
 {
-	struct reading *all = malloc((e->nsamples + e->nlanes) * sizeof(*all));
-	double *scratch = malloc((e->nsamples + e->nlanes) * sizeof(*scratch)), offset;
+	struct reading *all = malloc((e->in.nsamples + e->in.nlanes) * sizeof(*all));
+	double *scratch = malloc((e->in.nsamples + e->in.nlanes) * sizeof(*scratch)), offset;
 	long nown, n;
 
 	*out = all;
@@ -131,7 +131,7 @@ static long node_readings(const struct est *e, uint32_t k, struct reading **out,
 		return 0;
 	}
 	n = nown;
-	for (uint32_t l = 1; l < e->nlanes; l++) {
+	for (uint32_t l = 1; l < e->in.nlanes; l++) {
 		long np = lane_readings(e, k, l, all + n);
 
 		if (np <= 0 || !peer_offset(all, (size_t)nown, all + n, (size_t)np, scratch,
@@ -157,7 +157,7 @@ static long node_readings(const struct est *e, uint32_t k, struct reading **out,
 int build_node_spans(struct est *e, uint32_t k, const struct meter_model *m)
 {
 	struct reading *r;
-	long n = node_readings(e, k, &r, &e->span_lanes);
+	long n = node_readings(e, k, &r, &e->meter.span_lanes);
 	double level, last, prev_lo, prev_hi;
 
 	if (n <= 0) {
@@ -167,7 +167,7 @@ int build_node_spans(struct est *e, uint32_t k, const struct meter_model *m)
 	level = r[0].count;
 	last = r[0].time;
 	prev_lo = prev_hi = last - m->delay_s;
-	e->nspans = 0;
+	e->meter.nspans = 0;
 	for (long i = 1; i < n; i++) {
 		double hi, lo;
 

@@ -43,56 +43,56 @@ struct run_stats {
 /* Whether the thread changed function between its previous row and r. */
 static bool changed(const struct est *e, size_t r)
 {
-	size_t p = e->rows[r].prev;
+	size_t p = e->in.rows[r].prev;
 
-	return p != NO_ROW && e->rows[p].func_id != e->rows[r].func_id;
+	return p != NO_ROW && e->in.rows[p].func_id != e->in.rows[r].func_id;
 }
 
 int shape_changes(struct est *e)
 {
-	size_t *start = malloc((e->nrows + 1) * sizeof(*start));
-	uint32_t *len = calloc(e->nrows + 1, sizeof(*len));
-	bool *closed = calloc(e->nrows + 1, sizeof(*closed));
-	struct run_stats *st = calloc(e->nfuncs + 1, sizeof(*st));
-	double *delta = calloc(e->nrows + 1, sizeof(*delta));
-	double *runs = calloc(e->nfuncs + 1, sizeof(*runs));
+	size_t *start = malloc((e->in.nrows + 1) * sizeof(*start));
+	uint32_t *len = calloc(e->in.nrows + 1, sizeof(*len));
+	bool *closed = calloc(e->in.nrows + 1, sizeof(*closed));
+	struct run_stats *st = calloc(e->codes.nfuncs + 1, sizeof(*st));
+	double *delta = calloc(e->in.nrows + 1, sizeof(*delta));
+	double *runs = calloc(e->codes.nfuncs + 1, sizeof(*runs));
 	int ret = -1;
 
-	e->func_run = calloc(e->nfuncs + 1, sizeof(*e->func_run));
-	if (!start || !len || !closed || !st || !delta || !runs || !e->func_run)
+	e->codes.func_run = calloc(e->codes.nfuncs + 1, sizeof(*e->codes.func_run));
+	if (!start || !len || !closed || !st || !delta || !runs || !e->codes.func_run)
 		goto out;
-	for (size_t r = 0; r < e->nrows; r++) {
-		size_t p = e->rows[r].prev;
+	for (size_t r = 0; r < e->in.nrows; r++) {
+		size_t p = e->in.rows[r].prev;
 
-		e->rows[r].shape = 0;
+		e->in.rows[r].shape = 0;
 		start[r] = p == NO_ROW || changed(e, r) ? r : start[p];
 		len[start[r]]++;
 		if (p != NO_ROW && changed(e, r))
 			closed[start[p]] = true;	/* a change ends p's run */
 	}
-	for (size_t r = 0; r < e->nrows; r++)
+	for (size_t r = 0; r < e->in.nrows; r++)
 		if (start[r] == r) {
-			runs[e->rows[r].func_id]++;
-			e->func_run[e->rows[r].func_id] += len[r];
+			runs[e->in.rows[r].func_id]++;
+			e->codes.func_run[e->in.rows[r].func_id] += len[r];
 		}
-	for (uint32_t f = 0; f < e->nfuncs; f++)
-		e->func_run[f] = runs[f] > 0 ? e->func_run[f] / runs[f] : 1;
+	for (uint32_t f = 0; f < e->codes.nfuncs; f++)
+		e->codes.func_run[f] = runs[f] > 0 ? e->codes.func_run[f] / runs[f] : 1;
 	/* each function's whole runs: opened and closed by a change */
-	for (size_t r = 0; r < e->nrows; r++)
+	for (size_t r = 0; r < e->in.nrows; r++)
 		if (start[r] == r && changed(e, r) && closed[r]) {
-			struct run_stats *s = &st[e->rows[r].func_id];
+			struct run_stats *s = &st[e->in.rows[r].func_id];
 
 			s->count++;
 			s->sum += len[r];
 			s->sum_sq += (double)len[r] * len[r];
 		}
-	for (size_t r = 0; r < e->nrows; r++) {
+	for (size_t r = 0; r < e->in.nrows; r++) {
 		const struct run_stats *s;
 		double m, var, rho;
 
 		if (start[r] != r || !changed(e, r) || !closed[r])
 			continue;	/* (a run cut by a window or the thread's life: unknown) */
-		s = &st[e->rows[r].func_id];
+		s = &st[e->in.rows[r].func_id];
 		if (s->count < MIN_RUNS)
 			continue;
 		m = s->sum / s->count;
@@ -100,14 +100,14 @@ int shape_changes(struct est *e)
 		rho = var > ROUNDING_VAR ? ROUNDING_VAR / var : 1;
 		delta[r] = rho * (m - len[r]);
 	}
-	for (size_t r = 0; r < e->nrows; r++) {
-		size_t p = e->rows[r].prev;
+	for (size_t r = 0; r < e->in.nrows; r++) {
+		size_t p = e->in.rows[r].prev;
 		double mu;
 
 		if (!changed(e, r))
 			continue;
 		mu = 0.5 + (delta[start[p]] - delta[r]) / 2;
-		e->rows[r].shape = fmin(1, fmax(-1, 6 * (mu - 0.5)));
+		e->in.rows[r].shape = fmin(1, fmax(-1, 6 * (mu - 0.5)));
 	}
 	ret = 0;
 out:

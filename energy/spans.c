@@ -7,8 +7,8 @@
 
 int add_span(struct est *e, double a0, double a, double b0, double b, double energy)
 {
-	if (GROW_ARRAY(e->spans, e->spans_cap, e->nspans + 1) < 0)
+	if (GROW_ARRAY(e->meter.spans, e->meter.spans_cap, e->meter.nspans + 1) < 0)
 		return -1;
-	e->spans[e->nspans++] = (struct span){ a0, a, b0, b, energy };
+	e->meter.spans[e->meter.nspans++] = (struct span){ a0, a, b0, b, energy };
 	return 0;
 }

@@ -65,24 +65,24 @@
  * over the whole interval, its CPU time was placed where it waited. */
 static double half_start(const struct est *e, size_t h)
 {
-	return e->samples[h / 2].run_from;
+	return e->in.samples[h / 2].run_from;
 }
 
 static double half_end(const struct est *e, size_t h)
 {
-	return e->samples[h / 2].run_to;
+	return e->in.samples[h / 2].run_to;
 }
 
 static size_t slot_row(const struct est *e, size_t h, uint32_t j)
 {
-	size_t own = e->samples[h / 2].row0 + j;
+	size_t own = e->in.samples[h / 2].row0 + j;
 
-	if (h & 1 || e->rows[own].prev == NO_ROW)
+	if (h & 1 || e->in.rows[own].prev == NO_ROW)
 		return own;
-	return e->rows[own].prev;
+	return e->in.rows[own].prev;
 }
 
-int cmp_double(const void *a, const void *b)
+int spread_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -91,31 +91,31 @@ int cmp_double(const void *a, const void *b)
 
 int set_fades(struct est *e)
 {
-	double *len = malloc((e->nsamples + 1) * sizeof(*len));
+	double *len = malloc((e->in.nsamples + 1) * sizeof(*len));
 	size_t s0 = 0;
 
 	if (!len)
 		return -1;
-	for (uint32_t l = 0; l < e->nlanes; s0 = e->lane_end[l++]) {
+	for (uint32_t l = 0; l < e->in.nlanes; s0 = e->in.lane_end[l++]) {
 		size_t n = 0;
 		double median;
 
 		/* (the intervals', not the runs': a stall makes an interval
 		 * long, a thread that waits a run short) */
-		for (size_t i = s0; i < e->lane_end[l]; i++)
-			len[n++] = e->samples[i].time - e->samples[i].active;
-		qsort(len, n, sizeof(*len), cmp_double);
+		for (size_t i = s0; i < e->in.lane_end[l]; i++)
+			len[n++] = e->in.samples[i].time - e->in.samples[i].active;
+		qsort(len, n, sizeof(*len), spread_cmp_double);
 		median = n ? len[n / 2] : 0;
-		for (size_t i = s0; i < e->lane_end[l]; i++) {
-			struct est_sample *s = &e->samples[i];
+		for (size_t i = s0; i < e->in.lane_end[l]; i++) {
+			struct est_sample *s = &e->in.samples[i];
 			double runs = LONG_INTERVAL;
 
 			for (uint32_t j = 0; j < s->nthreads; j++) {
-				const struct est_row *r = &e->rows[s->row0 + j];
+				const struct est_row *r = &e->in.rows[s->row0 + j];
 
-				runs = fmax(runs, e->func_run[r->func_id]);
+				runs = fmax(runs, e->codes.func_run[r->func_id]);
 				if (r->prev != NO_ROW)
-					runs = fmax(runs, e->func_run[e->rows[r->prev].func_id]);
+					runs = fmax(runs, e->codes.func_run[e->in.rows[r->prev].func_id]);
 			}
 			s->fade = s->run_to - s->run_from;
 			if (median > 0 && runs * median < s->fade)
@@ -135,8 +135,8 @@ void measure_long(const struct est *e, struct meter_model *m)
 {
 	m->long_intervals = 0;
 	m->long_middle_s = m->longest_s = 0;
-	for (size_t i = 0; i < e->nown; i++) {
-		const struct est_sample *s = &e->samples[i];
+	for (size_t i = 0; i < e->in.nown; i++) {
+		const struct est_sample *s = &e->in.samples[i];
 
 		m->longest_s = fmax(m->longest_s, s->time - s->start);
 		if (is_long(s)) {	/* (its middle: the active part less half of each fade) */
@@ -155,14 +155,14 @@ void measure_long(const struct est *e, struct meter_model *m)
  * peer's threads draw from the node whatever the peer read). */
 static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row, uint32_t k)
 {
-	const struct est_sample *s = &e->samples[h / 2];
+	const struct est_sample *s = &e->in.samples[h / 2];
 	double wall = s->run_to - s->run_from;
-	size_t sample = e->rows[row].sample;
+	size_t sample = e->in.rows[row].sample;
 
-	if (sample < e->nown && isnan(e->values[sample * e->nsc + k]))
+	if (sample < e->in.nown && isnan(e->in.values[sample * e->nsc + k]))
 		return 0;
 	if (s->cpu > 0 && wall > 0)
-		return fmin(1, e->rows[s->row0 + j].cpu / wall);
+		return fmin(1, e->in.rows[s->row0 + j].cpu / wall);
 	return IDLE_WEIGHT / s->nthreads;
 }
 
@@ -170,7 +170,7 @@ static double slot_weight(const struct est *e, size_t h, uint32_t j, size_t row,
  * half after the change, taken from the half before). */
 static double slot_shape(const struct est *e, size_t h, uint32_t j)
 {
-	double shape = e->rows[e->samples[h / 2].row0 + j].shape;
+	double shape = e->in.rows[e->in.samples[h / 2].row0 + j].shape;
 
 	return h & 1 ? shape : -shape;
 }
@@ -180,13 +180,13 @@ static double slot_shape(const struct est *e, size_t h, uint32_t j)
  * and that of the shape term (*q). */
 static double half_power(const struct est *e, size_t h, uint32_t k, double *q)
 {
-	const struct est_sample *s = &e->samples[h / 2];
+	const struct est_sample *s = &e->in.samples[h / 2];
 	double wp = 0;
 
 	*q = 0;
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		size_t row = slot_row(e, h, j);
-		double p = slot_weight(e, h, j, row, k) * e->power[e->rows[row].key];
+		double p = slot_weight(e, h, j, row, k) * e->codes.power[e->in.rows[row].key];
 
 		wp += p;
 		*q += slot_shape(e, h, j) * p;
@@ -199,16 +199,16 @@ static double half_power(const struct est *e, size_t h, uint32_t k, double *q)
  * (the last round) gets each row's part. */
 static void give_half(struct est *e, size_t h, uint32_t k, double *out)
 {
-	const struct est_sample *s = &e->samples[h / 2];
-	double energy = e->half_energy[h], overlap = e->half_seconds[h];
-	double energy_q = e->half_energy_q[h], overlap_q = e->half_seconds_q[h];
+	const struct est_sample *s = &e->in.samples[h / 2];
+	double energy = e->halves.half_energy[h], overlap = e->halves.half_seconds[h];
+	double energy_q = e->halves.half_energy_q[h], overlap_q = e->halves.half_seconds_q[h];
 	double wp = 0, w = 0;
 
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		size_t row = slot_row(e, h, j);
 		double wj = slot_weight(e, h, j, row, k);
 
-		wp += wj * e->power[e->rows[row].key];
+		wp += wj * e->codes.power[e->in.rows[row].key];
 		w += wj;
 	}
 	if (w <= 0)
@@ -216,14 +216,14 @@ static void give_half(struct est *e, size_t h, uint32_t k, double *out)
 	for (uint32_t j = 0; j < s->nthreads; j++) {
 		size_t row = slot_row(e, h, j);
 		double wj = slot_weight(e, h, j, row, k);
-		double pj = wj * e->power[e->rows[row].key], q = slot_shape(e, h, j);
+		double pj = wj * e->codes.power[e->in.rows[row].key], q = slot_shape(e, h, j);
 		double part = (wp > 0 ? energy * pj / wp : energy * wj / w) + energy_q * q * pj;
 
-		e->num[e->rows[row].key] += part;
-		e->den[e->rows[row].key] += (overlap + overlap_q * q) * wj;
+		e->codes.num[e->in.rows[row].key] += part;
+		e->codes.den[e->in.rows[row].key] += (overlap + overlap_q * q) * wj;
 		if (out) {
 			out[row * e->nsc + k] += part;
-			(h & 1 ? e->second : e->first)[s->row0 + j] += part;
+			(h & 1 ? e->out.second : e->out.first)[s->row0 + j] += part;
 		}
 	}
 }
@@ -290,7 +290,7 @@ static int add_cut(double *c, int n, double x)
 static double overlap_of(const struct est *e, size_t h, const struct span *sp, double *q,
 			 double *mix)
 {
-	const struct est_sample *s = &e->samples[h / 2];
+	const struct est_sample *s = &e->in.samples[h / 2];
 	double lo = fmax(half_start(e, h), sp->a0), hi = fmin(half_end(e, h), sp->b);
 	double cut[6], ov = 0, oq = 0, om = 0;
 	bool lng = is_long(s);
@@ -337,14 +337,14 @@ static double overlap_of(const struct est *e, size_t h, const struct span *sp, d
  * powers of its rows' codes weighed by their CPU time. */
 static double lane_power(const struct est *e, uint32_t l)
 {
-	size_t s0 = l ? e->lane_end[l - 1] : 0;
+	size_t s0 = l ? e->in.lane_end[l - 1] : 0;
 	double watts = 0, cpu = 0;
 
-	for (size_t i = s0; i < e->lane_end[l]; i++)
-		for (uint32_t j = 0; j < e->samples[i].nthreads; j++) {
-			const struct est_row *r = &e->rows[e->samples[i].row0 + j];
+	for (size_t i = s0; i < e->in.lane_end[l]; i++)
+		for (uint32_t j = 0; j < e->in.samples[i].nthreads; j++) {
+			const struct est_row *r = &e->in.rows[e->in.samples[i].row0 + j];
 
-			watts += r->cpu * e->power[r->key];
+			watts += r->cpu * e->codes.power[r->key];
 			cpu += r->cpu;
 		}
 	return cpu > 0 ? watts / cpu : 0;
@@ -357,17 +357,17 @@ static void model_halves(struct est *e, uint32_t k)
 {
 	size_t s0 = 0;
 
-	for (size_t h = 0; h < 2 * e->nsamples; h++)
-		e->half_watts[h] = half_power(e, h, k, &e->half_watts_q[h]);
-	for (uint32_t l = 0; l < e->nlanes; s0 = e->lane_end[l++]) {
+	for (size_t h = 0; h < 2 * e->in.nsamples; h++)
+		e->halves.half_watts[h] = half_power(e, h, k, &e->halves.half_watts_q[h]);
+	for (uint32_t l = 0; l < e->in.nlanes; s0 = e->in.lane_end[l++]) {
 		double mean = lane_power(e, l);
 
-		for (size_t i = s0; i < e->lane_end[l]; i++) {
-			const struct est_sample *s = &e->samples[i];
+		for (size_t i = s0; i < e->in.lane_end[l]; i++) {
+			const struct est_sample *s = &e->in.samples[i];
 
-			e->mix_watts[i] = 0;
+			e->mix.mix_watts[i] = 0;
 			for (uint32_t j = 0; is_long(s) && j < s->nthreads; j++)
-				e->mix_watts[i] += slot_weight(e, 2 * i + 1, j, s->row0 + j, k) * mean;
+				e->mix.mix_watts[i] += slot_weight(e, 2 * i + 1, j, s->row0 + j, k) * mean;
 		}
 	}
 }
@@ -376,8 +376,8 @@ static void model_halves(struct est *e, uint32_t k)
  * from[l] moved on from where the previous span's search left it. */
 static void lane_halves(const struct est *e, const struct span *sp, size_t *from, size_t *to)
 {
-	for (uint32_t l = 0; l < e->nlanes; l++) {
-		size_t end = 2 * e->lane_end[l], h = from[l];
+	for (uint32_t l = 0; l < e->in.nlanes; l++) {
+		size_t end = 2 * e->in.lane_end[l], h = from[l];
 
 		while (h + 1 < end && half_end(e, h) <= sp->a0)
 			h++;
@@ -396,14 +396,14 @@ static double predicted(struct est *e, const struct span *sp, const size_t *from
 {
 	double total = 0;
 
-	for (uint32_t l = 0; l < e->nlanes; l++)
+	for (uint32_t l = 0; l < e->in.nlanes; l++)
 		for (size_t g = from[l]; g < to[l]; g++) {
-			e->half_overlap[g] = overlap_of(e, g, sp, &e->half_overlap_q[g],
-							g & 1 ? &e->mix_overlap[g / 2] : NULL);
-			total += e->half_overlap[g] * e->half_watts[g] +
-				 e->half_overlap_q[g] * e->half_watts_q[g];
+			e->halves.half_overlap[g] = overlap_of(e, g, sp, &e->halves.half_overlap_q[g],
+							g & 1 ? &e->mix.mix_overlap[g / 2] : NULL);
+			total += e->halves.half_overlap[g] * e->halves.half_watts[g] +
+				 e->halves.half_overlap_q[g] * e->halves.half_watts_q[g];
 			if (g & 1)
-				total += e->mix_overlap[g / 2] * e->mix_watts[g / 2];
+				total += e->mix.mix_overlap[g / 2] * e->mix.mix_watts[g / 2];
 		}
 	return total;
 }
@@ -415,7 +415,7 @@ static double lane_middles(const struct est *e, uint32_t l, const size_t *from, 
 	double watts = 0;
 
 	for (size_t g = from[l] | 1; g < to[l]; g += 2)
-		watts += e->mix_overlap[g / 2] * e->mix_watts[g / 2];
+		watts += e->mix.mix_overlap[g / 2] * e->mix.mix_watts[g / 2];
 	return watts;
 }
 
@@ -425,33 +425,33 @@ static double lane_middles(const struct est *e, uint32_t l, const size_t *from, 
  * reading gets none. */
 static void give_lane(struct est *e, uint32_t l, uint32_t k, double *out, double extra)
 {
-	size_t s0 = l ? e->lane_end[l - 1] : 0, s1 = e->lane_end[l], r0, r1;
+	size_t s0 = l ? e->in.lane_end[l - 1] : 0, s1 = e->in.lane_end[l], r0, r1;
 	double got = 0, cpu = 0;
 
 	if (extra == 0 || s1 == s0)
 		return;
-	r0 = e->samples[s0].row0;
-	r1 = e->samples[s1 - 1].row0 + e->samples[s1 - 1].nthreads;
+	r0 = e->in.samples[s0].row0;
+	r1 = e->in.samples[s1 - 1].row0 + e->in.samples[s1 - 1].nthreads;
 	for (size_t r = r0; r < r1; r++) {
-		size_t sample = e->rows[r].sample;
+		size_t sample = e->in.rows[r].sample;
 
 		got += out[r * e->nsc + k];
-		if (!(sample < e->nown && isnan(e->values[sample * e->nsc + k])))
-			cpu += e->rows[r].cpu;
+		if (!(sample < e->in.nown && isnan(e->in.values[sample * e->nsc + k])))
+			cpu += e->in.rows[r].cpu;
 	}
 	for (size_t r = r0; r < r1; r++) {
-		size_t sample = e->rows[r].sample;
+		size_t sample = e->in.rows[r].sample;
 		double part;
 
 		if (got > 0) {
 			double scale = fmax(-1, extra / got);
 
 			part = out[r * e->nsc + k] * scale;
-			e->first[r] += e->first[r] * scale;
-			e->second[r] += e->second[r] * scale;
+			e->out.first[r] += e->out.first[r] * scale;
+			e->out.second[r] += e->out.second[r] * scale;
 		} else if (extra > 0 && cpu > 0 &&
-			   !(sample < e->nown && isnan(e->values[sample * e->nsc + k]))) {
-			part = extra * e->rows[r].cpu / cpu;
+			   !(sample < e->in.nown && isnan(e->in.values[sample * e->nsc + k]))) {
+			part = extra * e->in.rows[r].cpu / cpu;
 		} else {
 			continue;
 		}
@@ -470,9 +470,9 @@ static void give_lane(struct est *e, uint32_t l, uint32_t k, double *out, double
  * code's fitted power.  One lane: nothing to share, 0. */
 static double lane_settle(const struct est *e, uint32_t l)
 {
-	if (e->nlanes < 2 || !(e->shared_model > 0))
+	if (e->in.nlanes < 2 || !(e->mix.shared_model > 0))
 		return 0;
-	return e->shared_energy * e->lane_model[l] / e->shared_model - e->lane_meter[l];
+	return e->mix.shared_energy * e->mix.lane_model[l] / e->mix.shared_model - e->mix.lane_meter[l];
 }
 
 /* A meter span's energy to the halves and middles of every lane by their
@@ -483,44 +483,44 @@ static void give_span(struct est *e, const struct span *sp, const size_t *from, 
 	double lane[ENERGY_MAX_PEERS + 1];
 	uint32_t present = 0;
 
-	for (uint32_t l = 0; l < e->nlanes; l++) {
+	for (uint32_t l = 0; l < e->in.nlanes; l++) {
 		lane[l] = lane_middles(e, l, from, to);
-		e->lane_mix[l] += sp->energy * lane[l] / total;
+		e->mix.lane_mix[l] += sp->energy * lane[l] / total;
 		for (size_t g = from[l]; g < to[l]; g++) {
-			double ov = e->half_overlap[g];
+			double ov = e->halves.half_overlap[g];
 
 			if (ov > 0) {
-				e->half_energy[g] += sp->energy * ov * e->half_watts[g] / total;
-				e->half_seconds[g] += ov;
-				e->half_energy_q[g] += sp->energy * e->half_overlap_q[g] / total;
-				e->half_seconds_q[g] += e->half_overlap_q[g];
-				lane[l] += ov * e->half_watts[g] +
-					   e->half_overlap_q[g] * e->half_watts_q[g];
+				e->halves.half_energy[g] += sp->energy * ov * e->halves.half_watts[g] / total;
+				e->halves.half_seconds[g] += ov;
+				e->halves.half_energy_q[g] += sp->energy * e->halves.half_overlap_q[g] / total;
+				e->halves.half_seconds_q[g] += e->halves.half_overlap_q[g];
+				lane[l] += ov * e->halves.half_watts[g] +
+					   e->halves.half_overlap_q[g] * e->halves.half_watts_q[g];
 			}
 		}
 		present += lane[l] > 0;
 	}
 	if (present < 2)	/* (a span of one lane is its own) */
 		return;
-	e->shared_energy += sp->energy;
-	e->shared_model += total;
-	for (uint32_t l = 0; l < e->nlanes; l++) {
-		e->lane_model[l] += lane[l];
-		e->lane_meter[l] += sp->energy * lane[l] / total;
+	e->mix.shared_energy += sp->energy;
+	e->mix.shared_model += total;
+	for (uint32_t l = 0; l < e->in.nlanes; l++) {
+		e->mix.lane_model[l] += lane[l];
+		e->mix.lane_meter[l] += sp->energy * lane[l] / total;
 	}
 }
 
 static void lanes_start(const struct est *e, size_t *from)
 {
-	for (uint32_t l = 0; l < e->nlanes; l++)
-		from[l] = l ? 2 * e->lane_end[l - 1] : 0;
+	for (uint32_t l = 0; l < e->in.nlanes; l++)
+		from[l] = l ? 2 * e->in.lane_end[l - 1] : 0;
 }
 
 /* Whether span sp meets lane 0's run (the peers' readings make spans
  * before and after it too: nodespans.c). */
 static bool within_own_run(const struct est *e, const struct span *sp)
 {
-	return e->nown && sp->b > e->samples[0].start && sp->a0 < e->samples[e->nown - 1].time;
+	return e->in.nown && sp->b > e->in.samples[0].start && sp->a0 < e->in.samples[e->in.nown - 1].time;
 }
 
 /* One round: every span's energy to the halves it overlaps, by overlap
@@ -530,24 +530,24 @@ static bool within_own_run(const struct est *e, const struct span *sp)
  * handed to its threads in one pass (give_half is linear in both), so a
  * round costs one pass over the spans and one over the rows, however
  * many spans meet a half. */
-void spread(struct est *e, uint32_t k, double *out)
+void spread_energy(struct est *e, uint32_t k, double *out)
 {
-	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1], nh = 2 * e->nsamples;
+	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1], nh = 2 * e->in.nsamples;
 
-	memset(e->num, 0, e->nkeys * sizeof(double));
-	memset(e->den, 0, e->nkeys * sizeof(double));
-	memset(e->half_energy, 0, nh * sizeof(double));
-	memset(e->half_seconds, 0, nh * sizeof(double));
-	memset(e->half_energy_q, 0, nh * sizeof(double));
-	memset(e->half_seconds_q, 0, nh * sizeof(double));
-	memset(e->lane_mix, 0, sizeof(e->lane_mix));
-	memset(e->lane_model, 0, sizeof(e->lane_model));
-	memset(e->lane_meter, 0, sizeof(e->lane_meter));
-	e->shared_energy = e->shared_model = 0;
+	memset(e->codes.num, 0, e->codes.nkeys * sizeof(double));
+	memset(e->codes.den, 0, e->codes.nkeys * sizeof(double));
+	memset(e->halves.half_energy, 0, nh * sizeof(double));
+	memset(e->halves.half_seconds, 0, nh * sizeof(double));
+	memset(e->halves.half_energy_q, 0, nh * sizeof(double));
+	memset(e->halves.half_seconds_q, 0, nh * sizeof(double));
+	memset(e->mix.lane_mix, 0, sizeof(e->mix.lane_mix));
+	memset(e->mix.lane_model, 0, sizeof(e->mix.lane_model));
+	memset(e->mix.lane_meter, 0, sizeof(e->mix.lane_meter));
+	e->mix.shared_energy = e->mix.shared_model = 0;
 	model_halves(e, k);
 	lanes_start(e, from);
-	for (size_t i = 0; i < e->nspans; i++) {
-		const struct span *sp = &e->spans[i];
+	for (size_t i = 0; i < e->meter.nspans; i++) {
+		const struct span *sp = &e->meter.spans[i];
 		bool model = isnan(sp->energy);
 		double total;
 
@@ -556,41 +556,41 @@ void spread(struct est *e, uint32_t k, double *out)
 		lane_halves(e, sp, from, to);
 		total = predicted(e, sp, from, to);
 		if (model) {		/* what no update saw: the fitted powers */
-			for (uint32_t l = 0; l < e->nlanes; l++) {
-				e->lane_mix[l] += lane_middles(e, l, from, to);
+			for (uint32_t l = 0; l < e->in.nlanes; l++) {
+				e->mix.lane_mix[l] += lane_middles(e, l, from, to);
 				for (size_t g = from[l]; g < to[l]; g++)
-					if (e->half_overlap[g] > 0) {
-						e->half_energy[g] += e->half_overlap[g] *
-								     e->half_watts[g];
-						e->half_seconds[g] += e->half_overlap[g];
-						e->half_energy_q[g] += e->half_overlap_q[g];
-						e->half_seconds_q[g] += e->half_overlap_q[g];
+					if (e->halves.half_overlap[g] > 0) {
+						e->halves.half_energy[g] += e->halves.half_overlap[g] *
+								     e->halves.half_watts[g];
+						e->halves.half_seconds[g] += e->halves.half_overlap[g];
+						e->halves.half_energy_q[g] += e->halves.half_overlap_q[g];
+						e->halves.half_seconds_q[g] += e->halves.half_overlap_q[g];
 					}
 			}
 			continue;
 		}
 		if (!(total > 0)) {	/* (lane 0's half: the meter's own profile) */
-			size_t g = from[0], end = 2 * e->lane_end[0];
+			size_t g = from[0], end = 2 * e->in.lane_end[0];
 
 			while (g + 1 < end && half_end(e, g) < sp->b)
 				g++;
 			if (end && within_own_run(e, sp))
-				e->half_energy[g] += sp->energy;
+				e->halves.half_energy[g] += sp->energy;
 			continue;
 		}
 		give_span(e, sp, from, to, total);
 	}
 	for (size_t g = 0; g < nh; g++)
-		if (e->half_energy[g] != 0 || e->half_seconds[g] != 0)
+		if (e->halves.half_energy[g] != 0 || e->halves.half_seconds[g] != 0)
 			give_half(e, g, k, out);
-	for (uint32_t l = 0; out && l < e->nlanes; l++)
-		give_lane(e, l, k, out, e->lane_mix[l] + lane_settle(e, l));
+	for (uint32_t l = 0; out && l < e->in.nlanes; l++)
+		give_lane(e, l, k, out, e->mix.lane_mix[l] + lane_settle(e, l));
 }
 
 double mean_interval(const struct est *e)
 {
-	return e->nown ? (e->samples[e->nown - 1].time - e->samples[0].start) /
-			 (double)e->nown : 0;
+	return e->in.nown ? (e->in.samples[e->in.nown - 1].time - e->in.samples[0].start) /
+			 (double)e->in.nown : 0;
 }
 
 /* How far the powers moved from a to b: the energy they move at the time
@@ -601,8 +601,8 @@ static double energy_moved(const struct est *e, const double *a, const double *b
 	double moved = 0, total = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		moved += fabs(b[i] - a[i]) * e->den[i];
-		total += a[i] * e->den[i];
+		moved += fabs(b[i] - a[i]) * e->codes.den[i];
+		total += a[i] * e->codes.den[i];
 	}
 	return total > 0 ? moved / total : 0;
 }
@@ -611,30 +611,30 @@ static double energy_moved(const struct est *e, const double *a, const double *b
  * profile's mean power on (a PC seen once keeps about the mean: a prior
  * of half an interval at it), round after round until the fixed point
  * (FIT_ROUNDS rounds for a delay's try or with node peers); a last
- * spread() then gives the energy out. */
+ * spread_energy() then gives the energy out. */
 void fit_powers(struct est *e, uint32_t k, bool scan)
 {
 	double energy = 0, time = 0, mean, prior = mean_interval(e) / 2;
-	double *next = e->fit_next;
-	bool fixed = scan || e->nlanes > 1;
+	double *next = e->codes.fit_next;
+	bool fixed = scan || e->in.nlanes > 1;
 
-	for (size_t i = 0; i < e->nspans; i++)
-		if (!isnan(e->spans[i].energy))	/* (a model span's is the fit's) */
-			energy += e->spans[i].energy;
-	for (size_t i = 0; i < e->nsamples; i++)	/* per second run */
-		time += e->samples[i].cpu > 0 ? e->samples[i].cpu :
-			e->samples[i].time - e->samples[i].start;
+	for (size_t i = 0; i < e->meter.nspans; i++)
+		if (!isnan(e->meter.spans[i].energy))	/* (a model span's is the fit's) */
+			energy += e->meter.spans[i].energy;
+	for (size_t i = 0; i < e->in.nsamples; i++)	/* per second run */
+		time += e->in.samples[i].cpu > 0 ? e->in.samples[i].cpu :
+			e->in.samples[i].time - e->in.samples[i].start;
 	mean = time > 0 && energy > 0 ? energy / time : 1;
-	for (uint32_t key = 0; key < e->nkeys; key++)
-		e->power[key] = mean;
+	for (uint32_t key = 0; key < e->codes.nkeys; key++)
+		e->codes.power[key] = mean;
 	for (int round = 1; round < (fixed ? FIT_ROUNDS : FIT_MAX_ROUNDS); round++) {
 		double moved;
 
-		spread(e, k, NULL);
-		for (uint32_t key = 0; key < e->nkeys; key++)
-			next[key] = (e->num[key] + mean * prior) / (e->den[key] + prior);
-		moved = energy_moved(e, e->power, next, e->nkeys);
-		memcpy(e->power, next, e->nkeys * sizeof(double));
+		spread_energy(e, k, NULL);
+		for (uint32_t key = 0; key < e->codes.nkeys; key++)
+			next[key] = (e->codes.num[key] + mean * prior) / (e->codes.den[key] + prior);
+		moved = energy_moved(e, e->codes.power, next, e->codes.nkeys);
+		memcpy(e->codes.power, next, e->codes.nkeys * sizeof(double));
 		if (!fixed && moved < FIT_TOL)
 			break;
 	}
@@ -642,15 +642,15 @@ void fit_powers(struct est *e, uint32_t k, bool scan)
 
 /* How far the spans' energies are from what the fitted powers predict,
  * relative to the energies themselves. */
-double residual(struct est *e, uint32_t k)
+double spread_residual(struct est *e, uint32_t k)
 {
 	size_t from[ENERGY_MAX_PEERS + 1], to[ENERGY_MAX_PEERS + 1];
 	double r = 0, sum = 0;
 
 	model_halves(e, k);
 	lanes_start(e, from);
-	for (size_t i = 0; i < e->nspans; i++) {
-		const struct span *sp = &e->spans[i];
+	for (size_t i = 0; i < e->meter.nspans; i++) {
+		const struct span *sp = &e->meter.spans[i];
 		double pred;
 
 		if (isnan(sp->energy))

@@ -25,7 +25,7 @@
 #include "textout.h"
 #include "../profile/textform.h"
 
-#define COLUMNS_VERSION 3
+#define COLUMNS_VERSION 4	/* 4: power cells hold energy by either rule */
 #define COLUMNS_FRAME_ROWS 65536	/* rows per frame, unless one sample has more */
 #define COLUMNS_FIXED 56		/* bytes before the channel values */
 #define COLUMNS_NO_SYMBOL 0xffffffffu	/* without --symbols */
@@ -383,7 +383,7 @@ static void columns_free(struct columns_writer *c)
 }
 
 static void *columns_open(const struct profile_info *info, const struct export_options *opt,
-			  struct error *err)
+			  struct energy_source *energy, struct error *err)
 {
 	struct columns_writer *c = calloc(1, sizeof(*c));
 
@@ -391,7 +391,7 @@ static void *columns_open(const struct profile_info *info, const struct export_o
 		error_set(err, "out of memory for the columns writer");
 		return NULL;
 	}
-	if (rows_init(&c->rows, info, opt, err) < 0) {
+	if (rows_init(&c->rows, info, opt, energy, err) < 0) {
 		free(c);
 		return NULL;
 	}

@@ -49,7 +49,7 @@ static void write_column_names(struct csv_writer *c)
 }
 
 static void *csv_open(const struct profile_info *info, const struct export_options *opt,
-		      struct error *err)
+		      struct energy_source *energy, struct error *err)
 {
 	struct csv_writer *c = calloc(1, sizeof(*c));
 
@@ -57,7 +57,7 @@ static void *csv_open(const struct profile_info *info, const struct export_optio
 		error_set(err, "out of memory for the CSV writer");
 		return NULL;
 	}
-	if (rows_init(&c->rows, info, opt, err) < 0) {
+	if (rows_init(&c->rows, info, opt, energy, err) < 0) {
 		free(c);
 		return NULL;
 	}

@@ -14,6 +14,7 @@
 #include "../common/error.h"
 #include "../profile/profile.h"
 #include "../energy/attribution.h"
+#include "../energy/energy.h"
 
 #define EXPORT_PROG "sampler-export"	/* for warnings and errors */
 #define EXPORT_MAX_EVENTS 32		/* --event NAME given at most this often */
@@ -46,6 +47,9 @@ static inline const char *export_prog(const struct export_options *opt)
 	return opt && opt->prog ? opt->prog : EXPORT_PROG;
 }
 
+/* The energy options of opt (opt NULL: the defaults). */
+struct energy_options export_energy_options(const struct export_options *opt);
+
 struct export_result {
 	uint64_t records;		/* records exported */
 	bool partial;			/* input truncated or corrupt */
@@ -61,8 +65,9 @@ struct exporter {
 	 * one (export.c; as measured on examples/calltree's profiles, -g and
 	 * not).  0: the output does not grow per sample. */
 	uint32_t bytes_per_sample, bytes_per_frame;
+	/* energy: the profile's energy (energy.h), opened by the loop */
 	void *(*open)(const struct profile_info *info, const struct export_options *opt,
-		      struct error *err);
+		      struct energy_source *energy, struct error *err);
 	int (*record)(void *state, const struct profile_record *rec, struct error *err);
 	/* Complete the output and free the state; -1 if the output is bad.
 	 * result says how the reading went (partial or not). */

@@ -238,7 +238,7 @@ static void firefox_free(struct firefox_writer *w)
 }
 
 static void *firefox_open(const struct profile_info *info, const struct export_options *opt,
-			  struct error *err)
+			  struct energy_source *energy, struct error *err)
 {
 	struct firefox_writer *w = calloc(1, sizeof(*w));
 	struct export_options symbolized = *opt;	/* frames are always named */
@@ -253,7 +253,7 @@ static void *firefox_open(const struct profile_info *info, const struct export_o
 	task_names_init(&w->names);
 	idmap_init(&w->thread_of, sizeof(uint32_t));
 	symbolized.symbols = true;
-	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
+	if (rows_init(&w->rows, info, &symbolized, energy, err) < 0) {
 		task_names_free(&w->names);
 		idmap_free(&w->thread_of);
 		free(w);

@@ -361,7 +361,7 @@ static void folded_free(struct folded_writer *w)
 }
 
 static void *folded_open(const struct profile_info *info, const struct export_options *opt,
-			 struct error *err)
+			 struct energy_source *energy, struct error *err)
 {
 	struct folded_writer *w = calloc(1, sizeof(*w));
 	struct export_options symbolized = *opt;	/* frames are always named */
@@ -393,7 +393,7 @@ static void *folded_open(const struct profile_info *info, const struct export_op
 	idmap_init(&w->comms, sizeof(struct folded_comm));
 	idmap_init(&w->names, sizeof(struct folded_comm));
 	symbolized.symbols = true;
-	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
+	if (rows_init(&w->rows, info, &symbolized, energy, err) < 0) {
 		idmap_free(&w->comms);
 		idmap_free(&w->names);
 		free(w->nodes);

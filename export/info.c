@@ -31,10 +31,11 @@ struct info_summary {
 };
 
 static void *info_open(const struct profile_info *info, const struct export_options *opt,
-		       struct error *err)
+		       struct energy_source *energy, struct error *err)
 {
 	struct info_summary *s = calloc(1, sizeof(*s));
 
+	(void)energy;	/* (no energy in this output) */
 	if (!s) {
 		error_set(err, "out of memory for the summary");
 		return NULL;

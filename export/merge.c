@@ -66,9 +66,7 @@ struct input {
 	uint32_t en_k[PROFILE_MAX_CHANNELS];	/* ... as per-sample channel index */
 	uint32_t en_slot[PROFILE_MAX_CHANNELS];	/* ... the merged channel (after the counters) */
 	double en_to_uj[PROFILE_MAX_CHANNELS];	/* ... channel unit to uJ */
-	size_t nsamples;	/* samples the estimator saw */
-	size_t *row0;		/* [sample]: its first row; [nsamples]: the rows */
-	double *uj;		/* [row * nen + j] */
+	struct energy_source *energy;	/* its rows' energy, by the estimate */
 	size_t index;		/* samples merged so far */
 };
 
@@ -358,32 +356,26 @@ static int sample_energy(struct merge *m, struct input *in, const struct profile
 {
 	size_t index = in->index++;
 	size_t need = (size_t)s->nthreads * (m->nenergy + 1) + 1;
+	double *part;
 
 	if (!m->nenergy)
 		return 0;
 	if (GROW_ARRAY(m->shares, m->shares_cap, need) < 0)
 		return error_set(err, "out of memory");
 	memset(m->shares, 0, need * sizeof(double));
-	if (!in->nen)
-		return 0;
-	if (index < in->nsamples && in->row0[index + 1] - in->row0[index] == s->nthreads) {
-		const double *row = in->uj + in->row0[index] * in->nen;
-
-		for (uint32_t t = 0; t < s->nthreads; t++)
-			for (uint32_t j = 0; j < in->nen; j++)
-				m->shares[t * m->nenergy + in->en_slot[j]] = row[t * in->nen + j];
-		return 0;
-	}
+	part = m->shares + (size_t)s->nthreads * m->nenergy;
 	for (uint32_t j = 0; j < in->nen; j++) {
 		const struct channel_desc *c =
 			&in->info->channels[in->info->sample_channel[in->en_k[j]]];
-		double *part = m->shares + (size_t)s->nthreads * m->nenergy;
+		enum energy_rule rule = energy_source_sample(in->energy, index, s, 0, in->en_k[j],
+							     part);
 
-		if (c->kind != CHANNEL_ENERGY)
+		if (rule == ENERGY_RULE_END && c->kind != CHANNEL_ENERGY)
 			continue;
-		attribute_energy(s, s->values[in->en_k[j]], part);
 		for (uint32_t t = 0; t < s->nthreads; t++)
-			m->shares[t * m->nenergy + in->en_slot[j]] = part[t] * in->en_to_uj[j];
+			m->shares[t * m->nenergy + in->en_slot[j]] =
+				rule == ENERGY_RULE_END || isfinite(part[t]) ?
+				part[t] * in->en_to_uj[j] : 0;
 	}
 	return 0;
 }
@@ -614,47 +606,12 @@ static int energy_slot(struct merge *m, const struct channel_desc *c)
 	return (int)m->nenergy++;
 }
 
-/* Keep the estimator's rows of in, in uJ, per energy channel of in. */
-static int keep_rows(struct input *in, const struct energy_estimate *est, struct error *err)
-{
-	size_t rows = est->row0[est->nsamples];
-	double *part = NULL;
-	size_t cap = 0;
-
-	in->row0 = malloc((est->nsamples + 1) * sizeof(*in->row0));
-	in->uj = calloc(rows * in->nen + 1, sizeof(*in->uj));
-	if (!in->row0 || !in->uj)
-		return error_set(err, "out of memory for the energy of %s", in->path);
-	memcpy(in->row0, est->row0, (est->nsamples + 1) * sizeof(*in->row0));
-	in->nsamples = est->nsamples;
-	for (size_t i = 0; i < est->nsamples; i++) {
-		uint32_t n = (uint32_t)(est->row0[i + 1] - est->row0[i]);
-
-		if (GROW_ARRAY(part, cap, (size_t)n + 1) < 0) {
-			free(part);
-			return error_set(err, "out of memory for the energy of %s", in->path);
-		}
-		for (uint32_t j = 0; j < in->nen; j++) {
-			if (!energy_estimate_row(est, i, in->en_k[j], n, part))
-				continue;
-			for (uint32_t t = 0; t < n; t++)
-				in->uj[(est->row0[i] + t) * in->nen + j] =
-					isfinite(part[t]) ? part[t] * in->en_to_uj[j] : 0;
-		}
-	}
-	free(part);
-	return 0;
-}
-
 static void drop_energy(struct merge *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		free(m->in[i].row0);
-		free(m->in[i].uj);
-		m->in[i].row0 = NULL;
-		m->in[i].uj = NULL;
+		energy_source_close(m->in[i].energy);
+		m->in[i].energy = NULL;
 		m->in[i].nen = 0;
-		m->in[i].nsamples = 0;
 	}
 	m->nenergy = 0;
 }
@@ -694,7 +651,7 @@ static const char *energy_obstacle(const struct merge *m, const struct export_op
 static int divide_energy(struct merge *m, const struct export_options *opt, struct error *err)
 {
 	const char *peers[ENERGY_MAX_PEERS];
-	struct energy_estimate est;
+	struct energy_options eo = export_energy_options(opt);
 	const char *why = NULL;
 	char buf[512];
 	bool any = false;
@@ -729,28 +686,25 @@ static int divide_energy(struct merge *m, const struct export_options *opt, stru
 		goto drop;
 	for (size_t i = 0; i < m->n; i++) {
 		struct input *in = &m->in[i];
-		uint32_t npeers = 0;
-		int built;
 
 		if (!in->nen)
 			continue;
+		eo.npeers = 0;
+		eo.peers = peers;
+		eo.no_variance = true;
 		for (size_t j = 0; j < m->n; j++)
 			if (j != i && strcmp(m->in[j].info->host.hostname, in->info->host.hostname) == 0)
-				peers[npeers++] = m->in[j].path;
-		built = energy_estimate_build(&est, in->path, peers, npeers, in->info,
-					      opt ? opt->meters : NULL, opt ? opt->nmeters : 0,
-					      export_prog(opt), err);
-		if (built < 0)
+				peers[eo.npeers++] = m->in[j].path;
+		in->energy = energy_source_open(in->info, in->path, &eo, err);
+		if (!in->energy)
+			return -1;
+		if (energy_source_prepare(in->energy, err) < 0)
 			return error_prefix(err, "cannot divide the energy of %s", in->path);
-		if (built > 0) {
+		if (!energy_source_estimated(in->energy)) {
 			snprintf(buf, sizeof(buf), "%s is too large for the energy estimate", in->path);
 			why = buf;
 			goto drop;
 		}
-		built = keep_rows(in, &est, err);
-		energy_estimate_free(&est);
-		if (built < 0)
-			return -1;
 	}
 	return 0;
 drop:

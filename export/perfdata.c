@@ -432,9 +432,7 @@ static void emit_energy(struct perf_writer *w, uint32_t e, const struct profile_
 {
 	struct export_event *ev = &w->ev[e];
 
-	if (!w->estimated ||
-	    !energy_estimate_row(&w->estimate, index, ev->slot, s->nthreads, w->shares))
-		attribute_energy(s, s->values[ev->slot], w->shares);
+	energy_source_sample(w->energy, index, s, 0, ev->slot, w->shares);
 	for (uint32_t i = 0; i < s->nthreads; i++)
 		emit_sample(w, e, &s->threads[i], chain_of(w, i), nchain_of(w, i), time,
 			    period_carry_take(&ev->carry, w->shares[i] * ev->to_unit));
@@ -547,22 +545,14 @@ static int perf_record(void *state, const struct profile_record *rec, struct err
 
 /* ---- open and finish -------------------------------------------------- */
 
-/* With an energy event and the trapezoid rule, the energies of the whole
- * profile first (one more pass over the input). */
-static int build_estimate(struct perf_writer *w, const struct export_options *opt,
-			  struct error *err)
+/* With an energy event, the energies of the whole profile first (the
+ * trapezoid rule reads the input once more). */
+static int prepare_energy(struct perf_writer *w, struct error *err)
 {
-	bool energy = false;
-	int built;
-
 	for (uint32_t e = 0; e < w->nevents; e++)
-		energy = energy || w->ev[e].kind == EVENT_ENERGY;
-	if (!energy || opt->energy_rule != ENERGY_RULE_TRAPEZOID || !opt->input)
-		return 0;
-	built = energy_estimate_build(&w->estimate, opt->input, opt->peers, opt->npeers, w->info,
-				      opt->meters, opt->nmeters, export_prog(opt), err);
-	w->estimated = built == 0;
-	return built < 0 ? -1 : 0;
+		if (w->ev[e].kind == EVENT_ENERGY)
+			return energy_source_prepare(w->energy, err);
+	return 0;
 }
 
 static void perf_free(struct perf_writer *w)
@@ -580,7 +570,6 @@ static void perf_free(struct perf_writer *w)
 	outfile_abandon(w->file);	/* after an error: the target stays as it was */
 	free(w->out.buf);
 	free(w->shares);
-	energy_estimate_free(&w->estimate);
 	free(w->chains);
 	free(w->nchain);
 	free(w->clock_chain);
@@ -588,7 +577,7 @@ static void perf_free(struct perf_writer *w)
 }
 
 static void *perf_open(const struct profile_info *info, const struct export_options *opt,
-		       struct error *err)
+		       struct energy_source *energy, struct error *err)
 {
 	struct perf_writer *w = calloc(1, sizeof(*w));
 
@@ -598,10 +587,11 @@ static void *perf_open(const struct profile_info *info, const struct export_opti
 		return NULL;
 	}
 	w->info = info;
+	w->energy = energy;
 	idmap_init(&w->processes, sizeof(struct process_state));
 	idmap_init(&w->threads, sizeof(struct thread_state));
 	idmap_init(&w->dso_by_path, sizeof(struct perf_dso *));
-	if (perf_build_events(w, opt, err) < 0 || build_estimate(w, opt, err) < 0) {
+	if (perf_build_events(w, opt, err) < 0 || prepare_energy(w, err) < 0) {
 		perf_free(w);
 		return NULL;
 	}

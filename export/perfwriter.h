@@ -13,7 +13,7 @@
 #include "../common/fdio.h"
 #include "../common/idmap.h"
 #include "../common/outfile.h"
-#include "../energy/attribution.h"
+#include "../energy/energy.h"
 #include "export.h"
 #include "features.h"
 
@@ -62,8 +62,7 @@ struct perf_writer {
 	uint64_t nsamples;
 	double *shares;
 	size_t shares_cap;
-	struct energy_estimate estimate;	/* the trapezoid rule's energies */
-	bool estimated;			/* ... built (else the end rule) */
+	struct energy_source *energy;	/* the energy events' (the export loop's) */
 	uint64_t *chains;		/* with stacks: CHAIN_MAX per thread of a sample */
 	size_t chains_cap;
 	uint64_t *clock_chain;		/* with stacks and clock samples: CHAIN_MAX */

@@ -39,12 +39,13 @@ static void warn_dropped_channels(const struct profile_info *info)
 }
 
 static void *pperf_open(const struct profile_info *info, const struct export_options *opt,
-			struct error *err)
+			struct energy_source *energy, struct error *err)
 {
 	struct pperf_copy *c = calloc(1, sizeof(*c));
 	struct profile_info flat = *info;	/* the layout has no call stacks */
 	struct outfile *out;
 
+	(void)energy;	/* (no energy in this output) */
 	if (!c) {
 		error_set(err, "out of memory for the pperf writer");
 		return NULL;

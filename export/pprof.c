@@ -293,7 +293,7 @@ static void choose_values(struct pprof_writer *w, const struct profile_info *inf
 }
 
 static void *pprof_open(const struct profile_info *info, const struct export_options *opt,
-			struct error *err)
+			struct energy_source *energy, struct error *err)
 {
 	struct pprof_writer *w = calloc(1, sizeof(*w));
 	struct export_options symbolized = *opt;	/* frames are always named */
@@ -307,7 +307,7 @@ static void *pprof_open(const struct profile_info *info, const struct export_opt
 	w->info = info;
 	task_names_init(&w->names);
 	symbolized.symbols = true;
-	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
+	if (rows_init(&w->rows, info, &symbolized, energy, err) < 0) {
 		task_names_free(&w->names);
 		free(w);
 		return NULL;

@@ -218,7 +218,7 @@ bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch,
 	const struct profile_info *info = r->info;
 	uint32_t ks = 0;
 
-	if (!r->estimated || row->exit || row->clock || info->channels[ch].kind != CHANNEL_POWER ||
+	if (row->exit || row->clock || info->channels[ch].kind != CHANNEL_POWER ||
 	    info->channels[ch].scope != CHANNEL_PER_SAMPLE)
 		return false;
 	for (uint32_t i = 0; i < ch; i++)
@@ -234,13 +234,11 @@ void rows_write_meters(FILE *f, const struct rows *r, bool power_energy)
 {
 	const struct profile_info *info = r->info;
 
-	if (!r->estimated)
-		return;
 	for (uint32_t k = 0; k < info->nsample_channels; k++) {
-		const struct meter_model *m = &r->estimate.meter[k];
+		const struct meter_model *m = energy_source_meter(r->energy, k);
 		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
 
-		if (kind != CHANNEL_ENERGY && kind != CHANNEL_POWER)
+		if (!m || (kind != CHANNEL_ENERGY && kind != CHANNEL_POWER))
 			continue;
 		fprintf(f, "# meter index=%" PRIu32 " rule=trapezoid update_ms=%.4g measured=%d"
 			" delay_ms=%.4g delay_measured=%d intervals=%" PRIu64 " no_update=%" PRIu64
@@ -263,22 +261,12 @@ void rows_write_stats(FILE *f, const struct rows *r)
 	putc('\n', f);
 }
 
-static bool has_energy(const struct profile_info *info)
-{
-	for (uint32_t k = 0; k < info->nsample_channels; k++) {
-		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
-
-		if (kind == CHANNEL_ENERGY || kind == CHANNEL_POWER)
-			return true;
-	}
-	return false;
-}
-
 int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
-	      struct error *err)
+	      struct energy_source *energy, struct error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->info = info;
+	r->energy = energy;
 	tasks_init(&r->tasks);
 	if (opt->symbols && (!(r->symbols = symbolizer_new(export_prog(opt))) ||
 			     symbolizer_set_cache(r->symbols, opt->symbol_cache) < 0)) {
@@ -291,16 +279,9 @@ int rows_init(struct rows *r, const struct profile_info *info, const struct expo
 		symbolizer_set_clock(r->symbols, info->host.realtime_ns, info->host.monotonic_ns);
 		symbolizer_set_jit_maps(r->symbols, !opt->ids_without_pids);
 	}
-	if (opt->energy_rule == ENERGY_RULE_TRAPEZOID && has_energy(info) && opt->input) {
-		int built = energy_estimate_build(&r->estimate, opt->input, opt->peers,
-						  opt->npeers, info, opt->meters, opt->nmeters,
-						  export_prog(opt), err);
-
-		if (built < 0) {
-			rows_free(r);
-			return -1;
-		}
-		r->estimated = built == 0;
+	if (energy_source_prepare(energy, err) < 0) {
+		rows_free(r);
+		return -1;
 	}
 	return 0;
 }
@@ -309,7 +290,6 @@ void rows_free(struct rows *r)
 {
 	symbolizer_free(r->symbols);
 	free(r->shares);
-	energy_estimate_free(&r->estimate);
 	tasks_free(&r->tasks);
 	memset(r, 0, sizeof(*r));
 }
@@ -332,14 +312,8 @@ static int attribute_sample(struct rows *r, const struct profile_sample *s, uint
 		enum channel_kind kind = info->channels[info->sample_channel[k]].kind;
 		double *shares = r->shares + k * s->nthreads;
 
-		if ((kind == CHANNEL_ENERGY || kind == CHANNEL_POWER) && r->estimated &&
-		    energy_estimate_row(&r->estimate, index, k, s->nthreads, shares))
-			continue;
-		if (kind == CHANNEL_ENERGY)
-			attribute_energy(s, s->values[k], r->shares + k * s->nthreads);
-		else if (kind == CHANNEL_POWER)
-			attribute_energy(s, s->values[k] * (double)wall_ns * 1e-9,
-					 r->shares + k * s->nthreads);
+		if (kind == CHANNEL_ENERGY || kind == CHANNEL_POWER)
+			energy_source_sample(r->energy, index, s, wall_ns, k, shares);
 	}
 	return 0;
 }
@@ -576,7 +550,7 @@ bool rows_has_model_var(const struct rows *r, uint32_t ch)
 {
 	const struct channel_desc *desc = &r->info->channels[ch];
 
-	return r->estimated && desc->scope == CHANNEL_PER_SAMPLE &&
+	return energy_source_estimated(r->energy) && desc->scope == CHANNEL_PER_SAMPLE &&
 	       (desc->kind == CHANNEL_ENERGY || desc->kind == CHANNEL_POWER);
 }
 
@@ -593,8 +567,8 @@ bool rows_model_var(const struct rows *r, const struct row *row, uint32_t ch, do
 			ks++;
 	if (isnan(row->sample->values[ks]))
 		return false;
-	*value = energy_estimate_model_var(&r->estimate, r->sample_index - 1, row->thread, ks,
-					   same_code, &c);
+	*value = energy_source_model_var(r->energy, r->sample_index - 1, row->thread, ks,
+					 same_code, &c);
 	return !isnan(*value);
 }
 

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../energy/attribution.h"
+#include "../energy/energy.h"
 #include "export.h"
 #include "../common/idmap.h"
 #include "stackfmt.h"
@@ -49,8 +49,7 @@ struct rows {
 	struct profile_stats stats;	/* the last stats record */
 	size_t shares_cap;
 	double *shares;			/* [sample channel][thread] */
-	bool estimated;			/* estimate holds the trapezoid rule's energy */
-	struct energy_estimate estimate;
+	struct energy_source *energy;	/* the rows' energy (the export loop's) */
 	size_t sample_index;		/* samples seen so far */
 	bool collect;			/* collect the processes as they come */
 	uint64_t frames[PROFILE_MAX_FRAMES];	/* rows_stack's */
@@ -87,9 +86,10 @@ enum row_cell {
 
 typedef int (*row_fn)(void *arg, const struct row *row, struct error *err);
 
-/* With a symbolizer when opt->symbols.  -1: err set (r is then freed). */
+/* With a symbolizer when opt->symbols; the rows' energy from energy
+ * (energy.h).  -1: err set (r is then freed). */
 int rows_init(struct rows *r, const struct profile_info *info, const struct export_options *opt,
-	      struct error *err);
+	      struct energy_source *energy, struct error *err);
 void rows_free(struct rows *r);
 
 /* Take one record of the second pass: each row it makes goes to emit (a
@@ -127,9 +127,9 @@ int rows_write_head(FILE *f, const struct profile_info *info, const char *input,
  * for an output that may name them at its end.  -1: err set. */
 int rows_write_processes(FILE *f, const struct rows *r, struct error *err);
 
-/* A power channel's energy in a sample row by the trapezoid rule, in the
- * channel's unit times seconds: false without the estimate, for another
- * kind, an exit row or a missing reading. */
+/* A power channel's energy in a sample row by the rule (energy.h), in the
+ * channel's unit times seconds: false for another kind, an exit row or a
+ * missing reading. */
 bool rows_power_energy(const struct rows *r, const struct row *row, uint32_t ch, double *value);
 
 /* A row's model variance of channel ch (energy_estimate_model_var: the

@@ -167,7 +167,7 @@ static void speedscope_free(struct speedscope_writer *w)
 }
 
 static void *speedscope_open(const struct profile_info *info, const struct export_options *opt,
-			     struct error *err)
+			     struct energy_source *energy, struct error *err)
 {
 	struct speedscope_writer *w = calloc(1, sizeof(*w));
 	struct export_options symbolized = *opt;	/* frames are always named */
@@ -181,7 +181,7 @@ static void *speedscope_open(const struct profile_info *info, const struct expor
 	task_names_init(&w->names);
 	idmap_init(&w->threads, sizeof(struct ss_thread));
 	symbolized.symbols = true;
-	if (rows_init(&w->rows, info, &symbolized, err) < 0) {
+	if (rows_init(&w->rows, info, &symbolized, energy, err) < 0) {
 		task_names_free(&w->names);
 		idmap_free(&w->threads);
 		free(w);

@@ -194,12 +194,12 @@ void thread_exits(struct engine *e, struct task *t, bool readable);
 void forget_task(struct engine *e, struct task *t);
 void detach_task(struct engine *e, struct task *t);
 long tptrace(struct engine *e, const struct task *t, int request, void *addr, void *data);
-int resume_prepare(struct engine *e, struct task *t);
-void resume(struct engine *e, struct task *t);
+int events_resume_prepare(struct engine *e, struct task *t);
+void events_resume(struct engine *e, struct task *t);
 int read_regs(struct engine *e, const struct task *t, struct user_regs_struct *regs,
 	      size_t *len, uint64_t *pc, bool *blocked);
-void on_status(struct engine *e, pid_t tid, int status);
-int drain(struct engine *e);
+void events_on_status(struct engine *e, pid_t tid, int status);
+int events_drain(struct engine *e);
 
 /* ---- snapshot.c -------------------------------------------------------- */
 

@@ -270,7 +270,7 @@ static void on_signal(struct engine *e, const siginfo_t *info)
 		return;
 	}
 	if (!e->tree.root_done)
-		drain(e);
+		events_drain(e);
 	if (e->tree.root_done) {
 		if (signals_ends_run(info->si_signo) && !e->tree.detaching)
 			stop_following(e);
@@ -377,7 +377,7 @@ void engine_run(struct engine *e)
 		uint64_t now, due, change;
 		bool was_enabled;
 
-		drain(e);
+		events_drain(e);
 		if (e->tree.done || (e->cfg.attached && e->tree.detaching && let_go_rest(e, host_now_ns())))
 			break;
 		now = host_now_ns();
@@ -553,7 +553,7 @@ static int engine_start(struct engine *e, const struct engine_config *cfg, struc
 	 * spent before (the sampler's fork, the execve) is not the program's. */
 	read_cpu(e, t, &cpu0);
 	t->cpu_offset = -(int64_t)cpu0;
-	resume(e, t);		/* out of its exec stop: the run begins */
+	events_resume(e, t);		/* out of its exec stop: the run begins */
 	return 0;
 }
 

@@ -160,7 +160,7 @@ static int tracer_of(const struct engine *e, pid_t tid)
 }
 
 /* Mark t as running on; returns the signal to continue it with. */
-int resume_prepare(struct engine *e, struct task *t)
+int events_resume_prepare(struct engine *e, struct task *t)
 {
 	int sig = t->inject_sig;
 
@@ -175,9 +175,9 @@ int resume_prepare(struct engine *e, struct task *t)
 	return sig;
 }
 
-void resume(struct engine *e, struct task *t)
+void events_resume(struct engine *e, struct task *t)
 {
-	int sig = resume_prepare(e, t);
+	int sig = events_resume_prepare(e, t);
 
 	/* ESRCH: killed meanwhile; its exit is reported later. */
 	tptrace(e, t, PTRACE_CONT, 0, (void *)(long)sig);
@@ -492,7 +492,7 @@ static void on_stop(struct engine *e, struct task *t, int status)
 	else if (e->snap.sampling)
 		hold(e, t);
 	else
-		resume(e, t);
+		events_resume(e, t);
 }
 
 static void forget_orphans(struct engine *e, pid_t pid)
@@ -525,7 +525,7 @@ static void on_gone(struct engine *e, pid_t tid, int status)
 	}
 }
 
-void on_status(struct engine *e, pid_t tid, int status)
+void events_on_status(struct engine *e, pid_t tid, int status)
 {
 	struct task *t;
 
@@ -548,13 +548,13 @@ void on_status(struct engine *e, pid_t tid, int status)
 }
 
 /* Handle every event that is ready.  Returns how many there were. */
-int drain(struct engine *e)
+int events_drain(struct engine *e)
 {
 	int status, n = 0;
 	pid_t tid;
 
 	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
-		on_status(e, tid, status);
+		events_on_status(e, tid, status);
 		n++;
 	}
 	if (tid < 0 && errno == ECHILD && !e->tree.done) {

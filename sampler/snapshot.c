@@ -83,7 +83,7 @@ static int reap_pending(struct engine *e, bool all)
 		if (!all && (t->stop_stamp == ANY_STAMP || !quiet_switched(&t->quiet, t->stop_stamp)))
 			continue;	/* not switched out (into its stop) since, or not known */
 		if (waitpid(tid, &status, __WALL | WNOHANG) == tid) {
-			on_status(e, tid, status);
+			events_on_status(e, tid, status);
 			n++;
 		}
 	}
@@ -163,7 +163,7 @@ static void check_carried(struct engine *e, struct task *t)
 		return;
 	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP ||
 	    WSTOPSIG(status) != SIGTRAP) {
-		on_status(e, t->tid, status);	/* a real event: handled as ever */
+		events_on_status(e, t->tid, status);	/* a real event: handled as ever */
 		return;
 	}
 	if (!quiet_straight_to_stop(&t->quiet, t->look_stamp, asked)) {
@@ -340,7 +340,7 @@ static void wait_stops(struct engine *e, int running, int on_cpu)
 	while (e->snap.npending) {
 		struct timespec slice = { 0, STOP_WAIT_SLICE_NS };
 
-		if (e->snap.wait_any ? drain(e) : reap_pending(e, false))
+		if (e->snap.wait_any ? events_drain(e) : reap_pending(e, false))
 			continue;
 		if (e->tree.root_done && e->tasks.ntasks == 0)
 			break;
@@ -354,7 +354,7 @@ static void wait_stops(struct engine *e, int running, int on_cpu)
 				break;
 			}
 		} else if (!reap_pending(e, true)) {
-			drain(e);	/* a stop of a thread not waited for */
+			events_drain(e);	/* a stop of a thread not waited for */
 		}
 	}
 }
@@ -406,10 +406,10 @@ static void resume_all(struct engine *e)
 		if (t->state != TASK_STOPPED)
 			continue;
 		if (!e->rounds.tracers) {
-			resume(e, t);
+			events_resume(e, t);
 			continue;
 		}
-		t->cont_sig = resume_prepare(e, t);
+		t->cont_sig = events_resume_prepare(e, t);
 		t->to_continue = true;
 		e->rounds.marked++;
 		e->rounds.round[t->tracer] = 1;

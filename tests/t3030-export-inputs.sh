@@ -116,7 +116,7 @@ test_expect_success 'several profiles: - (stdin) at most once; the merge leaves 
 	mkdir tmpd &&
 	TMPDIR=$PWD/tmpd "$EXPORT" --format columns -o two.cols p.prof - <p.prof &&
 	expect_empty "$(ls -A tmpd)" "files left in TMPDIR" &&
-	expect_grep "^# sampler columns v3" <(head -n 1 two.cols)
+	expect_grep "^# sampler columns v4" <(head -n 1 two.cols)
 '
 
 test_done

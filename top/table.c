@@ -11,12 +11,18 @@
 int top_table_init(struct top_table *t, const struct profile_info *info, struct error *err)
 {
 	struct export_options opt = { .prog = TOP_PROG, .symbols = true };
+	struct energy_options eo = { .rule = ENERGY_RULE_END, .prog = TOP_PROG };
 
 	memset(t, 0, sizeof(*t));
 	t->info = *info;
 	t->stacks = info->stacks;
-	if (rows_init(&t->rows, &t->info, &opt, err) < 0)
+	t->energy = energy_source_open(&t->info, NULL, &eo, err);
+	if (!t->energy)
 		return -1;
+	if (rows_init(&t->rows, &t->info, &opt, t->energy, err) < 0) {
+		energy_source_close(t->energy);
+		return -1;
+	}
 	for (uint32_t i = 0; i < info->nsample_channels && t->nenergy < TOP_MAX_ENERGY; i++) {
 		uint32_t ch = info->sample_channel[i];
 		enum channel_kind kind = info->channels[ch].kind;
@@ -49,6 +55,7 @@ void top_table_free(struct top_table *t)
 	if (t->other)
 		free_cell(t->other);
 	rows_free(&t->rows);
+	energy_source_close(t->energy);
 	idmap_free(&t->names);
 	idmap_free(&t->comms);
 	pthread_mutex_destroy(&t->lock);

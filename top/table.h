@@ -90,6 +90,7 @@ struct top_table {
 	pthread_cond_t changed;		/* the stream ended */
 	struct profile_info info;
 	struct rows rows;
+	struct energy_source *energy;	/* the rows' energy: the end rule (no second pass) */
 	bool stacks;
 	uint32_t nenergy;
 	uint32_t energy_ch[TOP_MAX_ENERGY];	/* profile channel indexes */

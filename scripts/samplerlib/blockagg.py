@@ -48,8 +48,11 @@ class Samples:
       first  whether each is the first row of its sample
       cpu    CPU time of each (s)
       wall   each sample's interval (s), from its first row
-      frac   each row's part of its sample's energy: the exporter's rule,
-             by CPU-time share, equally among the threads when none ran
+      frac   each row's part of its sample's energy by CPU-time share,
+             equally among the threads when none ran: the end rule, for
+             the power readings of a CSV file only (a profile's power cells
+             come from the exporter's columns as each row's energy, by
+             its rule: colprof)
     """
 
     def __init__(self, block: np.ndarray, exit_kind: Any) -> None:
@@ -86,7 +89,7 @@ class Samples:
         """(energy of each row, energy of each sample) of an energy or
         power channel in J; NaN for samples whose reading is missing."""
         v = block[ch.field][self.rows] * ch.scale
-        if ch.kind == "power" and not ch.energy_cells:  # (a CSV's readings)
+        if ch.kind == "power" and not ch.energy_cells:  # (a CSV file's readings)
             es = v[self.first] * self.wall
             return es[self.sid] * self.frac, es
         missing = np.bincount(self.sid, np.isnan(v), self.count) > 0

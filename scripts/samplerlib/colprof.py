@@ -2,7 +2,7 @@
 (docs/EXPORT.md, "Columns").  The exporter is the one reader of the profile
 format; this module only lays its fixed-width records onto numpy arrays.
 
-    # sampler columns v3
+    # sampler columns v4
     # host ... / # channel ...                     (as in the CSV)
     # records size=.. channels=.. symbols=0|1 stacks=0|1 frame=.. [model_var=I,..]
     # rows
@@ -20,7 +20,8 @@ wall_delta_ns u64, kind u8 (0 sample, 1 exit), 3 bytes padding, symbol u32
 per (pid, tid, symbol), or (pid, tid, pc) without symbols, numbered from 0 in
 order of first appearance), stack u32 (an id of a `# stack` line: the CSV's
 stack column; 0xffffffff in a profile without stacks), then one f64 per
-channel (NaN: no reading), then one f64 per channel index in model_var:
+channel (NaN: no reading; a power channel's: the row's energy, W s, by
+the exporter's rule), then one f64 per channel index in model_var:
 that channel's model variance (the CSV's `<channel>:var`).  A frame
 becomes one record array without a copy; frames are read ahead by a
 thread, at most two at a time.
@@ -37,7 +38,7 @@ from . import csvprof, fileio, tools
 from .fileio import Progress
 from .textview import parse_fields, split_words, to_text
 
-MAGIC = "# sampler columns v3"
+MAGIC = "# sampler columns v4"
 FIXED_SIZE = 56
 FRAME_MAX = 1 << 23  # rows; 65536 unless a sample has more threads
 NO_SYMBOL = 0xFFFFFFFF
@@ -181,6 +182,8 @@ class Profile(csvprof.Profile):
             )
         for k, ch in enumerate(self.channels):
             ch.field = "c%d" % k
+            # the exporter divides a power reading too: its cells are energy
+            ch.energy_cells = ch.kind == "power" and ch.scope == "sample"
         for i in var_of:
             self.channels[i].var_field = "v%d" % i
         self._dtype = np.dtype(
