@@ -24,13 +24,11 @@ if [ ! -x /usr/bin/time ]; then
 	exit 0
 fi
 
-# "seconds max_rss_MB" of one run of "$@"
-measure() {
-	/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
-		echo "failed: $(tail -1 "$tmp/err")"
-		return
-	}
-	awk '{ printf "%.2f s  %.0f MB", $1, $2 / 1024 }' "$tmp/time"
+. bench/lib.sh	# measure
+
+# "seconds  MB" of one run of "$@"
+seconds_mb() {
+	measure "$@" | awk '{ printf "%s s  %s MB", $1, $3 }'
 }
 
 "$BUILD/sampler" -g -o "$tmp/base.prof" -- "$BUILD/examples/demo-workload" >/dev/null 2>&1 || exit 1
@@ -41,13 +39,13 @@ echo "job: sampler-export of N ranks to one perf.data ($(grep -c "^ts " "$tmp/ba
 for n in $RANKS; do
 	rm -rf "$tmp/ranks" && mkdir "$tmp/ranks" &&
 		$PY tests/fakes/rank-copies.py "$tmp/mark.prof" "$n" "$tmp/ranks" || exit 1
-	printf "  %6d ranks  %s\n" "$n" "$(measure "$BUILD/sampler-export" -o "$tmp/job.data" "$tmp"/ranks/app.*.prof)"
+	printf "  %6d ranks  %s\n" "$n" "$(seconds_mb "$BUILD/sampler-export" -o "$tmp/job.data" "$tmp"/ranks/app.*.prof)"
 	rm -rf "$tmp/ranks" "$tmp/job.data"
 done
 echo "job: sampler-export of one profile of N processes, each its own binary"
 for n in $PROCESSES; do
 	$PY tests/fakes/many-processes.py "$tmp/base.txt" "$n" |
 		"$BUILD/sampler-profile" build "$tmp/many.prof" || exit 1
-	printf "  %6d processes  %s\n" "$n" "$(measure "$BUILD/sampler-export" -o "$tmp/many.data" "$tmp/many.prof")"
+	printf "  %6d processes  %s\n" "$n" "$(seconds_mb "$BUILD/sampler-export" -o "$tmp/many.data" "$tmp/many.prof")"
 	rm -f "$tmp/many.prof" "$tmp/many.data"
 done

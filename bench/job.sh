@@ -23,15 +23,7 @@ if [ ! -x "$BUILD/sampler" ] || [ ! -x "$BUILD/examples/demo-workload" ]; then
 	exit 0
 fi
 
-# "wall cpu maxrss_MB" of one run of "$@" (output discarded)
-measure() {
-	$PY -c 'import resource, subprocess, sys, time
-t = time.monotonic()
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.2f %.2f %.0f" % (time.monotonic() - t, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024)
-      if r.returncode == 0 else "failed - -")' "$@"
-}
+. bench/lib.sh	# measure
 
 row() {	# label "wall cpu mem"
 	set -- "$1" $2

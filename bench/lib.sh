@@ -4,6 +4,17 @@ median() {	# numbers on stdin
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
 }
 
+# measure COMMAND...: "wall cpu maxrss_MB" of one run (its output
+# discarded; cpu: user + system of it and its children), or "failed - -".
+measure() {
+	/usr/bin/python3 -c 'import resource, subprocess, sys, time
+t = time.monotonic()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.2f %.0f" % (time.monotonic() - t, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024)
+      if r.returncode == 0 else "failed - -")' "$@"
+}
+
 runtime() {	# file with the workload's output
 	sed -n 's/^runtime_s=//p' "$1"
 }

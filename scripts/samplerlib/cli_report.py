@@ -463,6 +463,18 @@ def split_groups(run, by):
     ]
 
 
+def grouped_rows(groups, args):
+    """Each (label, run) group's own flat rows, sorted and filtered, one
+    group after the other, each row labelled with its group."""
+    rows = []
+    for label, run in groups:
+        part = metrics.rows([run], args.row_by, args.confidence, args.addresses)
+        for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
+            r["group"] = label
+            rows.append(r)
+    return rows
+
+
 def report_split(args, runs):
     """--by process,function (thread,dso ...): each process's (thread's)
     own flat profile, one after the other, shares of that process."""
@@ -472,12 +484,7 @@ def report_split(args, runs):
         raise cli.SamplerError(
             "--by %s takes one profile (or the profiles of one job)" % args.by
         )
-    rows = []
-    for label, run in split_groups(runs[0], args.split_by):
-        part = metrics.rows([run], args.row_by, args.confidence, args.addresses)
-        for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
-            r["group"] = label
-            rows.append(r)
+    rows = grouped_rows(split_groups(runs[0], args.split_by), args)
     fields = ["group"] + fields_of(runs, args.row_by, False)
     table.emit(
         args,
@@ -499,12 +506,7 @@ def report_split(args, runs):
 def report_cross(args, runs):
     """--by rank,function (a job kind and a row kind): each rank's (host's,
     profile's) own flat profile, one after the other."""
-    rows = []
-    for label, run in job.groups(runs, args.job_by):
-        part = metrics.rows([run], args.row_by, args.confidence, args.addresses)
-        for r in filter_rows(sort_rows(part, args.sort, [run]), args, [run]):
-            r["group"] = label
-            rows.append(r)
+    rows = grouped_rows(job.groups(runs, args.job_by), args)
     fields = ["group"] + fields_of(runs, args.row_by, False)
     table.emit(
         args,
