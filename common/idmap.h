@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 struct idmap {
 	size_t value_size;
 	unsigned bits;			/* log2 of the slot count (0: no slots yet) */
@@ -47,15 +49,13 @@ void *idmap_get(struct idmap *m, uint32_t id, bool *created);
 /* Forget id (nothing when absent).  Returns whether it was there. */
 bool idmap_remove(struct idmap *m, uint32_t id);
 
-/* A key for a string (FNV-1a): a table of chains of things by name, each
+/* A key for a string (hash.h): a table of chains of things by name, each
  * chain compared by the name itself (two names may have one key). */
 static inline uint32_t idmap_key_of_string(const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = hash_string(HASH_SEED, s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 /* Iterate in no particular order: start with *pos = 0; returns the next
