@@ -239,6 +239,9 @@ int read_thread_sample(struct native_reader *nr, struct cursor *c, uint32_t tid,
 	t->run_from_ns = t->run_to_ns = 0;
 	if (nr->head.info.runs && t->cpu_delta_ns && read_run(nr, c, time_ns, t, err) < 0)
 		return -1;
+	t->chain = 0;		/* no stack unless the profile has them */
+	t->nframes = 0;
+	t->frames = NULL;
 	if (nr->head.info.stacks && read_stack(nr, c, st, t, err) < 0)
 		return -1;
 	t->clocked = false;
