@@ -195,7 +195,11 @@ test_expect_success '--input: SIGTERM ends the view of a big stream, status 143'
 	{ { cat many.prof; exec sleep 120; } >many.fifo & } &&
 	feeder=$! &&
 	test_when_finished "kill $feeder 2>/dev/null || true" &&
-	{ $SAMPLER top --stdio -r 0.2 --input many.fifo >many.out 2>many.err & } &&
+	# (the view exits without joining its reader, which may be blocked in
+	# a read for ever: in the sanitizer build LeakSanitizer would report
+	# what that thread holds at the exit, so the leak check is off here)
+	{ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		$SAMPLER top --stdio -r 0.2 --input many.fifo >many.out 2>many.err & } &&
 	top=$! &&
 	for i in $(seq 300); do
 		grep -q "^\$" many.out && break	# a whole table
@@ -203,9 +207,11 @@ test_expect_success '--input: SIGTERM ends the view of a big stream, status 143'
 	done &&
 	expect_grep "^ *[0-9.]*%.* p[0-9]*\$" many.out &&
 	kill -TERM $top &&
-	for i in $(seq 300); do	# until it is gone or a zombie (kill -0 holds for one)
-		test "$(awk "{ print \$3 }" /proc/$top/stat 2>/dev/null)" = R ||
-		test "$(awk "{ print \$3 }" /proc/$top/stat 2>/dev/null)" = S || break
+	# until it is gone or a zombie (kill -0 holds for one); in the
+	# sanitizer build its leak check stops it under ptrace at exit (t)
+	for i in $(seq 300); do
+		state=$(awk "{ print \$3 }" /proc/$top/stat 2>/dev/null) &&
+		test -n "$state" && test "$state" != Z || break
 		sleep 0.1
 	done &&
 	expect_empty "$(awk "\$3 != \"Z\"" /proc/$top/stat 2>/dev/null)" "the view, 30 s after SIGTERM" &&
